@@ -1,0 +1,28 @@
+"""lucidml: classical machine learning from first principles, scikit-learn compatible.
+
+The algorithms live in subpackages (``lucidml.linear``, ``lucidml.naive_bayes``, ...);
+:func:`all_estimators` lists every public estimator.
+"""
+
+__version__ = "0.1.0"
+
+__all__ = ["all_estimators", "__version__"]
+
+
+def all_estimators(type_filter=None):
+    """Return ``(name, class)`` for every public lucidml estimator, sorted by name.
+
+    Parameters
+    ----------
+    type_filter : {"classifier", "regressor", "cluster", "transformer"} or list of them, default=None
+        Keep only estimators of these kinds. None keeps all.
+
+    Examples
+    --------
+    >>> from lucidml import all_estimators
+    >>> [name for name, _ in all_estimators("regressor")][:1]
+    ['LinearRegression']
+    """
+    from .registry import entries
+
+    return [(entry.name, entry.load()) for entry in entries(type_filter)]

@@ -1,0 +1,5 @@
+"""Linear models."""
+
+from .linear_regression import LinearRegression
+
+__all__ = ["LinearRegression"]

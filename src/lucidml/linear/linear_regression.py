@@ -1,0 +1,143 @@
+"""Ordinary and weighted least squares."""
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..utils import Options, check_sample_weight, validate_params
+
+
+class LinearRegression(RegressorMixin, BaseEstimator):
+    """Least-squares linear regression, optionally weighted.
+
+    Minimizes the squared error, which is the Gaussian maximum-likelihood fit:
+
+        J(w, b) = ½ Σᵢ sᵢ (yᵢ − w·xᵢ − b)²        (sᵢ = sample weight, 1 by default)
+
+    The intercept b is not penalized and replaces the notes' x₀ = 1 column: X and y are
+    centred with their (weighted) means, w solves the centred problem and
+    b = ȳ − x̄·w. The normal equations XᵀSX w = XᵀS y are the stationarity condition
+    (seeds: 000 §1.1–1.3, 003 §2.3, 004 §2 for the weighted form).
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=True
+        Whether to fit the intercept b. If False the data are assumed centred.
+    solver : {"lstsq", "normal"}, default="lstsq"
+        ``"lstsq"`` solves min ‖√S (Xw − y)‖ by a rank-revealing QR factorization
+        (LAPACK ``gelsy``); it never forms XᵀX and returns the minimum-norm solution when X
+        is rank deficient. ``"normal"`` forms XᵀSX and solves by Cholesky, the textbook
+        route; it is faster for n ≫ d but squares the condition number, and raises when
+        XᵀSX is singular.
+    copy_X : bool, default=True
+        If False, X may be overwritten by the centring.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
+        The weights w.
+    intercept_ : float or ndarray of shape (n_targets,)
+        The intercept b (0.0 when ``fit_intercept=False``).
+    rank_ : int
+        Numerical rank of the (centred) design matrix.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when X was a data frame with string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lucidml.linear import LinearRegression
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> y = 1.0 + 2.0 * X[:, 0]
+    >>> reg = LinearRegression().fit(X, y)
+    >>> print(np.round(reg.coef_, 6), round(float(reg.intercept_), 6))
+    [2.] 1.0
+    >>> reg.predict([[4.0]]).round(6)
+    array([9.])
+    """
+
+    _parameter_constraints = {
+        "fit_intercept": ["boolean"],
+        "solver": [Options({"lstsq", "normal"})],
+        "copy_X": ["boolean"],
+    }
+
+    def __init__(self, *, fit_intercept=True, solver="lstsq", copy_X=True):
+        self.fit_intercept = fit_intercept
+        self.solver = solver
+        self.copy_X = copy_X
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model to X (n_samples, n_features) and y (n_samples,) or (n_samples, n_targets)."""
+        validate_params(self)
+        X, y = validate_data(
+            self, X, y, dtype=np.float64, y_numeric=True, multi_output=True, copy=self.copy_X
+        )
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        y = np.array(y, dtype=np.float64)  # always a copy: centring writes into it
+        self.coef_, self.intercept_, self.rank_ = _least_squares(
+            X, y, sample_weight, self.fit_intercept, self.solver
+        )
+        return self
+
+    def predict(self, X):
+        """Return X·w + b."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X @ self.coef_.T + self.intercept_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+
+def _least_squares(X, y, sample_weight, fit_intercept, solver):
+    """Solve min_w,b ½ Σ sᵢ (yᵢ − w·xᵢ − b)² in place on X and y; return (w, b, rank)."""
+    if fit_intercept:
+        x_mean = np.average(X, axis=0, weights=sample_weight)
+        y_mean = np.average(y, axis=0, weights=sample_weight)
+        X -= x_mean
+        y -= y_mean
+    if sample_weight is not None:
+        root_w = np.sqrt(sample_weight)
+        X *= root_w[:, None]
+        y *= root_w if y.ndim == 1 else root_w[:, None]
+
+    if solver == "lstsq":
+        # Singular values below max(n, d)·ε·σ_max are round-off (NumPy's rule); LAPACK's
+        # default cutoff ε·σ_max keeps some of them and over-counts the rank.
+        cutoff = max(X.shape) * np.finfo(np.float64).eps
+        coef, _, rank, _ = scipy.linalg.lstsq(
+            X, y, cond=cutoff, lapack_driver="gelsy", overwrite_a=True, overwrite_b=True, check_finite=False
+        )
+    else:
+        coef = _solve_normal_equations(X, y)
+        rank = X.shape[1]
+
+    coef = coef.T  # (n_targets, n_features), or (n_features,) for a single target
+    intercept = y_mean - x_mean @ coef.T if fit_intercept else np.zeros(y.shape[1:])[()]
+    if np.ndim(intercept) == 0:
+        intercept = float(intercept)
+    return coef, intercept, int(rank)
+
+
+def _solve_normal_equations(X, y):
+    """w = (XᵀX)⁻¹ Xᵀy by Cholesky; XᵀX must be positive definite."""
+    gram = X.T @ X
+    try:
+        factor = scipy.linalg.cho_factor(gram, check_finite=False)
+        pivots = np.abs(np.diag(factor[0]))
+        # Round-off can leave a tiny positive pivot where XᵀX is singular in exact arithmetic.
+        singular = pivots.min() ** 2 <= gram.shape[0] * np.finfo(np.float64).eps * pivots.max() ** 2
+    except scipy.linalg.LinAlgError:
+        singular = True
+    if singular:
+        raise ValueError(
+            "XᵀX is singular (collinear or constant features, or fewer samples than "
+            "features), so the normal equations have no unique solution; use solver='lstsq'."
+        )
+    return scipy.linalg.cho_solve(factor, X.T @ y, check_finite=False)

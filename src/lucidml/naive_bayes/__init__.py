@@ -1,0 +1,5 @@
+"""Naive Bayes classifiers."""
+
+from .gaussian import GaussianNB
+
+__all__ = ["GaussianNB"]

@@ -1,0 +1,116 @@
+"""The one list of lucidml's public estimators.
+
+Every public estimator has exactly one :class:`EstimatorEntry` here. The common tests, the
+benchmarks and ``lucidml compare`` all read this list: the tests run scikit-learn's estimator
+checks with ``check_params``, the benchmarks and the compare command put each estimator beside
+its scikit-learn counterpart, built with ``params`` and ``sklearn_params`` so that the two fit
+the same model. A test fails when a public estimator is missing from the list.
+
+Classes are named by dotted path and imported only when asked for, so ``import lucidml`` stays
+cheap.
+"""
+
+from dataclasses import dataclass, field
+from importlib import import_module
+
+__all__ = ["EstimatorEntry", "REGISTRY", "KINDS", "get_entry", "entries"]
+
+KINDS = ("classifier", "regressor", "cluster", "transformer")
+
+
+def _import(dotted_path):
+    module, _, name = dotted_path.rpartition(".")
+    return getattr(import_module(module), name)
+
+
+@dataclass(frozen=True)
+class EstimatorEntry:
+    """How lucidml tests, benchmarks and compares one estimator.
+
+    Attributes
+    ----------
+    path : str
+        Dotted path of the lucidml class, e.g. ``"lucidml.linear.LinearRegression"``.
+    kind : {"classifier", "regressor", "cluster", "transformer"}
+    sklearn : str or None
+        Dotted path of the scikit-learn counterpart that fits the same model, if one exists.
+    params, sklearn_params : dict
+        Constructor arguments that make lucidml and scikit-learn comparable (same model,
+        same regularization, same stopping rule).
+    check_params : dict
+        Cheap constructor arguments for scikit-learn's estimator checks.
+    expected_failures : dict
+        ``{check name: reason}`` for the checks this estimator is known to fail.
+    compiled : bool
+        Whether ``fit`` runs Numba kernels (the benchmarks then measure its cold start).
+    """
+
+    path: str
+    kind: str
+    sklearn: str | None = None
+    params: dict = field(default_factory=dict)
+    sklearn_params: dict = field(default_factory=dict)
+    check_params: dict = field(default_factory=dict)
+    expected_failures: dict = field(default_factory=dict)
+    compiled: bool = False
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.path}: kind must be one of {KINDS}, not {self.kind!r}")
+
+    @property
+    def name(self):
+        return self.path.rpartition(".")[2]
+
+    def load(self):
+        """The lucidml class."""
+        return _import(self.path)
+
+    def make(self, **overrides):
+        """A lucidml estimator with the comparison parameters (and ``overrides``)."""
+        return self.load()(**{**self.params, **overrides})
+
+    def make_sklearn(self, **overrides):
+        """The scikit-learn counterpart with its comparison parameters, or None."""
+        if self.sklearn is None:
+            return None
+        return _import(self.sklearn)(**{**self.sklearn_params, **overrides})
+
+    def make_for_checks(self):
+        """A lucidml estimator with cheap parameters, for the estimator checks."""
+        return self.load()(**self.check_params)
+
+
+REGISTRY = (
+    EstimatorEntry(
+        "lucidml.linear.LinearRegression",
+        kind="regressor",
+        sklearn="sklearn.linear_model.LinearRegression",
+    ),
+    EstimatorEntry(
+        "lucidml.naive_bayes.GaussianNB",
+        kind="classifier",
+        sklearn="sklearn.naive_bayes.GaussianNB",
+        compiled=True,
+    ),
+)
+
+
+def entries(type_filter=None):
+    """Registry entries, optionally only those of the given kind(s), sorted by name."""
+    if type_filter is None:
+        kinds = set(KINDS)
+    else:
+        kinds = {type_filter} if isinstance(type_filter, str) else set(type_filter)
+        unknown = kinds - set(KINDS)
+        if unknown:
+            raise ValueError(f"type_filter must be None or among {KINDS}; got {sorted(unknown)}.")
+    return sorted((e for e in REGISTRY if e.kind in kinds), key=lambda e: e.name)
+
+
+def get_entry(name):
+    """The entry of the estimator called ``name`` (class name, case-insensitive)."""
+    for entry in REGISTRY:
+        if entry.name.lower() == name.lower():
+            return entry
+    raise KeyError(f"no lucidml estimator named {name!r}; known: {', '.join(e.name for e in entries())}")

@@ -1,0 +1,32 @@
+"""Input checks that scikit-learn keeps private, written once for all lucidml estimators."""
+
+from numbers import Real
+
+import numpy as np
+
+__all__ = ["check_sample_weight"]
+
+
+def check_sample_weight(sample_weight, n_samples, dtype=np.float64):
+    """Return ``sample_weight`` as a finite, non-negative 1-D array of length ``n_samples``.
+
+    ``None`` gives ``None`` (so callers can keep an unweighted fast path); a scalar is
+    broadcast to every sample.
+    """
+    if sample_weight is None:
+        return None
+    if isinstance(sample_weight, Real):
+        return np.full(n_samples, sample_weight, dtype=dtype)
+    sample_weight = np.asarray(sample_weight, dtype=dtype)
+    if sample_weight.ndim != 1 or sample_weight.shape[0] != n_samples:
+        raise ValueError(
+            f"sample_weight must be a 1-D array with one weight per sample ({n_samples}); "
+            f"got shape {sample_weight.shape}."
+        )
+    if not np.all(np.isfinite(sample_weight)):
+        raise ValueError("sample_weight contains NaN or infinity.")
+    if np.any(sample_weight < 0):
+        raise ValueError("sample_weight must be non-negative.")
+    if not np.any(sample_weight > 0):
+        raise ValueError("sample_weight is all zero; at least one weight must be positive.")
+    return sample_weight
