@@ -1,0 +1,1 @@
+"""Side-by-side timing of lucidml against scikit-learn: ``python -m benchmarks --help``."""

@@ -1,0 +1,249 @@
+"""Run the benchmark cases and print lucidml beside scikit-learn.
+
+Protocol, per case and size: both estimators are built from the registry, warmed up with one
+fit + predict each (not timed), then timed in at least ``--repeats`` alternated rounds on the
+same arrays, the order of the two flipped every round. A call that takes less than
+``MIN_MEASURE_S`` is repeated in an inner loop (like ``timeit``) and the time per call kept.
+Reported: the median fit and predict times, the ratios lucidml / scikit-learn, and both test
+scores (accuracy or R²). Both libraries run under the same thread settings, which are printed
+(by default, what a user gets; ``--threads N`` limits BLAS, OpenMP and Numba to N).
+
+Cold start (import + first fit in a fresh Python process, on 200 samples) is measured
+separately for the estimators the registry marks as compiled: with Numba's on-disk cache warm
+(what every run after the first on a machine pays), with an empty cache (the one-time compile),
+and for scikit-learn.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numba
+import numpy as np
+from sklearn.base import clone, is_classifier
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.model_selection import train_test_split
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from lucidml.datasets import load_dataset
+from lucidml.registry import get_entry
+
+from .cases import CASES
+
+SCHEMA_VERSION = 1
+MIN_MEASURE_S = 0.02
+COLD_START_SAMPLES = 200
+
+
+def _data(case, n_samples, seed=0):
+    data = load_dataset(case.dataset, n_samples=n_samples, n_features=case.n_features, random_state=seed)
+    stratify = data.y if data.task == "classification" else None
+    return train_test_split(data.X, data.y, test_size=0.2, random_state=seed, stratify=stratify)
+
+
+def _time_per_call(func, number):
+    start = time.perf_counter()
+    for _ in range(number):
+        func()
+    return (time.perf_counter() - start) / number
+
+
+def _calibrate(func):
+    """How many calls make one measurement of at least MIN_MEASURE_S."""
+    once = _time_per_call(func, 1)
+    return max(1, min(1000, int(np.ceil(MIN_MEASURE_S / max(once, 1e-9)))))
+
+
+class _Side:
+    """One library's estimator on one data set: fit and predict timings, test score."""
+
+    def __init__(self, estimator, X_train, y_train, X_test, y_test):
+        self.estimator, self.X_train, self.y_train, self.X_test, self.y_test = (
+            estimator, X_train, y_train, X_test, y_test
+        )
+        self.fit_times, self.predict_times = [], []
+        self.fitted = clone(estimator).fit(X_train, y_train)  # warm-up
+        self.fitted.predict(X_test)
+        self.fit_number = _calibrate(lambda: clone(estimator).fit(X_train, y_train))
+        self.predict_number = _calibrate(lambda: self.fitted.predict(X_test))
+
+    def measure(self):
+        fresh = [clone(self.estimator) for _ in range(self.fit_number)]
+        start = time.perf_counter()
+        for estimator in fresh:
+            estimator.fit(self.X_train, self.y_train)
+        self.fit_times.append((time.perf_counter() - start) / self.fit_number)
+        self.fitted = fresh[-1]
+        self.predict_times.append(_time_per_call(lambda: self.fitted.predict(self.X_test), self.predict_number))
+
+    def score(self):
+        metric = accuracy_score if is_classifier(self.estimator) else r2_score
+        return float(metric(self.y_test, self.fitted.predict(self.X_test)))
+
+
+def _cold_start(entry, case, cache_dir=None, library="lucidml"):
+    """Seconds for import + first fit in a fresh interpreter."""
+    make = f"entry.make(**{case.params!r})" if library == "lucidml" else f"entry.make_sklearn(**{case.params!r})"
+    script = (
+        "import time; t = time.perf_counter()\n"
+        f"from lucidml.registry import get_entry; entry = get_entry({entry.name!r})\n"
+        f"from lucidml.datasets import load\n"
+        f"X, y = load({case.dataset!r}, n_samples={COLD_START_SAMPLES}, n_features={case.n_features!r})\n"
+        f"{make}.fit(X, y)\n"
+        "print(time.perf_counter() - t)\n"
+    )
+    env = dict(os.environ)
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = cache_dir
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def _cold_starts(entry, case):
+    if not entry.compiled:
+        return None
+    with tempfile.TemporaryDirectory() as empty_cache:
+        compile_s = _cold_start(entry, case, cache_dir=empty_cache)
+    _cold_start(entry, case)  # make sure the default cache is filled
+    return {
+        "lucidml": _cold_start(entry, case),
+        "lucidml_empty_cache": compile_s,
+        "sklearn": _cold_start(entry, case, library="sklearn"),
+    }
+
+
+def run_case(case, n_samples, repeats, threads):
+    entry = get_entry(case.estimator)
+    X_train, X_test, y_train, y_test = _data(case, n_samples)
+    sides = {
+        "lucidml": _Side(entry.make(**case.params), X_train, y_train, X_test, y_test),
+        "sklearn": _Side(entry.make_sklearn(**case.params), X_train, y_train, X_test, y_test),
+    }
+    order = ["lucidml", "sklearn"]
+    for _ in range(repeats):
+        for name in order:
+            sides[name].measure()
+        order.reverse()
+    medians = {
+        name: {"fit": statistics.median(side.fit_times), "predict": statistics.median(side.predict_times)}
+        for name, side in sides.items()
+    }
+    return {
+        "case": case.name,
+        "estimator": entry.name,
+        "sklearn": entry.sklearn,
+        "dataset": case.dataset,
+        "sizes": {"n_train": len(y_train), "n_test": len(y_test), "n_features": int(X_train.shape[1])},
+        "threads": threads,
+        "repeats": repeats,
+        "medians": medians,
+        "ratio": {
+            stage: medians["lucidml"][stage] / medians["sklearn"][stage] for stage in ("fit", "predict")
+        },
+        "scores": {name: side.score() for name, side in sides.items()},
+        "metric": "accuracy" if is_classifier(sides["lucidml"].estimator) else "r2",
+        "target": case.target,
+        "cold_start_s": None,
+    }
+
+
+def _thread_settings(limit):
+    pools = {}
+    for pool in threadpool_info():
+        pools.setdefault(pool["user_api"], pool["num_threads"])
+    return {"limit": limit, "blas": pools.get("blas"), "openmp": pools.get("openmp"), "numba": numba.get_num_threads()}
+
+
+def _format_ms(seconds):
+    return f"{seconds * 1e3:.3g}"
+
+
+def format_table(results):
+    header = (
+        "| case | n_train × d | fit ms lucidml | fit ms sklearn | fit ratio | predict ms lucidml "
+        "| predict ms sklearn | predict ratio | score lucidml | score sklearn |"
+    )
+    lines = [header, "|" + "---|" * 10]
+    for r in results:
+        size = f"{r['sizes']['n_train']} × {r['sizes']['n_features']}"
+        m = r["medians"]
+        flag = "" if r["ratio"]["fit"] <= r["target"] else " (slower)"
+        lines.append(
+            f"| {r['case']} | {size} | {_format_ms(m['lucidml']['fit'])} | {_format_ms(m['sklearn']['fit'])} "
+            f"| {r['ratio']['fit']:.2f}{flag} | {_format_ms(m['lucidml']['predict'])} "
+            f"| {_format_ms(m['sklearn']['predict'])} | {r['ratio']['predict']:.2f} "
+            f"| {r['scores']['lucidml']:.4f} | {r['scores']['sklearn']:.4f} |"
+        )
+    cold = [r for r in results if r["cold_start_s"]]
+    if cold:
+        lines += ["", "| cold start (import + first fit, fresh process) | lucidml | lucidml, empty Numba cache | sklearn |",
+                  "|---|---|---|---|"]
+        for r in cold:
+            c = r["cold_start_s"]
+            lines.append(f"| {r['case']} ({r['estimator']}) | {c['lucidml']:.2f} s | {c['lucidml_empty_cache']:.2f} s | {c['sklearn']:.2f} s |")
+    return "\n".join(lines)
+
+
+def _parser():
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="first size of each case only (default)")
+    mode.add_argument("--full", action="store_true", help="every size of every case")
+    parser.add_argument("--cases", help="comma-separated case names (default: all)")
+    parser.add_argument("--sizes", help="comma-separated sample counts, overriding the cases' sizes")
+    parser.add_argument("--repeats", type=int, default=5, help="alternated timing rounds (at least 5)")
+    parser.add_argument("--threads", type=int, help="limit BLAS/OpenMP/Numba threads (default: no limit)")
+    parser.add_argument("--no-cold-start", action="store_true", help="skip the fresh-process cold start")
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    return parser
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
+    if args.repeats < 5:
+        print("benchmarks: --repeats must be at least 5", file=sys.stderr)
+        return 2
+    cases = CASES
+    if args.cases:
+        wanted = {c.strip() for c in args.cases.split(",")}
+        unknown = wanted - {c.name for c in CASES}
+        if unknown:
+            print(f"benchmarks: unknown case(s) {sorted(unknown)}; known: {[c.name for c in CASES]}", file=sys.stderr)
+            return 2
+        cases = [c for c in CASES if c.name in wanted]
+    override = [int(s) for s in args.sizes.split(",")] if args.sizes else None
+
+    limiter = threadpool_limits(args.threads) if args.threads else None
+    if args.threads:
+        numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+    threads = _thread_settings(args.threads)
+    results = []
+    try:
+        for case in cases:
+            if case.sizes is None:
+                sizes = [None]  # a bundled data set has its own size
+            else:
+                sizes = override or (case.sizes if args.full else case.sizes[:1])
+            rows = [run_case(case, n, args.repeats, threads) for n in sizes]
+            if not args.no_cold_start:
+                rows[0]["cold_start_s"] = _cold_starts(get_entry(case.estimator), case)
+            results += rows
+            print(f"done: {case.name}", file=sys.stderr)
+    finally:
+        if limiter is not None:
+            limiter.restore_original_limits()
+
+    print(f"threads: {threads}; {args.repeats} alternated repeats, medians; ratio = lucidml / scikit-learn")
+    print(format_table(results))
+    met = sum(r["ratio"]["fit"] <= r["target"] for r in results)
+    print(f"\nspeed target (fit ratio ≤ target): met by {met} of {len(results)} rows")
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump({"schema": SCHEMA_VERSION, "mode": "full" if args.full else "quick", "results": results},
+                      handle, indent=2)
+    return 0

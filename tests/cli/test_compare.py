@@ -1,0 +1,93 @@
+"""``lucidml compare``: the table, the JSON, the notes' protocol, and bad usage."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from lucidml.cli import main
+from lucidml.cli.compare import compare, select_models
+from lucidml.datasets import load_dataset
+from lucidml.registry import EstimatorEntry
+
+
+def test_compare_iris_prints_both_libraries(capsys, tmp_path):
+    out_json = tmp_path / "result.json"
+    assert main(["compare", "--runs", "3", "--json", str(out_json)]) == 0
+    captured = capsys.readouterr()
+    table = captured.out
+    assert "iris: 150 samples, 4 features, classification; 3 splits" in table
+    row = next(line for line in table.splitlines() if line.startswith("| GaussianNB"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert len(cells) == 6 and cells[1].count("±") == 1 and cells[3].count("±") == 1
+    assert float(cells[5]) > 0  # the time ratio is filled in
+    assert "GaussianNB" in captured.err  # progress on stderr
+    result = json.loads(out_json.read_text())
+    assert result["metric"] == "accuracy" and result["runs"] == 3
+    (model,) = result["models"]
+    assert model["model"] == "GaussianNB" and model["sklearn_result"]["mean"] == pytest.approx(model["mean"])
+
+
+def test_fifty_runs_reproduce_the_notes_naive_bayes_row():
+    # Seed 002 §1.4 prints "iris.csv: Naive-Bayes: Acc.(mean,std) = (95.11,3.20)%" for this protocol.
+    result = compare(load_dataset("iris"), select_models("classification", ["GaussianNB"]), runs=50)
+    (row,) = result["models"]
+    assert round(row["mean"], 2) == 95.11 and round(row["std"], 2) == 3.20
+    assert row["sklearn_result"]["mean"] == pytest.approx(row["mean"])
+
+
+def test_regression_data_set_compares_regressors(capsys):
+    assert main(["compare", "diabetes", "--runs", "2", "--seed", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "R² %" in out and "| LinearRegression" in out and "GaussianNB" not in out
+
+
+def test_csv_file_with_target_column(capsys, tmp_path):
+    path = tmp_path / "points.csv"
+    rows = [f"{i % 7},{(i * 3) % 11},{'a' if i % 2 else 'b'}" for i in range(40)]
+    path.write_text("u,v,kind\n" + "\n".join(rows) + "\n")
+    assert main(["compare", str(path), "--target", "kind", "--runs", "2"]) == 0
+    assert "| GaussianNB" in capsys.readouterr().out
+
+
+def test_a_failing_model_is_reported_in_its_row():
+    broken = EstimatorEntry("sklearn.dummy.DummyClassifier", kind="classifier", params={"strategy": "nonsense"})
+    good = select_models("classification", ["GaussianNB"])[0]
+    result = compare(load_dataset("iris"), [broken, good], runs=2)
+    failed, fine = result["models"]
+    assert "InvalidParameterError" in failed["error"] and failed["ratio"] is None
+    assert fine["error"] is None and fine["mean"] > 80
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["compare", "nosuch"], "unknown data set 'nosuch'"),
+        (["compare", "iris", "--models", "LinearRegression"], "is a regressor"),
+        (["compare", "iris", "--models", "NoSuchModel"], "no lucidml estimator named"),
+        (["compare", "missing.csv", "--target", "y"], "no such file"),
+    ],
+)
+def test_bad_usage_prints_one_line_and_exits_2(capsys, argv, message):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("option", [["--runs", "0"], ["--train-size", "1.5"], ["--task", "clustering"]])
+def test_bad_options_exit_2(option):
+    with pytest.raises(SystemExit) as info:
+        main(["compare", *option])
+    assert info.value.code == 2
+
+
+def test_console_script_runs_in_a_fresh_process():
+    done = subprocess.run([sys.executable, "-m", "lucidml", "compare", "nosuch"], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "lucidml compare: error: unknown data set 'nosuch': use one of breast_cancer, diabetes, digits, iris, "
+        "wine, blobs, circles, classification, moons, regression, or the path of a CSV file"
+    ]
+    listing = subprocess.run([sys.executable, "-m", "lucidml", "list"], capture_output=True, text=True, check=True)
+    assert "GaussianNB" in listing.stdout and "sklearn.naive_bayes.GaussianNB" in listing.stdout

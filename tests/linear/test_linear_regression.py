@@ -1,0 +1,127 @@
+"""LinearRegression against scikit-learn and NumPy, and the invariants of least squares."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn import linear_model
+
+from lucidml.datasets import load
+from lucidml.linear import LinearRegression
+
+
+@pytest.fixture(scope="module")
+def diabetes():
+    return load("diabetes")
+
+
+@pytest.mark.parametrize("solver", ["lstsq", "normal"])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_matches_sklearn_on_diabetes(diabetes, solver, fit_intercept):
+    X, y = diabetes
+    ours = LinearRegression(solver=solver, fit_intercept=fit_intercept).fit(X, y)
+    ref = linear_model.LinearRegression(fit_intercept=fit_intercept).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-8)
+    assert ours.rank_ == X.shape[1]
+
+
+def test_weighted_matches_sklearn(diabetes):
+    X, y = diabetes
+    w = np.random.default_rng(0).uniform(0.1, 3.0, size=len(y))
+    ours = LinearRegression().fit(X, y, sample_weight=w)
+    ref = linear_model.LinearRegression().fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-6)
+
+
+def test_multi_output_fits_each_target(diabetes):
+    X, y = diabetes
+    Y = np.column_stack([y, 2 * y + 1, -y])
+    ours = LinearRegression().fit(X, Y)
+    assert ours.coef_.shape == (3, X.shape[1]) and ours.intercept_.shape == (3,)
+    single = LinearRegression().fit(X, y)
+    np.testing.assert_allclose(ours.coef_[0], single.coef_, rtol=1e-10)
+    np.testing.assert_allclose(ours.coef_[1], 2 * single.coef_, rtol=1e-10)
+    np.testing.assert_allclose(ours.intercept_[1], 2 * single.intercept_ + 1, rtol=1e-10)
+    assert ours.predict(X).shape == Y.shape
+
+
+def test_normal_equations_hold_at_the_solution(diabetes):
+    X, y = diabetes
+    reg = LinearRegression().fit(X, y)
+    residual = y - reg.predict(X)
+    # Stationarity of J: Xᵀ r = 0 and Σ r = 0 (intercept).
+    np.testing.assert_allclose(X.T @ residual, 0, atol=1e-8 * np.abs(X.T @ y).max())
+    assert abs(residual.sum()) < 1e-8 * np.abs(y).sum()
+
+
+def test_rank_deficient_gives_minimum_norm_solution():
+    rng = np.random.default_rng(1)
+    A = rng.normal(size=(40, 3))
+    X = np.column_stack([A, A[:, 0] + A[:, 1]])  # rank 3 of 4 columns
+    y = A @ [1.0, -2.0, 0.5] + 0.1 * rng.normal(size=40)
+    reg = LinearRegression(fit_intercept=False).fit(X, y)
+    assert reg.rank_ == 3
+    np.testing.assert_allclose(reg.coef_, np.linalg.pinv(X) @ y, atol=1e-10)
+    with pytest.raises(ValueError, match="singular.*solver='lstsq'"):
+        LinearRegression(solver="normal").fit(X, y)
+
+
+def test_exact_line_through_points():
+    X = np.array([[1.0], [2.0], [3.0], [4.0]])
+    reg = LinearRegression().fit(X, 3.0 - 0.5 * X[:, 0])
+    assert reg.coef_ == pytest.approx([-0.5]) and reg.intercept_ == pytest.approx(3.0)
+
+
+def test_bad_input_errors(diabetes):
+    X, y = diabetes
+    with pytest.raises(ValueError, match="NaN"):
+        LinearRegression().fit(np.where(X > 0.1, np.nan, X), y)
+    with pytest.raises(ValueError, match="sample_weight"):
+        LinearRegression().fit(X, y, sample_weight=np.ones(3))
+    with pytest.raises(ValueError, match="non-negative"):
+        LinearRegression().fit(X, y, sample_weight=-np.ones(len(y)))
+    reg = LinearRegression().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        reg.predict(X[:, :3])
+
+
+_matrices = st.integers(min_value=0, max_value=10_000).map(
+    lambda seed: np.random.default_rng(seed).normal(size=(25, 4))
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(_matrices, st.integers(min_value=0, max_value=10_000))
+def test_invariant_to_sample_order(X, seed):
+    y = X @ [1.0, 2.0, -1.0, 0.5] + np.sin(np.arange(len(X)))
+    perm = np.random.default_rng(seed).permutation(len(y))
+    a, b = LinearRegression().fit(X, y), LinearRegression().fit(X[perm], y[perm])
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-10)
+    np.testing.assert_allclose(a.intercept_, b.intercept_, atol=1e-10)
+
+
+@settings(max_examples=25, deadline=None)
+@given(_matrices)
+def test_duplicated_samples_equal_doubled_weights(X):
+    y = X @ [0.3, -1.0, 2.0, 1.0] + np.cos(np.arange(len(X)))
+    w = np.ones(len(y))
+    w[:5] = 2.0
+    weighted = LinearRegression().fit(X, y, sample_weight=w)
+    repeated = LinearRegression().fit(np.vstack([X, X[:5]]), np.concatenate([y, y[:5]]))
+    np.testing.assert_allclose(weighted.coef_, repeated.coef_, atol=1e-10)
+    np.testing.assert_allclose(weighted.intercept_, repeated.intercept_, atol=1e-10)
+
+
+@settings(max_examples=25, deadline=None)
+@given(_matrices, st.floats(min_value=0.01, max_value=100.0))
+def test_scaling_a_feature_scales_its_coefficient_inversely(X, scale):
+    y = X @ [1.0, 1.0, 1.0, 1.0] + np.sin(np.arange(len(X)))
+    a = LinearRegression().fit(X, y)
+    Xs = X.copy()
+    Xs[:, 0] *= scale
+    b = LinearRegression().fit(Xs, y)
+    np.testing.assert_allclose(b.coef_[0] * scale, a.coef_[0], rtol=1e-8)
+    np.testing.assert_allclose(b.coef_[1:], a.coef_[1:], rtol=1e-8, atol=1e-12)

@@ -1,0 +1,37 @@
+"""The benchmark runner: a tiny ``--quick --json`` run, and its fixed schema."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_quick_json_run_has_the_fixed_schema(tmp_path):
+    out = tmp_path / "bench.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick", "--cases", "gaussian_nb", "--sizes", "300",
+         "--threads", "1", "--json", str(out)],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    )
+    assert "| gaussian_nb | 240 × 20 |" in done.stdout
+    report = json.loads(out.read_text())
+    assert report["schema"] == 1 and report["mode"] == "quick"
+    (row,) = report["results"]
+    assert set(row) >= {"case", "sizes", "threads", "repeats", "medians", "ratio", "scores", "cold_start_s"}
+    assert row["sizes"] == {"n_train": 240, "n_test": 60, "n_features": 20}
+    assert row["threads"]["limit"] == 1 and row["threads"]["numba"] == 1
+    assert row["repeats"] >= 5
+    for library in ("lucidml", "sklearn"):
+        assert row["medians"][library]["fit"] > 0 and row["medians"][library]["predict"] > 0
+        assert 0.0 <= row["scores"][library] <= 1.0
+    assert row["ratio"]["fit"] == row["medians"]["lucidml"]["fit"] / row["medians"]["sklearn"]["fit"]
+    assert row["scores"]["lucidml"] == row["scores"]["sklearn"]  # same model, same data
+    cold = row["cold_start_s"]
+    assert set(cold) == {"lucidml", "lucidml_empty_cache", "sklearn"} and all(v > 0 for v in cold.values())
+
+
+def test_unknown_case_is_rejected():
+    done = subprocess.run([sys.executable, "-m", "benchmarks", "--cases", "nope"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 2 and "unknown case" in done.stderr

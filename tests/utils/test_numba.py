@@ -1,0 +1,60 @@
+"""The project's njit defaults, and the same results with JIT disabled."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from lucidml.datasets import load
+from lucidml.naive_bayes import GaussianNB
+from lucidml.naive_bayes._gaussian_kernels import class_moments, joint_log_likelihood
+from lucidml.utils import njit
+
+
+def test_kernels_are_declared_with_the_project_defaults():
+    for kernel in (class_moments, joint_log_likelihood):
+        assert kernel.targetoptions.get("nogil") is True
+        assert kernel._cache.__class__.__name__ != "NullCache", "cache=True"
+
+
+def test_njit_accepts_both_decorator_forms_and_overrides():
+    @njit
+    def double(x):
+        return 2 * x
+
+    @njit(cache=False)
+    def triple(x):
+        return 3 * x
+
+    assert double(2) == 4 and triple(2) == 6
+    assert double.targetoptions["nogil"] and triple.targetoptions["nogil"]
+
+
+_SCRIPT = """
+import json, numpy as np, numba
+from lucidml.datasets import load
+from lucidml.naive_bayes import GaussianNB
+X, y = load("wine")
+clf = GaussianNB()
+for part in np.array_split(np.arange(len(y)), 3):
+    clf.partial_fit(X[part], y[part], classes=np.unique(y))
+print(json.dumps({"jit_disabled": bool(numba.config.DISABLE_JIT), "theta": clf.theta_.tolist(),
+                  "var": clf.var_.tolist(), "proba": clf.predict_proba(X).tolist()}))
+"""
+
+
+def test_results_are_the_same_without_jit():
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    out = subprocess.run([sys.executable, "-c", _SCRIPT], env=env, capture_output=True, text=True, check=True)
+    plain = json.loads(out.stdout)
+    assert plain["jit_disabled"] is True
+
+    X, y = load("wine")
+    clf = GaussianNB()
+    for part in np.array_split(np.arange(len(y)), 3):
+        clf.partial_fit(X[part], y[part], classes=np.unique(y))
+    np.testing.assert_allclose(plain["theta"], clf.theta_, rtol=1e-12)
+    np.testing.assert_allclose(plain["var"], clf.var_, rtol=1e-12)
+    np.testing.assert_allclose(plain["proba"], clf.predict_proba(X), rtol=1e-9, atol=1e-15)
