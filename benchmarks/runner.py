@@ -36,7 +36,7 @@ from lucidml.registry import get_entry
 from .cases import CASES
 
 SCHEMA_VERSION = 1
-MIN_MEASURE_S = 0.02
+MIN_MEASURE_S = 0.05
 COLD_START_SAMPLES = 200
 
 
@@ -196,7 +196,7 @@ def _parser():
     mode.add_argument("--full", action="store_true", help="every size of every case")
     parser.add_argument("--cases", help="comma-separated case names (default: all)")
     parser.add_argument("--sizes", help="comma-separated sample counts, overriding the cases' sizes")
-    parser.add_argument("--repeats", type=int, default=5, help="alternated timing rounds (at least 5)")
+    parser.add_argument("--repeats", type=int, default=7, help="alternated timing rounds (at least 5)")
     parser.add_argument("--threads", type=int, help="limit BLAS/OpenMP/Numba threads (default: no limit)")
     parser.add_argument("--no-cold-start", action="store_true", help="skip the fresh-process cold start")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")

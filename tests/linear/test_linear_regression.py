@@ -69,6 +69,34 @@ def test_rank_deficient_gives_minimum_norm_solution():
         LinearRegression(solver="normal").fit(X, y)
 
 
+def _conditioned(kappa, n=2000, d=10, seed=0):
+    """X with singular values spread evenly on a log scale from 1 to 1/kappa."""
+    rng = np.random.default_rng(seed)
+    U, _ = np.linalg.qr(rng.normal(size=(n, d)))
+    V, _ = np.linalg.qr(rng.normal(size=(d, d)))
+    X = U @ np.diag(np.logspace(0, -np.log10(kappa), d)) @ V.T
+    return X, X @ rng.normal(size=d) + 1e-3 * rng.normal(size=n)
+
+
+@pytest.mark.parametrize("kappa", [10.0, 1e3, 1e6, 1e9])
+def test_lstsq_is_as_accurate_as_an_svd_solve(kappa):
+    # κ ≤ 1e4 takes the refined Cholesky route, larger κ the QR route; both must match SVD.
+    X, y = _conditioned(kappa)
+    reference = np.linalg.lstsq(X - X.mean(axis=0), y - y.mean(), rcond=None)[0]
+    coef = LinearRegression().fit(X, y).coef_
+    # A backward-stable solver's relative error is about κ·ε here (small residual); the plain
+    # normal equations would be at κ²·ε, which this bound rejects from κ = 1e3 on.
+    relative_error = np.linalg.norm(coef - reference) / np.linalg.norm(reference)
+    assert relative_error <= 1e-14 * kappa + 1e-12
+
+
+def test_normal_solver_loses_accuracy_where_lstsq_does_not():
+    X, y = _conditioned(1e6)
+    reference = np.linalg.lstsq(X - X.mean(axis=0), y - y.mean(), rcond=None)[0]
+    err = {s: np.linalg.norm(LinearRegression(solver=s).fit(X, y).coef_ - reference) for s in ("lstsq", "normal")}
+    assert err["lstsq"] < 1e-3 * err["normal"]
+
+
 def test_exact_line_through_points():
     X = np.array([[1.0], [2.0], [3.0], [4.0]])
     reg = LinearRegression().fit(X, 3.0 - 0.5 * X[:, 0])
