@@ -3,6 +3,7 @@
 import doctest
 import importlib
 import pkgutil
+from pathlib import Path
 
 import pytest
 
@@ -25,3 +26,12 @@ def test_examples_exist_for_the_estimators():
 
     for entry in REGISTRY:
         assert ">>>" in (entry.load().__doc__ or ""), f"{entry.name} has no runnable example"
+
+
+_DOCS = sorted((Path(__file__).resolve().parents[1] / "docs").glob("*.md"))
+
+
+@pytest.mark.parametrize("page", _DOCS, ids=lambda p: p.name)
+def test_documentation_pages(page):
+    result = doctest.testfile(str(page), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0, f"{result.failed} example(s) failed in {page.name}"

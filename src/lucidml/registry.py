@@ -93,6 +93,16 @@ REGISTRY = (
         sklearn="sklearn.naive_bayes.GaussianNB",
         compiled=True,
     ),
+    EstimatorEntry(
+        "lucidml.naive_bayes.BernoulliNB",
+        kind="classifier",
+        sklearn="sklearn.naive_bayes.BernoulliNB",
+    ),
+    EstimatorEntry(
+        "lucidml.naive_bayes.MultinomialNB",
+        kind="classifier",
+        sklearn="sklearn.naive_bayes.MultinomialNB",
+    ),
 )
 
 

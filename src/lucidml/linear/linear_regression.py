@@ -6,6 +6,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Options, check_sample_weight, validate_params
+from ..utils.linalg import cholesky_or_none
 
 
 class LinearRegression(RegressorMixin, BaseEstimator):
@@ -157,17 +158,10 @@ def _solve_lstsq(X, y):
 
 def _solve_normal_equations(X, y):
     """w = (XᵀX)⁻¹ Xᵀy by Cholesky; XᵀX must be positive definite."""
-    gram = X.T @ X
-    try:
-        factor = scipy.linalg.cho_factor(gram, check_finite=False)
-        pivots = np.abs(np.diag(factor[0]))
-        # Round-off can leave a tiny positive pivot where XᵀX is singular in exact arithmetic.
-        singular = pivots.min() ** 2 <= gram.shape[0] * np.finfo(np.float64).eps * pivots.max() ** 2
-    except scipy.linalg.LinAlgError:
-        singular = True
-    if singular:
+    lower = cholesky_or_none(X.T @ X)
+    if lower is None:
         raise ValueError(
             "XᵀX is singular (collinear or constant features, or fewer samples than "
             "features), so the normal equations have no unique solution; use solver='lstsq'."
         )
-    return scipy.linalg.cho_solve(factor, X.T @ y, check_finite=False)
+    return scipy.linalg.cho_solve((lower, True), X.T @ y, check_finite=False)

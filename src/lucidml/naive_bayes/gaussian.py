@@ -3,16 +3,13 @@
 from numbers import Real
 
 import numpy as np
-from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils import Interval, check_sample_weight, validate_params
+from ..utils import Interval
+from ._base import _BaseNB, given_prior
 from ._gaussian_kernels import class_moments, joint_log_likelihood
 
 
-class GaussianNB(ClassifierMixin, BaseEstimator):
+class GaussianNB(_BaseNB):
     """Naive Bayes with one Gaussian per class and feature.
 
     Features are assumed independent given the class, each normal with its own mean and
@@ -83,28 +80,6 @@ class GaussianNB(ClassifierMixin, BaseEstimator):
         self.priors = priors
         self.var_smoothing = var_smoothing
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit the per-class Gaussians to X (n_samples, n_features) with labels y."""
-        validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
-        check_classification_targets(y)
-        self._start(np.unique(y), X.shape[1])
-        return self._update(X, y, sample_weight)
-
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Update the model with one batch; ``classes`` (all labels) is required on the first call."""
-        validate_params(self)
-        first_call = not hasattr(self, "classes_")
-        if first_call and classes is None:
-            raise ValueError("classes must be passed on the first call to partial_fit.")
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C", reset=first_call)
-        check_classification_targets(y)
-        if first_call:
-            self._start(np.unique(classes), X.shape[1])
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-            raise ValueError(f"classes={classes!r} differs from the classes of the first call {self.classes_!r}.")
-        return self._update(X, y, sample_weight)
-
     def _start(self, classes, n_features):
         """Empty statistics for ``classes``: nothing seen yet."""
         self.classes_ = classes
@@ -115,15 +90,7 @@ class GaussianNB(ClassifierMixin, BaseEstimator):
         # Unweighted moments of all data seen, for ε.
         self._total_moments = (np.zeros(1), np.zeros((1, n_features)), np.zeros((1, n_features)))
 
-    def _update(self, X, y, sample_weight):
-        unknown = ~np.isin(y, self.classes_)
-        if unknown.any():
-            raise ValueError(f"y contains labels {np.unique(y[unknown])!r} that are not in classes {self.classes_!r}.")
-        weight = check_sample_weight(sample_weight, X.shape[0])
-        if weight is None:
-            weight = np.ones(X.shape[0])
-        class_index = np.searchsorted(self.classes_, y)
-
+    def _accumulate(self, X, class_index, weight):
         old_m2 = np.maximum(self.var_ - self.epsilon_, 0.0) * self.class_count_[:, None]
         self.class_count_, self.theta_, m2 = _merge_moments(
             (self.class_count_, self.theta_, old_m2), class_moments(X, class_index, weight, len(self.classes_))
@@ -138,41 +105,16 @@ class GaussianNB(ClassifierMixin, BaseEstimator):
             raw_var = np.where(self.class_count_[:, None] > 0, m2 / self.class_count_[:, None], 0.0)
         self.var_ = np.maximum(raw_var + self.epsilon_, np.finfo(np.float64).tiny)
         self.class_prior_ = self._class_prior()
-        return self
 
     def _class_prior(self):
         if self.priors is None:
             return self.class_count_ / self.class_count_.sum()
-        priors = np.asarray(self.priors, dtype=np.float64)
-        if priors.shape != (len(self.classes_),):
-            raise ValueError(f"priors has {priors.size} entries but there are {len(self.classes_)} classes.")
-        if np.any(priors < 0):
-            raise ValueError("priors must be non-negative.")
-        if not np.isclose(priors.sum(), 1.0):
-            raise ValueError(f"priors must sum to 1; they sum to {priors.sum()}.")
-        return priors
+        return given_prior(self.priors, len(self.classes_), "priors")
 
-    def predict_joint_log_proba(self, X):
-        """log p(c) + log p(x | c) for each sample and class, shape (n_samples, n_classes)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+    def _joint_log_likelihood(self, X):
         with np.errstate(divide="ignore"):  # a class with prior 0 gets log p = −∞
             log_prior = np.log(self.class_prior_)
         return joint_log_likelihood(X, self.theta_, self.var_, log_prior)
-
-    def predict_log_proba(self, X):
-        """log p(c | x), normalized with log-sum-exp."""
-        jll = self.predict_joint_log_proba(X)
-        return jll - logsumexp(jll, axis=1, keepdims=True)
-
-    def predict_proba(self, X):
-        """p(c | x); rows sum to 1."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X):
-        """The class of highest posterior probability."""
-        jll = self.predict_joint_log_proba(X)
-        return self.classes_[np.argmax(jll, axis=1)]
 
 
 def _merge_moments(a, b):

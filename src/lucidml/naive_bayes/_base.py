@@ -1,0 +1,104 @@
+"""What every naive Bayes model shares: streaming fit, labels, and log-space prediction.
+
+A subclass supplies the model itself:
+
+- ``_start(classes, n_features)``: empty sufficient statistics;
+- ``_accumulate(X, class_index, weight)``: add one batch to them and refresh the parameters;
+- ``_joint_log_likelihood(X)``: log p(c) + log p(x | c), shape (n_samples, n_classes);
+- optionally ``_prepare(X)``: check or transform validated input (e.g. binarize).
+
+``fit`` is ``_start`` + one ``_accumulate``; ``partial_fit`` calls ``_accumulate`` per batch,
+so streaming gives the same model as one fit whenever the statistics add up exactly.
+"""
+
+import numpy as np
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..utils import check_sample_weight, validate_params
+
+
+class _BaseNB(ClassifierMixin, BaseEstimator):
+    _accept_sparse = False
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model to X (n_samples, n_features) with labels y."""
+        validate_params(self)
+        X, y = self._validate_Xy(X, y, reset=True)
+        self._start(np.unique(y), X.shape[1])
+        return self._update(X, y, sample_weight)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Update the model with one batch; ``classes`` (all labels) is required on the first call."""
+        validate_params(self)
+        first_call = not hasattr(self, "classes_")
+        if first_call and classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit.")
+        X, y = self._validate_Xy(X, y, reset=first_call)
+        if first_call:
+            self._start(np.unique(classes), X.shape[1])
+        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(f"classes={classes!r} differs from the classes of the first call {self.classes_!r}.")
+        return self._update(X, y, sample_weight)
+
+    def _validate_Xy(self, X, y, reset):
+        X, y = validate_data(
+            self, X, y, dtype=np.float64, order="C", accept_sparse="csr" if self._accept_sparse else False, reset=reset
+        )
+        check_classification_targets(y)
+        return self._prepare(X), y
+
+    def _validate_X(self, X):
+        sparse = "csr" if self._accept_sparse else False
+        return self._prepare(validate_data(self, X, dtype=np.float64, order="C", accept_sparse=sparse, reset=False))
+
+    def _prepare(self, X):
+        return X
+
+    def _update(self, X, y, sample_weight):
+        unknown = ~np.isin(y, self.classes_)
+        if unknown.any():
+            raise ValueError(f"y contains labels {np.unique(y[unknown])!r} that are not in classes {self.classes_!r}.")
+        weight = check_sample_weight(sample_weight, X.shape[0])
+        if weight is None:
+            weight = np.ones(X.shape[0])
+        self._accumulate(X, np.searchsorted(self.classes_, y), weight)
+        return self
+
+    def predict_joint_log_proba(self, X):
+        """log p(c) + log p(x | c) for each sample and class, shape (n_samples, n_classes)."""
+        check_is_fitted(self)
+        return self._joint_log_likelihood(self._validate_X(X))
+
+    def predict_log_proba(self, X):
+        """log p(c | x), normalized with log-sum-exp."""
+        jll = self.predict_joint_log_proba(X)
+        return jll - logsumexp(jll, axis=1, keepdims=True)
+
+    def predict_proba(self, X):
+        """p(c | x); rows sum to 1."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X):
+        """The class of highest posterior probability."""
+        jll = self.predict_joint_log_proba(X)
+        return self.classes_[np.argmax(jll, axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self._accept_sparse
+        return tags
+
+
+def given_prior(prior, n_classes, name):
+    """A user-given class prior, checked: one non-negative entry per class, summing to 1."""
+    prior = np.asarray(prior, dtype=np.float64)
+    if prior.shape != (n_classes,):
+        raise ValueError(f"{name} has {prior.size} entries but there are {n_classes} classes.")
+    if np.any(prior < 0):
+        raise ValueError(f"{name} must be non-negative.")
+    if not np.isclose(prior.sum(), 1.0):
+        raise ValueError(f"{name} must sum to 1; it sums to {prior.sum()}.")
+    return prior

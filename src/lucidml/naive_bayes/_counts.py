@@ -1,0 +1,63 @@
+"""Naive Bayes over discrete features: the statistics shared by the count models."""
+
+from numbers import Real
+
+import numpy as np
+
+from ..utils import Interval
+from ._base import _BaseNB, given_prior
+
+
+class _CountNB(_BaseNB):
+    """Class counts and per-class feature counts, accumulated batch by batch.
+
+    Subclasses turn them into ``feature_log_prob_`` in ``_refresh_feature_log_prob``.
+    """
+
+    _accept_sparse = True
+
+    _parameter_constraints = {
+        "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
+        "fit_prior": ["boolean"],
+        "class_prior": ["array-like", None],
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # Like scikit-learn's: count models are not meant for the checks' Gaussian blobs.
+        tags.classifier_tags.poor_score = True
+        return tags
+
+    def _start(self, classes, n_features):
+        self.classes_ = classes
+        self.class_count_ = np.zeros(len(classes))
+        self.feature_count_ = np.zeros((len(classes), n_features))
+
+    def _accumulate(self, X, class_index, weight):
+        # One-hot labels scaled by the sample weights: Yᵀ X sums each class's rows (sparse or dense).
+        Y = np.zeros((X.shape[0], len(self.classes_)))
+        Y[np.arange(X.shape[0]), class_index] = weight
+        self.class_count_ += Y.sum(axis=0)
+        self.feature_count_ += np.asarray((X.T @ Y).T)
+        self._refresh_feature_log_prob(self._alpha())
+        self.class_log_prior_ = self._class_log_prior()
+
+    def _alpha(self):
+        alpha = np.asarray(self.alpha, dtype=np.float64)
+        if alpha.ndim > 0 and alpha.shape != (self.n_features_in_,):
+            raise ValueError(f"alpha must be a float or have one entry per feature ({self.n_features_in_}).")
+        if np.any(alpha < 0):
+            raise ValueError("alpha must be non-negative.")
+        return alpha
+
+    def _class_log_prior(self):
+        """log p(c): given, learned (n_c / m), or uniform."""
+        n_classes = len(self.classes_)
+        if self.class_prior is not None:
+            prior = given_prior(self.class_prior, n_classes, "class_prior")
+        elif self.fit_prior:
+            prior = self.class_count_ / self.class_count_.sum()
+        else:
+            prior = np.full(n_classes, 1.0 / n_classes)
+        with np.errstate(divide="ignore"):  # a class never seen gets log p = −∞
+            return np.log(prior)

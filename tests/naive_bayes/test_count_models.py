@@ -1,0 +1,122 @@
+"""BernoulliNB and MultinomialNB against scikit-learn, on real data and on text."""
+
+import numpy as np
+import pytest
+import scipy.sparse
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn import naive_bayes
+from sklearn.feature_extraction.text import CountVectorizer
+
+from lucidml.datasets import load
+from lucidml.naive_bayes import BernoulliNB, MultinomialNB, laplace_smoothing
+
+DATASETS = ["iris", "wine", "breast_cancer", "digits"]
+
+
+def _assert_same_model(ours, ref, X):
+    np.testing.assert_allclose(ours.feature_log_prob_, ref.feature_log_prob_, rtol=1e-10)
+    np.testing.assert_allclose(ours.class_log_prior_, ref.class_log_prior_, rtol=1e-12)
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-6)
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+
+
+@pytest.mark.parametrize("name", DATASETS)
+@pytest.mark.parametrize("alpha", [1.0, 0.5])
+def test_multinomial_matches_sklearn(name, alpha):
+    X, y = load(name)
+    _assert_same_model(MultinomialNB(alpha=alpha).fit(X, y), naive_bayes.MultinomialNB(alpha=alpha).fit(X, y), X)
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_bernoulli_matches_sklearn(name):
+    X, y = load(name)
+    threshold = float(np.median(X))
+    ours = BernoulliNB(binarize=threshold).fit(X, y)
+    _assert_same_model(ours, naive_bayes.BernoulliNB(binarize=threshold).fit(X, y), X)
+
+
+CORPUS = [
+    "the match ended with a late goal",
+    "a goal in the last minute won the match",
+    "the team trained before the cup final",
+    "the new phone has a faster chip",
+    "the chip maker announced a new laptop",
+    "software update makes the phone faster",
+]
+LABELS = ["sport", "sport", "sport", "tech", "tech", "tech"]
+
+
+@pytest.mark.parametrize("model, ref", [(MultinomialNB, naive_bayes.MultinomialNB), (BernoulliNB, naive_bayes.BernoulliNB)])
+def test_text_counts_sparse_and_dense_agree_with_sklearn(model, ref):
+    counts = CountVectorizer().fit(CORPUS)
+    X = counts.transform(CORPUS)  # SciPy sparse
+    queries = counts.transform(["late goal in the final", "a faster laptop chip"])
+    ours = model().fit(X, LABELS)
+    _assert_same_model(ours, ref().fit(X, LABELS), X)
+    assert list(ours.predict(queries)) == ["sport", "tech"]
+    dense = model().fit(X.toarray(), LABELS)
+    np.testing.assert_allclose(dense.predict_proba(queries.toarray()), ours.predict_proba(queries), rtol=1e-12)
+
+
+def test_weights_priors_and_per_feature_alpha_match_sklearn():
+    X, y = load("wine")
+    w = np.random.default_rng(0).uniform(0.2, 2.0, size=len(y))
+    _assert_same_model(MultinomialNB().fit(X, y, sample_weight=w), naive_bayes.MultinomialNB().fit(X, y, sample_weight=w), X)
+    prior = [0.2, 0.3, 0.5]
+    _assert_same_model(MultinomialNB(class_prior=prior).fit(X, y), naive_bayes.MultinomialNB(class_prior=prior).fit(X, y), X)
+    _assert_same_model(MultinomialNB(fit_prior=False).fit(X, y), naive_bayes.MultinomialNB(fit_prior=False).fit(X, y), X)
+    alpha = np.linspace(0.1, 2.0, X.shape[1])
+    _assert_same_model(MultinomialNB(alpha=alpha).fit(X, y), naive_bayes.MultinomialNB(alpha=alpha).fit(X, y), X)
+    # scikit-learn's BernoulliNB cannot take a per-feature alpha (a shape error): check the formula.
+    t = float(np.median(X))
+    clf = BernoulliNB(alpha=alpha, binarize=t).fit(X, y)
+    present = np.array([(X[y == c] > t).sum(axis=0) for c in range(3)])
+    n_c = np.bincount(y)[:, None]
+    np.testing.assert_allclose(np.exp(clf.feature_log_prob_), (present + alpha) / (n_c + 2 * alpha), rtol=1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(min_value=0, max_value=10_000), st.integers(min_value=2, max_value=5))
+def test_partial_fit_equals_fit(seed, n_batches):
+    X, y = load("digits")
+    order = np.random.default_rng(seed).permutation(len(y))
+    for model in (MultinomialNB(), BernoulliNB(binarize=4.0)):
+        streamed = model.__class__(**model.get_params())
+        for batch in np.array_split(order, n_batches):
+            streamed.partial_fit(X[batch], y[batch], classes=np.arange(10))
+        whole = model.fit(X, y)
+        np.testing.assert_allclose(streamed.feature_count_, whole.feature_count_)
+        np.testing.assert_allclose(streamed.feature_log_prob_, whole.feature_log_prob_, rtol=1e-12)
+
+
+def test_bernoulli_counts_absent_features_as_evidence():
+    # Both classes share word 0; class 1 never has word 1, so its absence favours class 1.
+    X = np.array([[1, 1], [1, 1], [1, 0], [1, 0]])
+    y = np.array([0, 0, 1, 1])
+    clf = BernoulliNB(alpha=1.0).fit(X, y)
+    # φ₁|₀ = (2+1)/(2+2) = 0.75, φ₁|₁ = (0+1)/(2+2) = 0.25: p(1 | [1,0]) = 0.75·0.5 / (0.75·0.5 + 0.25·0.5)
+    assert clf.predict_proba([[1, 0]])[0, 1] == pytest.approx(0.75)
+
+
+def test_errors():
+    X, y = load("iris")
+    with pytest.raises(ValueError, match="Negative values in data passed to MultinomialNB"):
+        MultinomialNB().fit(X - 5.0, y)
+    with pytest.raises(ValueError, match="Negative values"):
+        MultinomialNB().fit(scipy.sparse.csr_matrix(X - 5.0), y)
+    fitted = MultinomialNB().fit(X, y)
+    with pytest.raises(ValueError, match="Negative values"):
+        fitted.predict(-X)
+    with pytest.raises(ValueError, match="class_prior has 2 entries but there are 3 classes"):
+        MultinomialNB(class_prior=[0.5, 0.5]).fit(X, y)
+    with pytest.raises(ValueError, match="one entry per feature"):
+        BernoulliNB(alpha=[1.0, 2.0]).fit(X, y)
+
+
+def test_laplace_smoothing():
+    np.testing.assert_allclose(laplace_smoothing([0, 0, 0]), [1 / 3] * 3)  # no data: uniform
+    np.testing.assert_allclose(laplace_smoothing([3, 1], alpha=0.0), [0.75, 0.25])  # α = 0: frequencies
+    p = laplace_smoothing(np.arange(12).reshape(3, 4), alpha=0.5, axis=0)
+    np.testing.assert_allclose(p.sum(axis=0), 1.0)
+    assert np.all(p > 0)
