@@ -83,6 +83,20 @@ class EstimatorEntry:
 
 REGISTRY = (
     EstimatorEntry(
+        "lucidml.discriminant.LinearDiscriminantAnalysis",
+        kind="classifier",
+        sklearn="sklearn.discriminant_analysis.LinearDiscriminantAnalysis",
+    ),
+    EstimatorEntry(
+        "lucidml.discriminant.QuadraticDiscriminantAnalysis",
+        kind="classifier",
+        sklearn="sklearn.discriminant_analysis.QuadraticDiscriminantAnalysis",
+        expected_failures={
+            "check_array_api_input": "its data (make_classification with redundant features) makes every class "
+            "covariance singular; QDA refuses that without reg_param, exactly as scikit-learn's own QDA does",
+        },
+    ),
+    EstimatorEntry(
         "lucidml.linear.LinearRegression",
         kind="regressor",
         sklearn="sklearn.linear_model.LinearRegression",

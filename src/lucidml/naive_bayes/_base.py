@@ -12,15 +12,15 @@ so streaming gives the same model as one fit whenever the statistics add up exac
 """
 
 import numpy as np
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..base import GenerativeClassifierMixin
 from ..utils import check_sample_weight, validate_params
 
 
-class _BaseNB(ClassifierMixin, BaseEstimator):
+class _BaseNB(GenerativeClassifierMixin, ClassifierMixin, BaseEstimator):
     _accept_sparse = False
 
     def fit(self, X, y, sample_weight=None):
@@ -72,33 +72,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self._joint_log_likelihood(self._validate_X(X))
 
-    def predict_log_proba(self, X):
-        """log p(c | x), normalized with log-sum-exp."""
-        jll = self.predict_joint_log_proba(X)
-        return jll - logsumexp(jll, axis=1, keepdims=True)
-
-    def predict_proba(self, X):
-        """p(c | x); rows sum to 1."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X):
-        """The class of highest posterior probability."""
-        jll = self.predict_joint_log_proba(X)
-        return self.classes_[np.argmax(jll, axis=1)]
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self._accept_sparse
         return tags
 
-
-def given_prior(prior, n_classes, name):
-    """A user-given class prior, checked: one non-negative entry per class, summing to 1."""
-    prior = np.asarray(prior, dtype=np.float64)
-    if prior.shape != (n_classes,):
-        raise ValueError(f"{name} has {prior.size} entries but there are {n_classes} classes.")
-    if np.any(prior < 0):
-        raise ValueError(f"{name} must be non-negative.")
-    if not np.isclose(prior.sum(), 1.0):
-        raise ValueError(f"{name} must sum to 1; it sums to {prior.sum()}.")
-    return prior

@@ -5,7 +5,8 @@ from numbers import Real
 import numpy as np
 
 from ..utils import Interval
-from ._base import _BaseNB, given_prior
+from ..utils.validation import check_class_prior
+from ._base import _BaseNB
 
 
 class _CountNB(_BaseNB):
@@ -54,7 +55,7 @@ class _CountNB(_BaseNB):
         """log p(c): given, learned (n_c / m), or uniform."""
         n_classes = len(self.classes_)
         if self.class_prior is not None:
-            prior = given_prior(self.class_prior, n_classes, "class_prior")
+            prior = check_class_prior(self.class_prior, n_classes, "class_prior")
         elif self.fit_prior:
             prior = self.class_count_ / self.class_count_.sum()
         else:

@@ -5,7 +5,8 @@ from numbers import Real
 import numpy as np
 
 from ..utils import Interval
-from ._base import _BaseNB, given_prior
+from ..utils.validation import check_class_prior
+from ._base import _BaseNB
 from ._gaussian_kernels import class_moments, joint_log_likelihood
 
 
@@ -109,7 +110,7 @@ class GaussianNB(_BaseNB):
     def _class_prior(self):
         if self.priors is None:
             return self.class_count_ / self.class_count_.sum()
-        return given_prior(self.priors, len(self.classes_), "priors")
+        return check_class_prior(self.priors, len(self.classes_), "priors")
 
     def _joint_log_likelihood(self, X):
         with np.errstate(divide="ignore"):  # a class with prior 0 gets log p = −∞

@@ -4,7 +4,7 @@ from numbers import Real
 
 import numpy as np
 
-__all__ = ["check_sample_weight"]
+__all__ = ["check_class_prior", "check_sample_weight"]
 
 
 def check_sample_weight(sample_weight, n_samples, dtype=np.float64):
@@ -30,3 +30,15 @@ def check_sample_weight(sample_weight, n_samples, dtype=np.float64):
     if not np.any(sample_weight > 0):
         raise ValueError("sample_weight is all zero; at least one weight must be positive.")
     return sample_weight
+
+
+def check_class_prior(prior, n_classes, name="priors"):
+    """A user-given class prior as an array: one non-negative entry per class, summing to 1."""
+    prior = np.asarray(prior, dtype=np.float64)
+    if prior.shape != (n_classes,):
+        raise ValueError(f"{name} has {prior.size} entries but there are {n_classes} classes.")
+    if np.any(prior < 0):
+        raise ValueError(f"{name} must be non-negative.")
+    if not np.isclose(prior.sum(), 1.0):
+        raise ValueError(f"{name} must sum to 1; it sums to {prior.sum()}.")
+    return prior

@@ -1,0 +1,23 @@
+"""Per-class counts, priors and means, shared by the discriminant analyses."""
+
+import numpy as np
+import scipy.sparse
+from sklearn.utils.multiclass import check_classification_targets
+
+from ..utils.validation import check_class_prior
+
+
+def class_statistics(X, y, priors=None):
+    """Return (classes, class index of each sample, counts n_c, priors φ_c, means μ_c)."""
+    check_classification_targets(y)
+    classes, class_index, counts = np.unique(y, return_inverse=True, return_counts=True)
+    if len(classes) < 2:
+        raise ValueError(f"Discriminant analysis needs at least two classes; y has only 1 class ({classes[0]}).")
+    n_samples = X.shape[0]
+    if priors is None:
+        priors = counts / n_samples
+    else:
+        priors = check_class_prior(priors, len(classes), "priors")
+    one_hot = scipy.sparse.csr_array((np.ones(n_samples), (class_index, np.arange(n_samples))), shape=(len(classes), n_samples))
+    means = (one_hot @ X) / counts[:, None]
+    return classes, class_index, counts, priors, means

@@ -1,0 +1,188 @@
+"""Linear discriminant analysis: Gaussian classes with one shared covariance, and Fisher's projection."""
+
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, ClassifierMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.covariance import ledoit_wolf_shrinkage
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..base import GenerativeClassifierMixin
+from ..utils import Interval, Options, validate_params
+from ._classes import class_statistics
+
+
+class LinearDiscriminantAnalysis(
+    ClassNamePrefixFeaturesOutMixin, GenerativeClassifierMixin, TransformerMixin, ClassifierMixin, BaseEstimator
+):
+    """Gaussian discriminant analysis with a shared covariance (LDA), and Fisher's projection.
+
+    The model (seeds: 000 §4.2–4.4, 003 §5.1, 004 §7): y ~ Categorical(φ), x | y = c ~ N(μ_c, Σ)
+    with maximum-likelihood estimates φ_c = n_c/m, μ_c = class mean and the pooled
+    Σ = (1/m) Σᵢ (xᵢ − μ_yᵢ)(xᵢ − μ_yᵢ)ᵀ. The log posterior is linear in x:
+
+        δ_c(x) = xᵀΣ⁻¹μ_c − ½ μ_cᵀΣ⁻¹μ_c + log φ_c,    p(c | x) = softmax_c δ(x).
+
+    ``transform`` projects onto Fisher's discriminant directions (002 §7.3): the w maximizing
+    J(w) = wᵀS_b w / wᵀS_w w, with S_w = m Σ the within-class scatter and
+    S_b = Σ_c n_c (μ_c − μ)(μ_c − μ)ᵀ the between-class scatter, i.e. the generalized
+    eigenvectors S_b w = λ S_w w. At most c − 1 eigenvalues are non-zero; with two classes
+    w ∝ S_w⁻¹(μ₁ − μ₂).
+
+    Both are computed through an eigendecomposition of Σ: a matrix W with Wᵀ Σ W = I whitens
+    the data, so Σ⁻¹ = W Wᵀ and the generalized eigenproblem becomes an ordinary symmetric one
+    for Wᵀ S_b W. Degenerate directions of Σ (see ``tol``) are dropped, so a singular Σ
+    (constant or collinear features, fewer samples than features) uses its pseudo-inverse
+    instead of failing.
+
+    Parameters
+    ----------
+    priors : array-like of shape (n_classes,), default=None
+        Class priors φ; by default the class frequencies.
+    shrinkage : "auto" or float in [0, 1], default=None
+        Shrink Σ towards (tr Σ / d) I: Σ ← (1 − s) Σ + s (tr Σ / d) I. "auto" takes s from the
+        Ledoit–Wolf formula (scikit-learn's ``ledoit_wolf_shrinkage``) on the class-centred data.
+    n_components : int, default=None
+        Number of Fisher directions kept by ``transform``; at most min(c − 1, n_features).
+        None keeps all of them.
+    tol : float, default=1e-4
+        A direction of Σ counts as degenerate when its singular value, on the scale of
+        standardized features, is below ``tol`` times the largest (scale-free, so features in
+        very different units are fine).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    priors_ : ndarray of shape (n_classes,)
+    means_ : ndarray of shape (n_classes, n_features)
+    covariance_ : ndarray of shape (n_features, n_features)
+        The pooled (maximum-likelihood, possibly shrunk) Σ.
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        Σ⁻¹μ_c (for two classes, the difference of the two rows, as scikit-learn).
+    intercept_ : ndarray of shape (n_classes,), or (1,)
+    scalings_ : ndarray of shape (n_features, rank)
+        Fisher directions as columns, by decreasing eigenvalue, scaled to unit within-class
+        variance (wᵀΣw = 1), the largest entry of each positive.
+    xbar_ : ndarray of shape (n_features,)
+        The overall mean μ, subtracted by ``transform``.
+    explained_variance_ratio_ : ndarray of shape (n_components_,)
+        Share of the between-class variance along each kept direction.
+    n_components_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lucidml.discriminant import LinearDiscriminantAnalysis
+    >>> X = np.array([[2, 3], [4, 3], [2, 1], [3, 4], [5, 4], [7, 4], [6, 8], [7, 6], [8, 9], [10, 9]], float)
+    >>> y = np.array([1, 1, 1, 1, 1, 2, 2, 2, 2, 2])
+    >>> lda = LinearDiscriminantAnalysis().fit(X, y)
+    >>> w = lda.scalings_[:, 0]
+    >>> (w / np.linalg.norm(w)).round(4)  # Fisher's direction of 002 §7.3.1
+    array([0.9503, 0.3113])
+    >>> lda.predict([[3.0, 3.0], [8.0, 8.0]])
+    array([1, 2])
+    """
+
+    _parameter_constraints = {
+        "priors": ["array-like", None],
+        "shrinkage": [Options({"auto"}), Interval(Real, 0, 1, closed="both"), None],
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "tol": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(self, *, priors=None, shrinkage=None, n_components=None, tol=1e-4):
+        self.priors = priors
+        self.shrinkage = shrinkage
+        self.n_components = n_components
+        self.tol = tol
+
+    def fit(self, X, y):
+        """Estimate φ, μ_c and the shared Σ; find the Fisher directions."""
+        validate_params(self)
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        self.classes_, class_index, counts, self.priors_, self.means_ = class_statistics(X, y, self.priors)
+        n_samples, n_features = X.shape
+        max_components = min(len(self.classes_) - 1, n_features)
+        if self.n_components is not None and self.n_components > max_components:
+            raise ValueError(
+                f"n_components={self.n_components} is larger than min(n_classes - 1, n_features) = {max_components}."
+            )
+
+        centred = X - self.means_[class_index]
+        self.covariance_ = _shrink(centred.T @ centred / n_samples, centred, self.shrinkage)
+        whiten = _whitening(self.covariance_, self.tol)  # Σ⁺ = W Wᵀ
+
+        # Discriminant functions δ_c(x) = x·(Σ⁻¹μ_c) − ½ μ_c·Σ⁻¹μ_c + log φ_c.
+        white_means = self.means_ @ whiten
+        with np.errstate(divide="ignore"):  # a class with prior 0 gets δ = −∞
+            log_priors = np.log(self.priors_)
+        self._class_coef = white_means @ whiten.T
+        self._class_intercept = -0.5 * np.sum(white_means**2, axis=1) + log_priors
+        if len(self.classes_) == 2:
+            self.coef_ = (self._class_coef[1] - self._class_coef[0])[None, :]
+            self.intercept_ = np.array([self._class_intercept[1] - self._class_intercept[0]])
+        else:
+            self.coef_, self.intercept_ = self._class_coef, self._class_intercept
+
+        # Fisher: S_b w = λ S_w w, solved in whitened coordinates where S_w = m I.
+        self.xbar_ = counts @ self.means_ / n_samples
+        between = (white_means - self.xbar_ @ whiten) * np.sqrt(counts / n_samples)[:, None]
+        eigenvalues, rotations = scipy.linalg.eigh(between.T @ between)
+        order = np.argsort(eigenvalues)[::-1][:max_components]
+        eigenvalues, scalings = np.clip(eigenvalues[order], 0.0, None), whiten @ rotations[:, order]
+        largest = np.argmax(np.abs(scalings), axis=0)
+        self.scalings_ = scalings * np.sign(scalings[largest, np.arange(scalings.shape[1])])
+        self.n_components_ = max_components if self.n_components is None else self.n_components
+        total = eigenvalues.sum()
+        self.explained_variance_ratio_ = (eigenvalues / total if total > 0 else eigenvalues)[: self.n_components_]
+        return self
+
+    def predict_joint_log_proba(self, X):
+        """δ_c(x) = log p(c) + log p(x | c) up to a term shared by all classes."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X @ self._class_coef.T + self._class_intercept
+
+    def decision_function(self, X):
+        """δ(x); for two classes δ₂ − δ₁ (positive means the second class), as scikit-learn."""
+        scores = self.predict_joint_log_proba(X)
+        return scores[:, 1] - scores[:, 0] if len(self.classes_) == 2 else scores
+
+    def transform(self, X):
+        """Project onto the first ``n_components_`` Fisher directions."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return (X - self.xbar_) @ self.scalings_[:, : self.n_components_]
+
+    @property
+    def _n_features_out(self):
+        return self.n_components_
+
+
+def _whitening(covariance, tol):
+    """W with Wᵀ Σ W = I over the non-degenerate directions of Σ.
+
+    The eigendecomposition is taken on the correlation scale C = D⁻¹ Σ D⁻¹ (D = the within-class
+    standard deviations), so that the cut-off does not depend on the units of the features:
+    directions with singular value √λ(C) ≤ ``tol``·√λ_max(C) are dropped, as are features with
+    no within-class variance. Then W = D⁻¹ V Λ^(−½).
+    """
+    std = np.sqrt(np.diag(covariance))
+    varying = std > 0
+    if not varying.any():
+        raise ValueError("All features are constant within every class: the shared covariance is zero.")
+    scale = np.where(varying, std, 1.0)
+    correlation = covariance / np.outer(scale, scale)
+    correlation[~varying, :] = correlation[:, ~varying] = 0.0
+    eigenvalues, vectors = scipy.linalg.eigh(correlation)
+    keep = eigenvalues > tol**2 * eigenvalues.max()
+    return vectors[:, keep] / np.sqrt(eigenvalues[keep]) / scale[:, None]
+
+
+def _shrink(covariance, centred, shrinkage):
+    if shrinkage is None:
+        return covariance
+    s = ledoit_wolf_shrinkage(centred, assume_centered=True) if shrinkage == "auto" else shrinkage
+    target = np.trace(covariance) / covariance.shape[0]
+    return (1.0 - s) * covariance + s * target * np.eye(covariance.shape[0])

@@ -1,0 +1,144 @@
+"""LDA and QDA against scikit-learn, the notes' Fisher example, and degenerate inputs."""
+
+import numpy as np
+import pytest
+from sklearn import discriminant_analysis as sk
+
+from lucidml.datasets import load
+from lucidml.discriminant import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
+
+DATASETS = ["iris", "wine", "breast_cancer", "digits"]
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_lda_matches_sklearn(name):
+    X, y = load(name)
+    ours = LinearDiscriminantAnalysis().fit(X, y)
+    ref = sk.LinearDiscriminantAnalysis().fit(X, y)
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+    assert ours.score(X, y) == ref.score(X, y)
+    # Fisher directions equal up to sign and scale: the projections are perfectly correlated.
+    T, R = ours.transform(X), ref.transform(X)
+    assert T.shape == R.shape == (len(y), min(len(np.unique(y)) - 1, X.shape[1]))
+    for j in range(T.shape[1]):
+        assert abs(np.corrcoef(T[:, j], R[:, j])[0, 1]) > 1 - 1e-8
+    np.testing.assert_allclose(ours.explained_variance_ratio_, ref.explained_variance_ratio_, atol=1e-8)
+
+
+@pytest.mark.parametrize("name, reg_param", [("iris", 0.0), ("wine", 0.0), ("breast_cancer", 0.01), ("digits", 0.1)])
+def test_qda_probabilities_match_sklearn(name, reg_param):
+    X, y = load(name)
+    ours = QuadraticDiscriminantAnalysis(reg_param=reg_param).fit(X, y)
+    ref = sk.QuadraticDiscriminantAnalysis(reg_param=reg_param).fit(X, y)
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-6)
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+
+
+def test_lda_probabilities_are_the_gaussian_posterior():
+    X, y = load("iris")
+    lda = LinearDiscriminantAnalysis().fit(X, y)
+    # Bayes' rule with the fitted Gaussians, computed directly.
+    from scipy.stats import multivariate_normal
+
+    densities = np.column_stack(
+        [p * multivariate_normal(m, lda.covariance_).pdf(X) for p, m in zip(lda.priors_, lda.means_)]
+    )
+    np.testing.assert_allclose(lda.predict_proba(X), densities / densities.sum(axis=1, keepdims=True), atol=1e-10)
+    centred = X - lda.means_[y]
+    np.testing.assert_allclose(lda.covariance_, centred.T @ centred / len(y))  # the MLE, 1/m
+
+
+# Seed 002 §7.3.1 (lda_Fisher.m): two classes of five points in the plane.
+X1 = np.array([[2, 3], [4, 3], [2, 1], [3, 4], [5, 4]], dtype=float)
+X2 = np.array([[7, 4], [6, 8], [7, 6], [8, 9], [10, 9]], dtype=float)
+
+
+def test_notes_two_class_fisher_example():
+    X, y = np.vstack([X1, X2]), np.repeat([1, 2], 5)
+    lda = LinearDiscriminantAnalysis().fit(X, y)
+    w = lda.scalings_[:, 0] / np.linalg.norm(lda.scalings_[:, 0])
+    np.testing.assert_allclose(w, [0.9503, 0.3113], atol=5e-5)
+    # The notes' scatter conventions (cov(X, 0)·n and (μ₁ − μ₂)(μ₁ − μ₂)ᵀ) give J(w*) = 1.0476.
+    Sw = 5 * (np.cov(X1.T) + np.cov(X2.T))
+    d = X1.mean(axis=0) - X2.mean(axis=0)
+    np.testing.assert_allclose(Sw, [[20, 13], [13, 31]])
+    assert (w @ np.outer(d, d) @ w) / (w @ Sw @ w) == pytest.approx(1.0476, abs=1e-4)
+    # Two classes: w ∝ S_w⁻¹(μ₁ − μ₂).
+    direct = np.linalg.solve(Sw, d)
+    np.testing.assert_allclose(abs(w @ direct) / np.linalg.norm(direct), 1.0, atol=1e-12)
+    assert lda.explained_variance_ratio_.tolist() == [1.0]
+
+
+def test_fisher_directions_maximize_the_criterion():
+    X, y = load("wine")
+    lda = LinearDiscriminantAnalysis().fit(X, y)
+    mu = X.mean(axis=0)
+    Sw = sum((X[y == c] - X[y == c].mean(0)).T @ (X[y == c] - X[y == c].mean(0)) for c in range(3))
+    Sb = sum((y == c).sum() * np.outer(X[y == c].mean(0) - mu, X[y == c].mean(0) - mu) for c in range(3))
+    J = lambda w: (w @ Sb @ w) / (w @ Sw @ w)  # noqa: E731
+    best = J(lda.scalings_[:, 0])
+    rng = np.random.default_rng(0)
+    assert all(J(lda.scalings_[:, 0] + 0.01 * rng.normal(size=13) * np.abs(lda.scalings_[:, 0]).max()) <= best
+               for _ in range(50))
+    # Unit within-class variance and uncorrelated projections.
+    np.testing.assert_allclose(lda.scalings_.T @ lda.covariance_ @ lda.scalings_, np.eye(2), atol=1e-8)
+
+
+def test_n_components_and_feature_names():
+    X, y = load("iris")
+    lda = LinearDiscriminantAnalysis(n_components=1).fit(X, y)
+    assert lda.transform(X).shape == (150, 1)
+    assert list(lda.get_feature_names_out()) == ["lineardiscriminantanalysis0"]
+    with pytest.raises(ValueError, match="n_components=3 is larger than"):
+        LinearDiscriminantAnalysis(n_components=3).fit(X, y)
+
+
+def test_degenerate_inputs():
+    X, y = load("iris")
+    with_constant = np.column_stack([X, np.ones(len(y))])
+    # LDA drops the zero-variance direction; predictions are unchanged.
+    np.testing.assert_array_equal(
+        LinearDiscriminantAnalysis().fit(with_constant, y).predict(with_constant),
+        LinearDiscriminantAnalysis().fit(X, y).predict(X),
+    )
+    # QDA cannot invert a singular class covariance without regularization, and says so.
+    with pytest.raises(ValueError, match="singular.*increase reg_param"):
+        QuadraticDiscriminantAnalysis().fit(with_constant, y)
+    assert QuadraticDiscriminantAnalysis(reg_param=0.1).fit(with_constant, y).score(with_constant, y) > 0.9
+    one_sample = np.append(y[:100], 2)
+    with pytest.raises(ValueError, match="only 1 sample in class 2"):
+        QuadraticDiscriminantAnalysis().fit(X[:101], one_sample)
+    with pytest.raises(ValueError, match="at least two classes"):
+        LinearDiscriminantAnalysis().fit(X[:50], y[:50])
+
+
+def test_shrinkage_handles_more_features_than_samples():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 60))
+    y = np.repeat([0, 1], 15)
+    X[y == 1, :5] += 1.5
+    for shrinkage in ("auto", 0.5):
+        lda = LinearDiscriminantAnalysis(shrinkage=shrinkage).fit(X, y)
+        assert np.linalg.eigvalsh(lda.covariance_).min() > 0  # shrunk Σ is invertible
+        assert lda.score(X, y) > 0.9
+    plain = LinearDiscriminantAnalysis(shrinkage=0.3).fit(X, y).covariance_
+    raw = LinearDiscriminantAnalysis().fit(X, y).covariance_
+    np.testing.assert_allclose(plain, 0.7 * raw + 0.3 * np.trace(raw) / 60 * np.eye(60))
+
+
+def test_priors_shift_the_decision():
+    X, y = load("iris")
+    for model in (LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis):
+        even = model().fit(X, y).predict_proba(X)
+        skewed = model(priors=[0.1, 0.1, 0.8]).fit(X, y).predict_proba(X)
+        assert np.all(skewed[:, 2] >= even[:, 2] - 1e-12)
+        with pytest.raises(ValueError, match="priors must sum to 1"):
+            model(priors=[0.5, 0.5, 0.5]).fit(X, y)
+
+
+def test_binary_decision_function_is_a_log_odds():
+    X, y = load("breast_cancer")
+    for model in (LinearDiscriminantAnalysis(), QuadraticDiscriminantAnalysis(reg_param=0.01)):
+        model.fit(X, y)
+        log_proba = model.predict_log_proba(X)
+        np.testing.assert_allclose(model.decision_function(X), log_proba[:, 1] - log_proba[:, 0], rtol=1e-9, atol=1e-9)
