@@ -20,8 +20,8 @@ def all_estimators(type_filter=None):
     Examples
     --------
     >>> from lucidml import all_estimators
-    >>> [name for name, _ in all_estimators("regressor")][:1]
-    ['LinearRegression']
+    >>> [name for name, _ in all_estimators("regressor")]
+    ['KNeighborsRegressor', 'LinearRegression']
     """
     from .registry import entries
 

@@ -108,6 +108,18 @@ REGISTRY = (
         compiled=True,
     ),
     EstimatorEntry(
+        "lucidml.neighbors.KNeighborsClassifier",
+        kind="classifier",
+        sklearn="sklearn.neighbors.KNeighborsClassifier",
+        compiled=True,
+    ),
+    EstimatorEntry(
+        "lucidml.neighbors.KNeighborsRegressor",
+        kind="regressor",
+        sklearn="sklearn.neighbors.KNeighborsRegressor",
+        compiled=True,
+    ),
+    EstimatorEntry(
         "lucidml.naive_bayes.BernoulliNB",
         kind="classifier",
         sklearn="sklearn.naive_bayes.BernoulliNB",

@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from lucidml import all_estimators
 from lucidml.cli import main
 from lucidml.cli.compare import compare, select_models
 from lucidml.datasets import load_dataset
@@ -25,8 +26,10 @@ def test_compare_iris_prints_both_libraries(capsys, tmp_path):
     assert "GaussianNB" in captured.err  # progress on stderr
     result = json.loads(out_json.read_text())
     assert result["metric"] == "accuracy" and result["runs"] == 3
-    (model,) = result["models"]
-    assert model["model"] == "GaussianNB" and model["sklearn_result"]["mean"] == pytest.approx(model["mean"])
+    models = {m["model"]: m for m in result["models"]}
+    assert set(models) == {name for name, _ in all_estimators("classifier")}
+    model = models["GaussianNB"]
+    assert model["sklearn_result"]["mean"] == pytest.approx(model["mean"])
 
 
 def test_fifty_runs_reproduce_the_notes_naive_bayes_row():

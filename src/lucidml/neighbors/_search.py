@@ -1,0 +1,102 @@
+"""Finding the k nearest training points of every query: brute force in chunks, or a k-d tree."""
+
+import os
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy.spatial import cKDTree
+from scipy.spatial.distance import cdist
+
+from threadpoolctl import threadpool_limits
+
+from ._select import push_tile, push_tile_euclidean, sort_heaps, start_heaps
+
+# Tile of the query × training distance matrix handled at once (512 × 2048 doubles = 8 MiB).
+QUERY_ROWS = 512
+TRAIN_COLS = 2048
+# Below this many query-training pairs, starting threads costs more than it saves.
+SERIAL_BELOW = 4_000_000
+
+# metric name -> Minkowski p, for the metrics a k-d tree and the BLAS path understand.
+MINKOWSKI_P = {"euclidean": 2.0, "l2": 2.0, "manhattan": 1.0, "cityblock": 1.0, "l1": 1.0, "chebyshev": np.inf}
+
+
+def minkowski_p(metric, p):
+    """The Minkowski exponent of ``metric`` (with ``p`` for "minkowski"), or None for others."""
+    if metric == "minkowski":
+        return float(p)
+    return MINKOWSKI_P.get(metric) if isinstance(metric, str) else None
+
+
+def n_threads(n_jobs):
+    """Threads for a search: n_jobs, or every core for None / -1 (as scikit-learn's search does)."""
+    cores = os.cpu_count() or 1
+    if n_jobs is None or n_jobs == -1:
+        return cores
+    return max(1, min(n_jobs, cores) if n_jobs > 0 else cores + 1 + n_jobs)
+
+
+class BruteSearch:
+    """Distances to every training point, tile by tile, each tile offered to per-query heaps.
+
+    Queries are split into blocks of ``QUERY_ROWS`` rows and training points into tiles of
+    ``TRAIN_COLS`` columns, so a distance tile stays in cache; for the Euclidean metric the
+    tile is the BLAS product Q Xᵀ and the surrogate ‖x‖² − 2 q·x is formed inside the compiled
+    selection (‖q‖² does not change a row's order). Peak memory: one tile per thread plus the
+    (n_queries × k) result, whatever the number of queries.
+    """
+
+    def __init__(self, X_fit, metric, p, metric_params):
+        self.X_fit, self.metric, self.metric_params = X_fit, metric, metric_params or {}
+        self.p = minkowski_p(metric, p)
+        self.euclidean = self.p == 2.0 and metric != "precomputed"
+        if self.euclidean:
+            self.fit_sq_norms = np.einsum("ij,ij->i", X_fit, X_fit)
+
+    def _tile_distances(self, Q, start, stop):
+        if self.metric == "precomputed":
+            return np.ascontiguousarray(Q[:, start:stop])
+        if self.p is not None:
+            return cdist(Q, self.X_fit[start:stop], "minkowski", p=self.p)
+        return cdist(Q, self.X_fit[start:stop], self.metric, **self.metric_params)
+
+    def _query_block(self, Q, k):
+        n_fit = Q.shape[1] if self.metric == "precomputed" else self.X_fit.shape[0]
+        values, indices = start_heaps(Q.shape[0], k)
+        for start in range(0, n_fit, TRAIN_COLS):
+            stop = min(start + TRAIN_COLS, n_fit)
+            if self.euclidean:
+                push_tile_euclidean(Q @ self.X_fit[start:stop].T, self.fit_sq_norms, start, values, indices)
+            else:
+                push_tile(self._tile_distances(Q, start, stop), start, values, indices)
+        sort_heaps(values, indices)
+        if self.euclidean:
+            # The expanded form cancels badly for large feature values; recompute the k
+            # winners' distances directly (k·d work per query).
+            diff = self.X_fit[indices] - Q[:, None, :]
+            values = np.sqrt(np.einsum("qkd,qkd->qk", diff, diff))
+        return values, indices
+
+    def query(self, X, k, n_jobs):
+        n_fit = X.shape[1] if self.metric == "precomputed" else self.X_fit.shape[0]
+        blocks = [slice(s, s + QUERY_ROWS) for s in range(0, X.shape[0], QUERY_ROWS)]
+        threads = min(n_threads(n_jobs), len(blocks))
+        if threads == 1 or X.shape[0] * n_fit < SERIAL_BELOW:
+            parts = [self._query_block(X[b], k) for b in blocks]
+        else:
+            # Our threads split the queries; BLAS threads on top would only compete for the cores.
+            with threadpool_limits(limits=1, user_api="blas"):
+                parts = Parallel(n_jobs=threads, prefer="threads")(delayed(self._query_block)(X[b], k) for b in blocks)
+        return np.vstack([d for d, _ in parts]), np.vstack([i for _, i in parts])
+
+
+class KDTreeSearch:
+    """SciPy's k-d tree (Friedman, Bentley & Finkel 1977), for Minkowski metrics in low dimension."""
+
+    def __init__(self, X_fit, metric, p, leaf_size):
+        self.p = minkowski_p(metric, p)
+        self.tree = cKDTree(X_fit, leafsize=leaf_size)
+
+    def query(self, X, k, n_jobs):
+        distances, indices = self.tree.query(X, k=k, p=self.p, workers=n_threads(n_jobs))
+        return distances.reshape(len(X), k), indices.reshape(len(X), k).astype(np.intp)
