@@ -2,9 +2,11 @@
 
 The scikit-learn counterpart and the parameters that make the two comparable come from the
 registry (``lucidml.registry``); ``params`` here are applied to both sides on top. ``sizes``
-are total sample counts of a synthetic data set (80 % train, 20 % test), or ``None`` for a
-bundled data set at its own size; ``--quick`` runs only the first size of each case.
-``target`` is the speed goal: the ratio lucidml / scikit-learn of the fit time at most this.
+are total sample counts of a synthetic data set (80 % train, 20 % test, so 62,500 gives
+50,000 × 12,500), or ``None`` for a bundled data set at its own size; ``--quick`` runs only
+the first size of each case. ``target`` is the speed goal: the lucidml / scikit-learn ratio of
+the ``stage`` ("fit" or "predict") median time at most this. ``memory_queries``: also report
+the peak memory of one brute-force neighbour search over that many queries.
 """
 
 from dataclasses import dataclass, field
@@ -19,11 +21,26 @@ class Case:
     n_features: int | None = None
     params: dict = field(default_factory=dict)
     target: float = 1.0
+    stage: str = "fit"
+    memory_queries: int | None = None
 
 
 CASES = (
     Case("linear_regression", "LinearRegression", "regression", sizes=(1_000, 10_000, 100_000), n_features=20),
     Case("linear_regression_diabetes", "LinearRegression", "diabetes"),
-    Case("gaussian_nb", "GaussianNB", "classification", sizes=(1_000, 10_000, 100_000), n_features=20),
+    Case("gaussian_nb", "GaussianNB", "classification", sizes=(1_000, 10_000, 125_000), n_features=50),
     Case("gaussian_nb_digits", "GaussianNB", "digits"),
+    Case("bernoulli_nb", "BernoulliNB", "classification", sizes=(1_000, 10_000, 125_000), n_features=50),
+    Case("multinomial_nb", "MultinomialNB", "counts", sizes=(1_000, 10_000, 125_000), n_features=50),
+    Case("lda", "LinearDiscriminantAnalysis", "classification", sizes=(1_000, 10_000, 125_000), n_features=50),
+    Case("lda_digits", "LinearDiscriminantAnalysis", "digits"),
+    # The generator adds redundant (collinear) features: QDA needs regularization, on both sides.
+    Case("qda", "QuadraticDiscriminantAnalysis", "classification", sizes=(1_000, 10_000, 125_000), n_features=50,
+         params={"reg_param": 0.01}),
+    Case("knn_digits", "KNeighborsClassifier", "digits", stage="predict"),
+    Case("knn_20d", "KNeighborsClassifier", "classification", sizes=(12_500, 62_500), n_features=20,
+         params={"algorithm": "brute"}, stage="predict", memory_queries=200_000),
+    Case("knn_200d", "KNeighborsClassifier", "classification", sizes=(12_500, 62_500), n_features=200,
+         stage="predict"),
+    Case("knn_regressor", "KNeighborsRegressor", "regression", sizes=(12_500, 62_500), n_features=20, stage="predict"),
 )

@@ -26,7 +26,7 @@ def test_bundled_sets_are_scikit_learns(name, loader, task):
     assert data.feature_names == list(reference.feature_names)
 
 
-@pytest.mark.parametrize("name", ["moons", "circles", "blobs", "classification", "regression"])
+@pytest.mark.parametrize("name", ["moons", "circles", "blobs", "classification", "regression", "counts"])
 def test_synthetic_sets_honour_size_seed_and_noise(name):
     X, y = load(name, n_samples=120, random_state=3)
     assert X.shape[0] == y.shape[0] == 120
@@ -42,10 +42,13 @@ def test_synthetic_feature_count_and_tasks():
     assert load("classification", n_samples=50, n_features=7)[0].shape == (50, 7)
     assert load("regression", n_samples=50, n_features=3)[0].shape == (50, 3)
     assert load("blobs", n_samples=50, n_features=5)[0].shape == (50, 5)
+    counts, topics = load("counts", n_samples=200, n_features=30)
+    assert counts.shape == (200, 30) and set(topics) == {0, 1, 2}
+    assert np.all(counts >= 0) and np.all(counts == np.round(counts)) and np.all(counts.sum(axis=1) >= 1)
     assert load_dataset("regression").task == "regression"
     assert load_dataset("moons").task == "classification"
     assert set(list_datasets()) >= {"iris", "wine", "breast_cancer", "digits", "diabetes", "moons", "circles",
-                                    "blobs", "classification", "regression"}
+                                    "blobs", "classification", "regression", "counts"}
 
 
 def _write(tmp_path, text, name="data.csv"):

@@ -82,6 +82,17 @@ def _regression(n_samples, n_features, noise, random_state):
     )
 
 
+def _counts(n_samples, n_features, noise, random_state):
+    """Word counts of documents from 3 topics: each topic a Dirichlet draw over the vocabulary."""
+    rng = np.random.default_rng(random_state)
+    n_words = n_features or 50
+    topics = rng.dirichlet(np.full(n_words, 1.0 if noise is None else noise), size=3)
+    y = rng.integers(0, 3, size=n_samples)
+    lengths = rng.poisson(50, size=n_samples) + 1
+    X = np.array([rng.multinomial(n, topics[c]) for n, c in zip(lengths, y)], dtype=np.float64)
+    return X, y
+
+
 # name -> (generator, task, what `noise` means)
 _SYNTHETIC = {
     "moons": (_moons, "classification", "std of Gaussian noise (0.2)"),
@@ -89,6 +100,7 @@ _SYNTHETIC = {
     "blobs": (_blobs, "classification", "cluster std (1.0)"),
     "classification": (_classification, "classification", "fraction of flipped labels (0.01)"),
     "regression": (_regression, "regression", "std of Gaussian noise on y (10.0)"),
+    "counts": (_counts, "classification", "Dirichlet concentration of the topics (1.0; larger = closer topics)"),
 }
 
 
@@ -110,8 +122,9 @@ def load_dataset(name, *, target=None, task=None, n_samples=None, n_features=Non
     ----------
     name : str
         A bundled set (``iris``, ``wine``, ``breast_cancer``, ``digits``, ``diabetes``), a
-        synthetic one (``moons``, ``circles``, ``blobs``, ``classification``, ``regression``),
-        or the path of a CSV file with a header row.
+        synthetic one (``moons``, ``circles``, ``blobs``, ``classification``, ``regression``,
+        ``counts``: word counts of documents on 3 topics), or the path of a CSV file with a
+        header row.
     target : str, default=None
         For a CSV file: the name of the target column (required).
     task : {"classification", "regression"}, default=None

@@ -146,8 +146,16 @@ class LinearDiscriminantAnalysis(
 
     def decision_function(self, X):
         """δ(x); for two classes δ₂ − δ₁ (positive means the second class), as scikit-learn."""
-        scores = self.predict_joint_log_proba(X)
-        return scores[:, 1] - scores[:, 0] if len(self.classes_) == 2 else scores
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        scores = X @ self.coef_.T + self.intercept_
+        return scores.ravel() if len(self.classes_) == 2 else scores
+
+    def predict(self, X):
+        """The class of largest δ_c(x) (one score column for two classes)."""
+        scores = self.decision_function(X)
+        winner = (scores > 0).astype(np.intp) if scores.ndim == 1 else np.argmax(scores, axis=1)
+        return self.classes_[winner]
 
     def transform(self, X):
         """Project onto the first ``n_components_`` Fisher directions."""

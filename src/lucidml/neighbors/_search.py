@@ -79,9 +79,13 @@ class BruteSearch:
 
     def query(self, X, k, n_jobs):
         n_fit = X.shape[1] if self.metric == "precomputed" else self.X_fit.shape[0]
-        blocks = [slice(s, s + QUERY_ROWS) for s in range(0, X.shape[0], QUERY_ROWS)]
-        threads = min(n_threads(n_jobs), len(blocks))
-        if threads == 1 or X.shape[0] * n_fit < SERIAL_BELOW:
+        threads = 1 if X.shape[0] * n_fit < SERIAL_BELOW else n_threads(n_jobs)
+        # Blocks of at most QUERY_ROWS rows, their number a multiple of the threads (even shares).
+        n_blocks = threads * -(-X.shape[0] // (threads * QUERY_ROWS))
+        rows = -(-X.shape[0] // n_blocks)
+        blocks = [slice(s, s + rows) for s in range(0, X.shape[0], rows)]
+        threads = min(threads, len(blocks))
+        if threads == 1:
             parts = [self._query_block(X[b], k) for b in blocks]
         else:
             # Our threads split the queries; BLAS threads on top would only compete for the cores.
