@@ -15,12 +15,14 @@ def test_quick_json_run_has_the_fixed_schema(tmp_path):
          "--threads", "1", "--json", str(out)],
         cwd=ROOT, capture_output=True, text=True, check=True,
     )
-    assert "| gaussian_nb | 240 × 20 |" in done.stdout
+    assert "| gaussian_nb | 240 × 50 |" in done.stdout
     report = json.loads(out.read_text())
     assert report["schema"] == 1 and report["mode"] == "quick"
     (row,) = report["results"]
-    assert set(row) >= {"case", "sizes", "threads", "repeats", "medians", "ratio", "scores", "cold_start_s"}
-    assert row["sizes"] == {"n_train": 240, "n_test": 60, "n_features": 20}
+    assert set(row) >= {"case", "sizes", "threads", "repeats", "medians", "ratio", "scores", "cold_start_s",
+                        "stage", "target", "peak_memory_mib"}
+    assert row["sizes"] == {"n_train": 240, "n_test": 60, "n_features": 50}
+    assert row["stage"] == "fit" and row["target"] == 1.0 and row["peak_memory_mib"] is None
     assert row["threads"]["limit"] == 1 and row["threads"]["numba"] == 1
     assert row["repeats"] >= 5
     for library in ("lucidml", "sklearn"):
@@ -35,3 +37,16 @@ def test_quick_json_run_has_the_fixed_schema(tmp_path):
 def test_unknown_case_is_rejected():
     done = subprocess.run([sys.executable, "-m", "benchmarks", "--cases", "nope"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 2 and "unknown case" in done.stderr
+
+
+def test_memory_row_for_brute_force_neighbours(tmp_path):
+    out = tmp_path / "bench.json"
+    subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--cases", "knn_20d", "--sizes", "600", "--no-cold-start",
+         "--json", str(out)],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    )
+    (row,) = json.loads(out.read_text())["results"]
+    memory = row["peak_memory_mib"]
+    assert row["stage"] == "predict" and memory["queries"] == 200_000 and memory["n_train"] == 480
+    assert 0 < memory["peak"] < 200  # bounded: all distances at once would be 200,000 × 480 × 8 B = 732 MiB
