@@ -1,10 +1,9 @@
 """Per-class counts, priors and means, shared by the discriminant analyses."""
 
 import numpy as np
-import scipy.sparse
 from sklearn.utils.multiclass import check_classification_targets
 
-from ..utils.validation import check_class_prior
+from ..utils.validation import check_class_prior, class_sums
 
 
 def class_statistics(X, y, priors=None):
@@ -18,6 +17,5 @@ def class_statistics(X, y, priors=None):
         priors = counts / n_samples
     else:
         priors = check_class_prior(priors, len(classes), "priors")
-    one_hot = scipy.sparse.csr_array((np.ones(n_samples), (class_index, np.arange(n_samples))), shape=(len(classes), n_samples))
-    means = (one_hot @ X) / counts[:, None]
+    means = class_sums(X, class_index, len(classes)) / counts[:, None]
     return classes, class_index, counts, priors, means

@@ -58,13 +58,14 @@ class _BaseNB(GenerativeClassifierMixin, ClassifierMixin, BaseEstimator):
         return X
 
     def _update(self, X, y, sample_weight):
-        unknown = ~np.isin(y, self.classes_)
+        class_index = np.minimum(np.searchsorted(self.classes_, y), len(self.classes_) - 1)
+        unknown = self.classes_[class_index] != y
         if unknown.any():
             raise ValueError(f"y contains labels {np.unique(y[unknown])!r} that are not in classes {self.classes_!r}.")
         weight = check_sample_weight(sample_weight, X.shape[0])
         if weight is None:
             weight = np.ones(X.shape[0])
-        self._accumulate(X, np.searchsorted(self.classes_, y), weight)
+        self._accumulate(X, class_index, weight)
         return self
 
     def predict_joint_log_proba(self, X):

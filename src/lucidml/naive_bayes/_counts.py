@@ -5,7 +5,7 @@ from numbers import Real
 import numpy as np
 
 from ..utils import Interval
-from ..utils.validation import check_class_prior
+from ..utils.validation import check_class_prior, class_sums
 from ._base import _BaseNB
 
 
@@ -35,11 +35,8 @@ class _CountNB(_BaseNB):
         self.feature_count_ = np.zeros((len(classes), n_features))
 
     def _accumulate(self, X, class_index, weight):
-        # One-hot labels scaled by the sample weights: Yᵀ X sums each class's rows (sparse or dense).
-        Y = np.zeros((X.shape[0], len(self.classes_)))
-        Y[np.arange(X.shape[0]), class_index] = weight
-        self.class_count_ += Y.sum(axis=0)
-        self.feature_count_ += np.asarray((X.T @ Y).T)
+        self.class_count_ += np.bincount(class_index, weights=weight, minlength=len(self.classes_))
+        self.feature_count_ += class_sums(X, class_index, len(self.classes_), weight)
         self._refresh_feature_log_prob(self._alpha())
         self.class_log_prior_ = self._class_log_prior()
 

@@ -28,7 +28,10 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsBase):
         "brute": all distances, a chunk of queries at a time (BLAS for the Euclidean case),
         then a compiled k-smallest selection; memory stays bounded at any number of queries.
         "kd_tree": SciPy's ``cKDTree`` (Minkowski metrics). "auto": the tree for Minkowski
-        metrics in at most 15 dimensions with k < n/2, brute force otherwise.
+        metrics in at most 15 dimensions with k < n/2, brute force otherwise. Among training
+        points at exactly the same distance, brute force keeps the lower training index; the
+        tree's order among such ties is SciPy's (unspecified). With the Euclidean BLAS path,
+        distances that differ only by round-off (~1e-15 relative) count as different.
     leaf_size : int, default=30
         Leaf size of the k-d tree.
     p : float ≥ 1, default=2

@@ -3,8 +3,9 @@
 from numbers import Real
 
 import numpy as np
+import scipy.sparse
 
-__all__ = ["check_class_prior", "check_sample_weight"]
+__all__ = ["check_class_prior", "check_sample_weight", "class_sums"]
 
 
 def check_sample_weight(sample_weight, n_samples, dtype=np.float64):
@@ -42,3 +43,19 @@ def check_class_prior(prior, n_classes, name="priors"):
     if not np.isclose(prior.sum(), 1.0):
         raise ValueError(f"{name} must sum to 1; it sums to {prior.sum()}.")
     return prior
+
+
+def class_sums(X, class_index, n_classes, weight=None):
+    """Σ_{i in class c} wᵢ xᵢ for every class c, shape (n_classes, n_features); X dense or sparse.
+
+    Computed as Yᵀ X with Y the (weighted) one-hot label matrix: dense Y for dense X (one BLAS
+    product, the fastest pass over X), sparse Y for sparse X (only the stored entries are touched).
+    """
+    n_samples = X.shape[0]
+    weight = np.ones(n_samples) if weight is None else weight
+    if scipy.sparse.issparse(X):
+        one_hot = scipy.sparse.csr_array((weight, (class_index, np.arange(n_samples))), shape=(n_classes, n_samples))
+        return (one_hot @ X).toarray()
+    one_hot = np.zeros((n_samples, n_classes))
+    one_hot[np.arange(n_samples), class_index] = weight
+    return (X.T @ one_hot).T
