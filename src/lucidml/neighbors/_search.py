@@ -1,5 +1,6 @@
 """Finding the k nearest training points of every query: brute force in chunks, or a k-d tree."""
 
+import functools
 import os
 
 import numpy as np
@@ -7,7 +8,7 @@ from joblib import Parallel, delayed
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ._select import push_tile, push_tile_euclidean, sort_heaps, start_heaps
 
@@ -40,7 +41,7 @@ class BruteSearch:
     """Distances to every training point, tile by tile, each tile offered to per-query heaps.
 
     Queries are split into blocks of ``QUERY_ROWS`` rows and training points into tiles of
-    ``TRAIN_COLS`` columns, so a distance tile stays in cache; for the Euclidean metric the
+    ``TRAIN_COLS`` columns, so one distance tile is 8 MiB at most; for the Euclidean metric the
     tile is the BLAS product Q Xᵀ and the surrogate ‖x‖² − 2 q·x is formed inside the compiled
     selection (‖q‖² does not change a row's order). Peak memory: one tile per thread plus the
     (n_queries × k) result, whatever the number of queries.
@@ -89,9 +90,16 @@ class BruteSearch:
             parts = [self._query_block(X[b], k) for b in blocks]
         else:
             # Our threads split the queries; BLAS threads on top would only compete for the cores.
-            with threadpool_limits(limits=1, user_api="blas"):
+            with _blas_controller().limit(limits=1, user_api="blas"):
                 parts = Parallel(n_jobs=threads, prefer="threads")(delayed(self._query_block)(X[b], k) for b in blocks)
         return np.vstack([d for d, _ in parts]), np.vstack([i for _, i in parts])
+
+
+@functools.cache
+def _blas_controller():
+    """One threadpoolctl controller, made once: ``threadpool_limits()`` rescans every loaded
+    library on each call (milliseconds), ``controller.limit()`` does not."""
+    return ThreadpoolController()
 
 
 class KDTreeSearch:
