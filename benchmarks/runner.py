@@ -177,37 +177,43 @@ def _format_ms(seconds):
     return f"{seconds * 1e3:.3g}"
 
 
+def _markdown(header, rows):
+    """A Markdown table: a header row, the separator, one line per row of cells."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+
+
+def _speed_row(r):
+    m, ratio = r["medians"], r["ratio"]
+
+    def ratio_cell(stage):
+        if stage != r["stage"]:
+            return f"{ratio[stage]:.2f}"
+        return f"{ratio[stage]:.2f}*" + (" (slower)" if ratio[stage] > r["target"] else "")
+
+    return [
+        r["case"], f"{r['sizes']['n_train']} × {r['sizes']['n_features']}",
+        _format_ms(m["lucidml"]["fit"]), _format_ms(m["sklearn"]["fit"]), ratio_cell("fit"),
+        _format_ms(m["lucidml"]["predict"]), _format_ms(m["sklearn"]["predict"]), ratio_cell("predict"),
+        f"{r['scores']['lucidml']:.4f}", f"{r['scores']['sklearn']:.4f}",
+    ]
+
+
 def format_table(results):
-    header = (
-        "| case | n_train × d | fit ms lucidml | fit ms sklearn | fit ratio | predict ms lucidml "
-        "| predict ms sklearn | predict ratio | score lucidml | score sklearn |"
-    )
-    lines = [header, "|" + "---|" * 10]
-    for r in results:
-        size = f"{r['sizes']['n_train']} × {r['sizes']['n_features']}"
-        m = r["medians"]
-        flags = {stage: ("*" if stage == r["stage"] else "") + (" (slower)" if stage == r["stage"] and
-                 r["ratio"][stage] > r["target"] else "") for stage in ("fit", "predict")}
-        lines.append(
-            f"| {r['case']} | {size} | {_format_ms(m['lucidml']['fit'])} | {_format_ms(m['sklearn']['fit'])} "
-            f"| {r['ratio']['fit']:.2f}{flags['fit']} | {_format_ms(m['lucidml']['predict'])} "
-            f"| {_format_ms(m['sklearn']['predict'])} | {r['ratio']['predict']:.2f}{flags['predict']} "
-            f"| {r['scores']['lucidml']:.4f} | {r['scores']['sklearn']:.4f} |"
-        )
-    cold = [r for r in results if r["cold_start_s"]]
+    header = ["case", "n_train × d", "fit ms lucidml", "fit ms sklearn", "fit ratio", "predict ms lucidml",
+              "predict ms sklearn", "predict ratio", "score lucidml", "score sklearn"]
+    lines = _markdown(header, [_speed_row(r) for r in results])
+    cold = [(r["case"], r["estimator"], r["cold_start_s"]) for r in results if r["cold_start_s"]]
     if cold:
-        lines += ["", "| cold start (import + first fit, fresh process) | lucidml | lucidml, empty Numba cache | sklearn |",
-                  "|---|---|---|---|"]
-        for r in cold:
-            c = r["cold_start_s"]
-            lines.append(f"| {r['case']} ({r['estimator']}) | {c['lucidml']:.2f} s | {c['lucidml_empty_cache']:.2f} s | {c['sklearn']:.2f} s |")
-    memory = [r for r in results if r["peak_memory_mib"]]
+        header = ["cold start (import + first fit, fresh process)", "lucidml", "lucidml, empty Numba cache", "sklearn"]
+        rows = [[f"{case} ({name})", f"{c['lucidml']:.2f} s", f"{c['lucidml_empty_cache']:.2f} s", f"{c['sklearn']:.2f} s"]
+                for case, name, c in cold]
+        lines += [""] + _markdown(header, rows)
+    memory = [(r["case"], r["peak_memory_mib"]) for r in results if r["peak_memory_mib"]]
     if memory:
-        lines += ["", "| peak memory, brute-force k-NN search (tracemalloc) | queries | n_train | peak MiB | result MiB |",
-                  "|---|---|---|---|---|"]
-        for r in memory:
-            p = r["peak_memory_mib"]
-            lines.append(f"| {r['case']} | {p['queries']} | {p['n_train']} | {p['peak']:.1f} | {p['result']:.1f} |")
+        header = ["peak memory, brute-force k-NN search (tracemalloc)", "queries", "n_train", "peak MiB", "result MiB"]
+        rows = [[case, p["queries"], p["n_train"], f"{p['peak']:.1f}", f"{p['result']:.1f}"] for case, p in memory]
+        lines += [""] + _markdown(header, rows)
     return "\n".join(lines)
 
 

@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..base import GenerativeClassifierMixin
 from ..utils import Interval, Options, validate_params
+from ..utils.linalg import SMALL_MATRIX, blas_threads
 from ._classes import class_statistics
 
 
@@ -111,7 +112,8 @@ class LinearDiscriminantAnalysis(
 
         centred = X - self.means_[class_index]
         self.covariance_ = _shrink(centred.T @ centred / n_samples, centred, self.shrinkage)
-        whiten = _whitening(self.covariance_, self.tol)  # Σ⁺ = W Wᵀ
+        with blas_threads(1 if n_features <= SMALL_MATRIX else None):
+            whiten = _whitening(self.covariance_, self.tol)  # Σ⁺ = W Wᵀ
 
         # Discriminant functions δ_c(x) = x·(Σ⁻¹μ_c) − ½ μ_c·Σ⁻¹μ_c + log φ_c.
         white_means = self.means_ @ whiten
@@ -128,7 +130,8 @@ class LinearDiscriminantAnalysis(
         # Fisher: S_b w = λ S_w w, solved in whitened coordinates where S_w = m I.
         self.xbar_ = counts @ self.means_ / n_samples
         between = (white_means - self.xbar_ @ whiten) * np.sqrt(counts / n_samples)[:, None]
-        eigenvalues, rotations = scipy.linalg.eigh(between.T @ between)
+        with blas_threads(1 if n_features <= SMALL_MATRIX else None):
+            eigenvalues, rotations = scipy.linalg.eigh(between.T @ between)
         order = np.argsort(eigenvalues)[::-1][:max_components]
         eigenvalues, scalings = np.clip(eigenvalues[order], 0.0, None), whiten @ rotations[:, order]
         largest = np.argmax(np.abs(scalings), axis=0)

@@ -1,6 +1,5 @@
 """Finding the k nearest training points of every query: brute force in chunks, or a k-d tree."""
 
-import functools
 import os
 
 import numpy as np
@@ -8,8 +7,7 @@ from joblib import Parallel, delayed
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
-from threadpoolctl import ThreadpoolController
-
+from ..utils.linalg import blas_threads
 from ._select import push_tile, push_tile_euclidean, sort_heaps, start_heaps
 
 # Tile of the query × training distance matrix handled at once (512 × 2048 doubles = 8 MiB).
@@ -90,16 +88,9 @@ class BruteSearch:
             parts = [self._query_block(X[b], k) for b in blocks]
         else:
             # Our threads split the queries; BLAS threads on top would only compete for the cores.
-            with _blas_controller().limit(limits=1, user_api="blas"):
+            with blas_threads(1):
                 parts = Parallel(n_jobs=threads, prefer="threads")(delayed(self._query_block)(X[b], k) for b in blocks)
         return np.vstack([d for d, _ in parts]), np.vstack([i for _, i in parts])
-
-
-@functools.cache
-def _blas_controller():
-    """One threadpoolctl controller, made once: ``threadpool_limits()`` rescans every loaded
-    library on each call (milliseconds), ``controller.limit()`` does not."""
-    return ThreadpoolController()
 
 
 class KDTreeSearch:
