@@ -1,0 +1,5 @@
+"""Graph algorithms: PageRank."""
+
+from .pagerank import PageRankResult, pagerank
+
+__all__ = ["PageRankResult", "pagerank"]
