@@ -1,5 +1,7 @@
-"""Markov decision processes: the model, and planning by policy evaluation, value and policy iteration."""
+"""Markov decision processes: the model, planning (policy evaluation, value and policy iteration),
+and learning from experience (Q-learning, SARSA, model estimation then planning)."""
 
+from .learning import MDPEnvironment, ModelBasedLearner, QLearning, SARSA, estimate_mdp
 from .mdp import MDP
 from .planning import (
     PlanningResult,
@@ -10,5 +12,5 @@ from .planning import (
     value_iteration,
 )
 
-__all__ = ["MDP", "PlanningResult", "greedy_policy", "modified_policy_iteration", "policy_evaluation",
+__all__ = ["MDP", "MDPEnvironment", "ModelBasedLearner", "PlanningResult", "QLearning", "SARSA", "estimate_mdp", "greedy_policy", "modified_policy_iteration", "policy_evaluation",
            "policy_iteration", "value_iteration"]
