@@ -47,7 +47,7 @@ def main(argv=None):
     ours_s, ours = _median_time(lambda: pagerank(A, tol=1e-8, max_iter=1000), 5)
     theirs_s, theirs = _median_time(lambda: nx.pagerank(graph, tol=1e-8 / args.compare_nodes, max_iter=1000), 5)
     theirs = np.array([theirs[i] for i in range(args.compare_nodes)])
-    print("| graph | nodes | links | lucidml s | networkx s | ratio | max |Δscore| | iterations |")
+    print("| graph | nodes | links | lucidml s | networkx s | ratio | largest score difference | iterations |")
     print("|---|---|---|---|---|---|---|---|")
     print(f"| random, degree {args.degree} | {args.compare_nodes} | {A.nnz} | {ours_s:.3f} | {theirs_s:.3f} "
           f"| {ours_s / theirs_s:.2f} | {np.abs(ours.scores - theirs).max():.1e} | {ours.n_iter} |")
