@@ -97,6 +97,13 @@ def test_non_convex_problems_are_refused():
             solve(G, np.zeros(2), A_ineq=np.eye(2), b_ineq=np.ones(2))
 
 
+def test_active_set_refuses_a_merely_convex_problem_clearly():
+    # G = 0 is convex but singular: the working-set subproblem has no unique step.
+    with pytest.raises(ValueError, match="strictly convex.*interior_point_qp"):
+        active_set_qp(np.zeros((2, 2)), [-1.0, -1.0], A_ineq=np.eye(2), b_ineq=np.ones(2))
+    assert interior_point_qp(np.zeros((2, 2)), [-1.0, -1.0], A_ineq=np.eye(2), b_ineq=np.ones(2)).success
+
+
 def test_active_set_from_a_given_start_and_bad_start():
     G, c, A_eq, b_eq, A_ineq, b_ineq = random_qp(2)
     start = np.linalg.lstsq(A_eq, b_eq, rcond=None)[0]  # feasible by construction of b_ineq

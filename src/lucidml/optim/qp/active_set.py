@@ -1,6 +1,9 @@
 """The primal active-set method for convex QP (Nocedal & Wright Algorithm 16.3)."""
 
+import warnings
+
 import numpy as np
+import scipy.linalg
 
 from .equality import null_space_step
 from .problem import Problem
@@ -10,6 +13,9 @@ __all__ = ["active_set_qp"]
 
 def active_set_qp(G, c, A_eq=None, b_eq=None, A_ineq=None, b_ineq=None, x0=None, max_iter=1000, tol=1e-10):
     """Minimize ½ xᵀGx + cᵀx subject to A_eq x = b_eq, A_ineq x ≤ b_ineq, for G ≻ 0 on each working set.
+
+    A merely convex problem whose G is singular on a working set (an SVM dual, say) is refused
+    with a clear error: use :func:`interior_point_qp` or :func:`barrier_qp` for those.
 
     From a feasible x (``x0``, or one found by linear programming), keep a working set W of
     constraints treated as equalities, and repeat: solve the equality QP for a step p with
@@ -42,8 +48,7 @@ def active_set_qp(G, c, A_eq=None, b_eq=None, A_ineq=None, b_ineq=None, x0=None,
     working = _independent_subset(A_E, C, np.flatnonzero(np.abs(C @ x - d) <= 1e-9 * scale))
     history = []
     for n_iter in range(1, max_iter + 1):
-        A_W = np.vstack([A_E, C[working]])
-        p, multipliers = null_space_step(problem.G, problem.G @ x + problem.c, A_W)
+        p, multipliers = _working_set_step(problem, x, np.vstack([A_E, C[working]]))
         if np.max(np.abs(p), initial=0.0) <= tol * max(1.0, np.max(np.abs(x), initial=0.0)):
             z_working = multipliers[len(A_E):]
             if not working or z_working.min() >= -tol:
@@ -66,9 +71,22 @@ def active_set_qp(G, c, A_eq=None, b_eq=None, A_ineq=None, b_ineq=None, x0=None,
         if blocking is not None:
             working.append(int(blocking))
         history.append({"fun": problem.objective(x), "working_set": len(working), "action": action})
-    _, multipliers = null_space_step(problem.G, problem.G @ x + problem.c, np.vstack([A_E, C[working]]))
+    _, multipliers = _working_set_step(problem, x, np.vstack([A_E, C[working]]))
     message = f"no solution within max_iter={max_iter} iterations"
     return _finish(problem, x, A_E, working, multipliers, max_iter, history, False, message)
+
+
+def _working_set_step(problem, x, A_W):
+    """The equality-QP step on the working set; it needs G positive definite on null(A_W)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", scipy.linalg.LinAlgWarning)  # numerically singular counts too
+            return null_space_step(problem.G, problem.G @ x + problem.c, A_W)
+    except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
+        raise ValueError(
+            "active_set_qp needs a strictly convex problem (G positive definite on every working set); "
+            "for a merely convex one, such as an SVM dual, use interior_point_qp or barrier_qp."
+        ) from None
 
 
 def _finish(problem, x, A_E, working, multipliers, n_iter, history, success, message):
