@@ -1,5 +1,20 @@
-"""Optimization: quadratic programming (``lucidml.optim.qp``)."""
+"""Optimization: the general-purpose methods of the notes, and quadratic programming (``lucidml.optim.qp``).
 
+Every method returns an :class:`OptimizeResult` (x, fun, n_iter, success, message, grad_norm, nfev,
+history); the QP solvers return a :class:`~lucidml.optim.qp.QPResult` with multipliers.
+"""
+
+from .gradient_descent import gradient_descent
+from .least_squares import gauss_newton, levenberg_marquardt
+from .line_search import backtracking, wolfe
+from .newton import newton
 from .qp import QPResult, active_set_qp, barrier_qp, interior_point_qp, solve_eqp
+from .quasi_newton import bfgs, lbfgs
+from .result import OptimizeResult
+from .rosenbrock import rosenbrock, rosenbrock_grad, rosenbrock_hess
 
-__all__ = ["QPResult", "active_set_qp", "barrier_qp", "interior_point_qp", "solve_eqp"]
+__all__ = [
+    "OptimizeResult", "QPResult", "active_set_qp", "backtracking", "barrier_qp", "bfgs", "gauss_newton",
+    "gradient_descent", "interior_point_qp", "lbfgs", "levenberg_marquardt", "newton", "rosenbrock",
+    "rosenbrock_grad", "rosenbrock_hess", "solve_eqp", "wolfe",
+]

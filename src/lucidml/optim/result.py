@@ -1,0 +1,80 @@
+"""The result every lucidml optimizer returns, and the bookkeeping they share."""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["OptimizeResult"]
+
+
+@dataclass
+class OptimizeResult:
+    """Outcome of an optimization (field names as SciPy's where they exist).
+
+    Attributes
+    ----------
+    x : ndarray            the last iterate
+    fun : float            f(x)
+    n_iter : int           iterations performed
+    success : bool         whether a stopping test (not ``max_iter``) ended the run
+    message : str          which test, in words
+    grad_norm : float      ‖∇f(x)‖∞ (for least squares: of the gradient of rᵀWr)
+    nfev : int             evaluations of f
+    history : list of dict one per iteration: ``x``, ``f``, ``grad_norm``, ``step`` (and method extras)
+    """
+
+    x: np.ndarray
+    fun: float
+    n_iter: int
+    success: bool
+    message: str
+    grad_norm: float
+    nfev: int
+    history: list = field(default_factory=list)
+
+
+class Counted:
+    """f with a call counter (``nfev``)."""
+
+    def __init__(self, fun):
+        self.fun, self.calls = fun, 0
+
+    def __call__(self, x):
+        self.calls += 1
+        return float(self.fun(x))
+
+
+def stopping_test(grad, f_old, f_new, tol):
+    """The common stopping rule: ‖∇f‖∞ ≤ tol, or a relative change |Δf| ≤ tol·max(1, |f|); else None."""
+    if np.max(np.abs(grad)) <= tol:
+        return f"gradient norm ≤ tol={tol}"
+    if f_old is not None and abs(f_old - f_new) <= tol * max(1.0, abs(f_new)):
+        return f"relative change of f ≤ tol={tol}"
+    return None
+
+
+def record(history, x, f, grad, step, **extra):
+    history.append({"x": np.array(x, copy=True), "f": f, "grad_norm": float(np.max(np.abs(grad))), "step": step, **extra})
+
+
+class Run:
+    """The bookkeeping of one optimizer run: counted f, history, callback, stopping test, result."""
+
+    def __init__(self, fun, callback, tol):
+        self.fun = Counted(fun)
+        self.callback, self.tol, self.history = callback, tol, []
+
+    def iteration(self, n_iter, x, f_old, f, grad, step, **extra):
+        """Record iteration ``n_iter``; return the final result if a stopping test holds, else None."""
+        record(self.history, x, f, grad, step, **extra)
+        if self.callback is not None:
+            self.callback(x)
+        reason = stopping_test(grad, f_old, f, self.tol)
+        if reason is None:
+            return None
+        return OptimizeResult(x, f, n_iter, True, reason, float(np.max(np.abs(grad))), self.fun.calls, self.history)
+
+    def exhausted(self, x, f, grad, max_iter):
+        """The result when ``max_iter`` iterations passed without a stopping test holding."""
+        return OptimizeResult(x, f, max_iter, False, f"max_iter={max_iter} reached", float(np.max(np.abs(grad))),
+                              self.fun.calls, self.history)
