@@ -95,6 +95,7 @@ def pagerank(A, damping=0.85, personalization=None, dangling=None, tol=1e-8, max
     warnings.warn(
         f"PageRank did not reach ‖Δr‖₁ < {tol} in {max_iter} iterations (last change {change:.2e}).",
         ConvergenceWarning,
+        stacklevel=2,
     )
     return PageRankResult(r, max_iter, False, history)
 
@@ -102,7 +103,8 @@ def pagerank(A, damping=0.85, personalization=None, dangling=None, tol=1e-8, max
 def _solve_linear(follow, inverse_out, is_dangling, dangling_to, teleport, damping):
     """(I − α Pᵀ D⁻¹ − α w dᵀ) r = (1 − α) v, with d the dangling indicator: Sherman–Morrison."""
     n = len(teleport)
-    system = scipy.sparse.identity(n, format="csc") - damping * scipy.sparse.csc_array(follow @ scipy.sparse.diags_array(inverse_out))
+    transition = scipy.sparse.csc_array(follow @ scipy.sparse.diags_array(inverse_out))  # Pᵀ D⁻¹
+    system = scipy.sparse.identity(n, format="csc") - damping * transition
     lu = scipy.sparse.linalg.splu(system)
     base = lu.solve((1 - damping) * teleport)
     correction = lu.solve(damping * dangling_to)

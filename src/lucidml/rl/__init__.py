@@ -12,5 +12,7 @@ from .planning import (
     value_iteration,
 )
 
-__all__ = ["MDP", "MDPEnvironment", "ModelBasedLearner", "PlanningResult", "QLearning", "SARSA", "estimate_mdp", "greedy_policy", "modified_policy_iteration", "policy_evaluation",
-           "policy_iteration", "value_iteration"]
+__all__ = [
+    "MDP", "MDPEnvironment", "ModelBasedLearner", "PlanningResult", "QLearning", "SARSA", "estimate_mdp",
+    "greedy_policy", "modified_policy_iteration", "policy_evaluation", "policy_iteration", "value_iteration",
+]

@@ -230,6 +230,5 @@ def _absorbing_states(mdp):
     """States that every action keeps in place with zero reward."""
     stay = np.ones(mdp.n_states, dtype=bool)
     for a, P_a in enumerate(mdp.transitions):
-        diagonal = P_a.diagonal() if hasattr(P_a, "diagonal") else np.diag(P_a)
-        stay &= np.isclose(diagonal, 1.0) & (mdp.rewards[:, a] == 0)
+        stay &= np.isclose(P_a.diagonal(), 1.0) & (mdp.rewards[:, a] == 0)
     return set(np.flatnonzero(stay).tolist())

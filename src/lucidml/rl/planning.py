@@ -55,7 +55,11 @@ def policy_evaluation(mdp, policy, method="exact", tol=1e-10, max_iter=100_000):
         if np.max(np.abs(V_new - V)) < tol:
             return V_new
         V = V_new
-    warnings.warn(f"iterative policy evaluation did not reach tol={tol} in {max_iter} sweeps.", ConvergenceWarning)
+    warnings.warn(
+        f"iterative policy evaluation did not reach tol={tol} in {max_iter} sweeps.",
+        ConvergenceWarning,
+        stacklevel=2,
+    )
     return V
 
 
@@ -76,7 +80,11 @@ def value_iteration(mdp, tol=1e-6, max_iter=100_000, V0=None):
         V = V_new
         if change < threshold or mdp.gamma == 0:
             return PlanningResult(V, greedy_policy(mdp, V), n_iter, True, history)
-    warnings.warn(f"value iteration did not converge in {max_iter} sweeps (last change {change:.2e}).", ConvergenceWarning)
+    warnings.warn(
+        f"value iteration did not converge in {max_iter} sweeps (last change {change:.2e}).",
+        ConvergenceWarning,
+        stacklevel=2,
+    )
     return PlanningResult(V, greedy_policy(mdp, V), max_iter, False, history)
 
 
@@ -98,7 +106,11 @@ def policy_iteration(mdp, policy0=None, max_iter=1000):
         if not improvable.any():
             return PlanningResult(V, policy, n_iter, True, history)
         policy = np.where(improvable, np.argmax(Q, axis=1), policy)
-    warnings.warn(f"policy iteration did not stabilize in {max_iter} steps.", ConvergenceWarning)
+    warnings.warn(
+        f"policy iteration did not stabilize in {max_iter} steps.",
+        ConvergenceWarning,
+        stacklevel=2,
+    )
     return PlanningResult(V, policy, max_iter, False, history)
 
 
@@ -122,5 +134,9 @@ def modified_policy_iteration(mdp, sweeps=5, tol=1e-6, max_iter=100_000):
         V = V_new
         for _ in range(sweeps - 1):
             V = R_pi + mdp.gamma * (P_pi @ V)
-    warnings.warn(f"modified policy iteration did not converge in {max_iter} steps.", ConvergenceWarning)
+    warnings.warn(
+        f"modified policy iteration did not converge in {max_iter} steps.",
+        ConvergenceWarning,
+        stacklevel=2,
+    )
     return PlanningResult(V, policy, max_iter, False, history)

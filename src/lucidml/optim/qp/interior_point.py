@@ -56,23 +56,30 @@ def interior_point_qp(G, c, A_eq=None, b_eq=None, A_ineq=None, b_ineq=None, tol=
         kkt = np.block([[problem.G + C.T @ (C * (z / s)[:, None]), A.T], [A, np.zeros((m_eq, m_eq))]])
         lu = scipy.linalg.lu_factor(kkt)
 
-        def direction(r_sz):
-            # Δs = −r_ineq − C Δx and s∘Δz + z∘Δs = −r_sz eliminate Δs and Δz.
-            rhs_x = -r_dual - C.T @ ((-r_sz + z * r_ineq) / s)
-            solution = scipy.linalg.lu_solve(lu, np.concatenate([rhs_x, -r_eq]))
-            dx, dy = solution[:n], solution[n:]
-            ds = -r_ineq - C @ dx
-            dz = (-r_sz - z * ds) / s
-            return dx, dy, ds, dz
-
-        dx, dy, ds, dz = direction(s * z)  # predictor: σ = 0
+        residuals = (r_dual, r_eq, r_ineq)
+        dx, dy, ds, dz = _direction(lu, C, s, z, residuals, s * z)  # predictor: σ = 0
         step = _max_step(s, ds, z, dz, 1.0)
         mu_affine = (s + step * ds) @ (z + step * dz) / m if m else 0.0
         sigma = (mu_affine / mu) ** 3 if mu > 0 else 0.0
-        dx, dy, ds, dz = direction(s * z + ds * dz - sigma * mu)  # corrector
+        dx, dy, ds, dz = _direction(lu, C, s, z, residuals, s * z + ds * dz - sigma * mu)  # corrector
         step = _max_step(s, ds, z, dz, _TO_BOUNDARY)
         x, y, s, z = x + step * dx, y + step * dy, s + step * ds, z + step * dz
     return _finish(problem, x, y, z, A, max_iter, history, False, f"not converged in max_iter={max_iter} iterations")
+
+
+def _direction(lu, C, s, z, residuals, r_sz):
+    """Newton direction for the complementarity target s∘z = s∘z − r_sz, from the factored reduced system.
+
+    Δs = −r_ineq − C Δx and s∘Δz + z∘Δs = −r_sz eliminate Δs and Δz.
+    """
+    r_dual, r_eq, r_ineq = residuals
+    n = len(r_dual)
+    rhs_x = -r_dual - C.T @ ((-r_sz + z * r_ineq) / s)
+    solution = scipy.linalg.lu_solve(lu, np.concatenate([rhs_x, -r_eq]))
+    dx, dy = solution[:n], solution[n:]
+    ds = -r_ineq - C @ dx
+    dz = (-r_sz - z * ds) / s
+    return dx, dy, ds, dz
 
 
 def _max_step(s, ds, z, dz, fraction):
