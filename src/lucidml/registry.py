@@ -102,6 +102,69 @@ REGISTRY = (
         sklearn="sklearn.linear_model.LinearRegression",
     ),
     EstimatorEntry(
+        "lucidml.linear.Ridge",
+        kind="regressor",
+        sklearn="sklearn.linear_model.Ridge",
+    ),
+    EstimatorEntry(
+        "lucidml.linear.Lasso",
+        kind="regressor",
+        sklearn="sklearn.linear_model.Lasso",
+        compiled=True,
+    ),
+    EstimatorEntry(
+        "lucidml.linear.ElasticNet",
+        kind="regressor",
+        sklearn="sklearn.linear_model.ElasticNet",
+        compiled=True,
+    ),
+    EstimatorEntry(
+        # The exact LP solution of the same problem as the median QuantileRegressor without penalty.
+        "lucidml.linear.LADRegression",
+        kind="regressor",
+        sklearn="sklearn.linear_model.QuantileRegressor",
+        params={"solver": "lp"},
+        sklearn_params={"quantile": 0.5, "alpha": 0.0, "solver": "highs"},
+    ),
+    EstimatorEntry(
+        "lucidml.linear.LocallyWeightedRegression",
+        kind="regressor",
+        expected_failures={
+            "check_non_transformer_estimators_n_iter": "a lazy learner: fit only stores the data, and the "
+            "iterations of solver='gd' (whose cap is max_iter) run per query in predict, so fit has no n_iter_",
+        },
+    ),
+    EstimatorEntry(
+        "lucidml.linear.GLMRegressor",
+        kind="regressor",
+        sklearn="sklearn.linear_model.TweedieRegressor",
+        params={"family": "gaussian", "alpha": 1.0},
+        sklearn_params={"power": 0, "link": "identity", "alpha": 1.0},
+    ),
+    EstimatorEntry(
+        "lucidml.linear.PoissonRegressor",
+        kind="regressor",
+        sklearn="sklearn.linear_model.PoissonRegressor",
+    ),
+    EstimatorEntry(
+        "lucidml.linear.LogisticRegression",
+        kind="classifier",
+        sklearn="sklearn.linear_model.LogisticRegression",
+    ),
+    EstimatorEntry(
+        "lucidml.linear.SoftmaxRegression",
+        kind="classifier",
+        sklearn="sklearn.linear_model.LogisticRegression",
+    ),
+    EstimatorEntry(
+        # Both fit one-hot (lucidml) or ±1 (scikit-learn) indicator targets by ridge: the same argmax.
+        "lucidml.linear.LeastSquaresClassifier",
+        kind="classifier",
+        sklearn="sklearn.linear_model.RidgeClassifier",
+        params={"alpha": 1.0},
+        sklearn_params={"alpha": 1.0},
+    ),
+    EstimatorEntry(
         "lucidml.naive_bayes.GaussianNB",
         kind="classifier",
         sklearn="sklearn.naive_bayes.GaussianNB",

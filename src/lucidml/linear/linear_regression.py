@@ -7,6 +7,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Options, check_sample_weight, validate_params
 from ..utils.linalg import cholesky_or_none
+from ._preprocess import center_and_weight, intercept_from_means
 
 
 class LinearRegression(RegressorMixin, BaseEstimator):
@@ -99,15 +100,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
 
 def _least_squares(X, y, sample_weight, fit_intercept, solver):
     """Solve min_w,b ½ Σ sᵢ (yᵢ − w·xᵢ − b)² in place on X and y; return (w, b, rank)."""
-    if fit_intercept:
-        x_mean = np.average(X, axis=0, weights=sample_weight)
-        y_mean = np.average(y, axis=0, weights=sample_weight)
-        X -= x_mean
-        y -= y_mean
-    if sample_weight is not None:
-        root_w = np.sqrt(sample_weight)
-        X *= root_w[:, None]
-        y *= root_w if y.ndim == 1 else root_w[:, None]
+    x_mean, y_mean = center_and_weight(X, y, sample_weight, fit_intercept)
 
     if solver == "lstsq":
         coef, rank = _solve_lstsq(X, y)
@@ -115,9 +108,7 @@ def _least_squares(X, y, sample_weight, fit_intercept, solver):
         coef, rank = _solve_normal_equations(X, y), X.shape[1]
 
     coef = coef.T  # (n_targets, n_features), or (n_features,) for a single target
-    intercept = y_mean - x_mean @ coef.T if fit_intercept else np.zeros(y.shape[1:])[()]
-    if np.ndim(intercept) == 0:
-        intercept = float(intercept)
+    intercept = intercept_from_means(x_mean, y_mean, coef)
     return coef, intercept, int(rank)
 
 

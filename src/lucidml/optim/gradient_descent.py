@@ -12,7 +12,7 @@ _MAX_STEP = 1e6
 
 
 def gradient_descent(fun, x0, grad, hess=None, *, step="backtracking", lr=1e-3, L=None, max_iter=10_000, tol=1e-8,
-                     callback=None):
+                     ftol=None, callback=None):
     """Minimize f by x ← x − γ ∇f(x) (seeds: 002 §4.1, 000 §2.1–2.4, 003 §2.1).
 
     ``step`` chooses γ:
@@ -23,7 +23,8 @@ def gradient_descent(fun, x0, grad, hess=None, *, step="backtracking", lr=1e-3, 
     - ``"backtracking"``: each iteration starts from twice the previous γ (capped) and halves it
       until f(x − γg) ≤ f(x) − ½γ‖g‖² (002 (4.18)), at most 50 times — f never increases.
 
-    Stops when ‖∇f‖∞ ≤ tol, when the relative change of f is ≤ tol, or at ``max_iter``.
+    Stops when ‖∇f‖∞ ≤ tol, when the relative change of f is ≤ ``ftol`` (default: tol), or at
+    ``max_iter``.
 
     Returns
     -------
@@ -37,7 +38,7 @@ def gradient_descent(fun, x0, grad, hess=None, *, step="backtracking", lr=1e-3, 
     >>> res.x, res.n_iter
     (array([0., 0.]), 1)
     """
-    run = Run(fun, callback, tol)
+    run = Run(fun, callback, tol, ftol)
     f_count = run.fun
     x = np.array(x0, dtype=np.float64)
     if step == "fixed":

@@ -9,7 +9,7 @@ from .result import Run
 __all__ = ["newton"]
 
 
-def newton(fun, x0, grad, hess, *, line_search=True, hessian="full", max_iter=100, tol=1e-8, callback=None):
+def newton(fun, x0, grad, hess, *, line_search=True, hessian="full", max_iter=100, tol=1e-8, ftol=None, callback=None):
     """Minimize f by Newton steps p = −H⁻¹∇f, x ← x + γp (seeds: 002 §4.2, 000 §2.3, 003 §2.4).
 
     H is ∇²f(x) (``hessian="full"``), or its diagonal (``"diag"``, 002 (4.62)), made positive
@@ -30,7 +30,7 @@ def newton(fun, x0, grad, hess, *, line_search=True, hessian="full", max_iter=10
     """
     if hessian not in ("full", "diag"):
         raise ValueError(f"hessian must be 'full' or 'diag'; got {hessian!r}.")
-    run = Run(fun, callback, tol)
+    run = Run(fun, callback, tol, ftol)
     f_count = run.fun
     x = np.array(x0, dtype=np.float64)
     f, g = f_count(x), grad(x)

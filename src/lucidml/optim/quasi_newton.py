@@ -16,7 +16,7 @@ def _skip(s, y):
     return float(y @ s) <= 1e-10 * np.linalg.norm(s) * np.linalg.norm(y)
 
 
-def bfgs(fun, x0, grad, hess=None, *, B0="identity", max_iter=1000, tol=1e-8, callback=None):
+def bfgs(fun, x0, grad, hess=None, *, B0="identity", max_iter=1000, tol=1e-8, ftol=None, callback=None):
     """BFGS with a Wolfe line search (seed 002 §4.3, Algorithm 4.23).
 
     In the notes' notation H approximates ∇²f and B = H⁻¹. Each iteration: p = −B∇f; a step γ
@@ -33,7 +33,7 @@ def bfgs(fun, x0, grad, hess=None, *, B0="identity", max_iter=1000, tol=1e-8, ca
     -------
     OptimizeResult
     """
-    run = Run(fun, callback, tol)
+    run = Run(fun, callback, tol, ftol)
     f_count = run.fun
     x = np.array(x0, dtype=np.float64)
     n = x.size
@@ -65,7 +65,7 @@ def bfgs(fun, x0, grad, hess=None, *, B0="identity", max_iter=1000, tol=1e-8, ca
     return run.exhausted(x, f, g, max_iter)
 
 
-def lbfgs(fun, x0, grad, *, m=10, max_iter=1000, tol=1e-8, callback=None):
+def lbfgs(fun, x0, grad, *, m=10, max_iter=1000, tol=1e-8, ftol=None, callback=None):
     """Limited-memory BFGS (Liu & Nocedal 1989): B∇f from the last ``m`` pairs (s, y) by the two-loop
     recursion, starting from the scaling sᵀy/yᵀy; Wolfe line search and the BFGS skip rule. Memory
     O(m n) instead of O(n²).
@@ -74,7 +74,7 @@ def lbfgs(fun, x0, grad, *, m=10, max_iter=1000, tol=1e-8, callback=None):
     -------
     OptimizeResult
     """
-    run = Run(fun, callback, tol)
+    run = Run(fun, callback, tol, ftol)
     f_count = run.fun
     x = np.array(x0, dtype=np.float64)
     pairs = deque(maxlen=m)

@@ -44,12 +44,19 @@ class Counted:
         return float(self.fun(x))
 
 
-def stopping_test(grad, f_old, f_new, tol):
-    """The common stopping rule: ‖∇f‖∞ ≤ tol, or a relative change |Δf| ≤ tol·max(1, |f|); else None."""
+def stopping_test(grad, f_old, f_new, tol, ftol=None):
+    """The common stopping rule: ‖∇f‖∞ ≤ tol, or a relative change |Δf| ≤ ftol·max(1, |f|); else None.
+
+    ``ftol`` defaults to ``tol``. Near a minimum f changes like ‖x − x*‖², so this default stops
+    at about ‖x − x*‖ ≈ √tol; a caller that wants the gradient test to decide passes a tiny ftol.
+    ``ftol=0`` (or ``tol=0`` without ftol) turns the f test off, so ``tol=0`` runs the notes'
+    fixed-count loops to the end unless the gradient is exactly zero.
+    """
     if np.max(np.abs(grad)) <= tol:
         return f"gradient norm ≤ tol={tol}"
-    if f_old is not None and abs(f_old - f_new) <= tol * max(1.0, abs(f_new)):
-        return f"relative change of f ≤ tol={tol}"
+    ftol = tol if ftol is None else ftol
+    if f_old is not None and ftol > 0 and abs(f_old - f_new) <= ftol * max(1.0, abs(f_new)):
+        return f"relative change of f ≤ ftol={ftol}"
     return None
 
 
@@ -60,16 +67,16 @@ def record(history, x, f, grad, step, **extra):
 class Run:
     """The bookkeeping of one optimizer run: counted f, history, callback, stopping test, result."""
 
-    def __init__(self, fun, callback, tol):
+    def __init__(self, fun, callback, tol, ftol=None):
         self.fun = Counted(fun)
-        self.callback, self.tol, self.history = callback, tol, []
+        self.callback, self.tol, self.ftol, self.history = callback, tol, ftol, []
 
     def iteration(self, n_iter, x, f_old, f, grad, step, **extra):
         """Record iteration ``n_iter``; return the final result if a stopping test holds, else None."""
         record(self.history, x, f, grad, step, **extra)
         if self.callback is not None:
             self.callback(x)
-        reason = stopping_test(grad, f_old, f, self.tol)
+        reason = stopping_test(grad, f_old, f, self.tol, self.ftol)
         if reason is None:
             return None
         return OptimizeResult(x, f, n_iter, True, reason, float(np.max(np.abs(grad))), self.fun.calls, self.history)

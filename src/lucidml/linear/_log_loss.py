@@ -1,0 +1,183 @@
+"""The penalized log loss of linear classifiers (logistic and softmax regression) and its minimization.
+
+Parameters are one flat vector θ holding, per score vector v, the weights wᵥ and (with an
+intercept) bᵥ; the scores are zᵥ = wᵥ·x + bᵥ. Three models share the code:
+
+- ``"binary"``: one score, P(y = 1 | x) = σ(z), loss ℓ = log(1 + eᶻ) − y z;
+- ``"full"``: k scores, P(y = l | x) = softmax(z)ₗ, loss ℓ = logsumexp(z) − z_y;
+- ``"reference"``: k − 1 scores and the last class's score fixed at 0 (the notes' k − 1 form).
+
+The objective is the weighted mean loss plus penalties on the weights (never the intercepts):
+
+    f(θ) = (1/S) Σᵢ sᵢ ℓᵢ + ½ λ₂ ‖W‖² (+ λ₁ ‖W‖₁ handled by a proximal step),   S = Σᵢ sᵢ,
+
+which for λ₂ = 1/(C S) has scikit-learn's minimizer of C Σ sᵢ ℓᵢ + ½‖W‖².
+"""
+
+import numpy as np
+import scipy.special
+
+from ..optim.gradient_descent import gradient_descent
+from ..optim.newton import newton
+from ..optim.proximal_gradient import proximal_gradient, soft_threshold
+from ..optim.quasi_newton import lbfgs
+from ..optim.sgd import sgd
+
+__all__ = ["LogLoss", "minimize_log_loss"]
+
+# L-BFGS and Newton stop on the gradient; the change of f only stops them when it is at round-off
+# level (SciPy's L-BFGS-B uses the same 64ε guard).
+_FTOL = 64 * np.finfo(np.float64).eps
+
+
+class LogLoss:
+    """f, ∇f and ∇²f of the penalized mean log loss; the last evaluation is cached.
+
+    ``y`` holds class indices 0 … k−1 (0/1 for ``"binary"``).
+    """
+
+    def __init__(self, X, y, n_classes, sample_weight, l2, fit_intercept, model):
+        self.X, self.y, self.model = X, y, model
+        self.fit_intercept, self.l2 = fit_intercept, l2
+        self.n_vectors = {"binary": 1, "full": n_classes, "reference": n_classes - 1}[model]
+        self.n_classes = n_classes
+        n = X.shape[0]
+        self.weight = np.ones(n) if sample_weight is None else sample_weight
+        self.weight_sum = float(self.weight.sum())
+        self.size = self.n_vectors * (X.shape[1] + fit_intercept)
+        self._cached = None
+
+    def unpack(self, theta):
+        """(W of shape (n_vectors, d), b of shape (n_vectors,))."""
+        theta = theta.reshape(self.n_vectors, -1)
+        if self.fit_intercept:
+            return theta[:, :-1], theta[:, -1]
+        return theta, np.zeros(self.n_vectors)
+
+    def scores(self, theta, rows=slice(None)):
+        W, b = self.unpack(theta)
+        return self.X[rows] @ W.T + b
+
+    def _evaluate(self, theta, rows=slice(None)):
+        """(Σ sᵢℓᵢ, ∂(sᵢℓᵢ)/∂zᵢ, probabilities) over ``rows``."""
+        Z = self.scores(theta, rows)
+        y, s = self.y[rows], self.weight[rows]
+        if self.model == "binary":
+            z = Z[:, 0]
+            losses = np.logaddexp(0.0, z) - y * z
+            prob = scipy.special.expit(z)
+            dZ = (prob - y)[:, None]
+        else:
+            shift = Z.max(axis=1)
+            if self.model == "reference":
+                shift = np.maximum(shift, 0.0)  # the fixed zero score takes part in the max
+            E = np.exp(Z - shift[:, None])
+            total = E.sum(axis=1) + (np.exp(-shift) if self.model == "reference" else 0.0)
+            log_normalizer = shift + np.log(total)
+            prob = E / total[:, None]
+            own = np.zeros(len(y))
+            free = y < self.n_vectors  # the reference class has score 0
+            own[free] = Z[free, y[free]]
+            losses = log_normalizer - own
+            dZ = prob.copy()
+            dZ[free, y[free]] -= 1.0
+        return float(s @ losses), dZ * s[:, None], prob
+
+    def _gradient(self, theta, weighted_dZ, rows, scale):
+        W, _ = self.unpack(theta)
+        grad_W = scale * (weighted_dZ.T @ self.X[rows]) + self.l2 * W
+        if not self.fit_intercept:
+            return grad_W.ravel()
+        return np.hstack([grad_W, scale * weighted_dZ.sum(axis=0)[:, None]]).ravel()
+
+    def _compute(self, theta):
+        if self._cached is None or not np.array_equal(self._cached[0], theta):
+            total, weighted_dZ, prob = self._evaluate(theta)
+            W, _ = self.unpack(theta)
+            f = total / self.weight_sum + 0.5 * self.l2 * float(np.sum(W * W))
+            grad = self._gradient(theta, weighted_dZ, slice(None), 1.0 / self.weight_sum)
+            self._cached = (theta.copy(), f, grad, prob)
+        return self._cached
+
+    def fun(self, theta):
+        return self._compute(theta)[1]
+
+    def grad(self, theta):
+        return self._compute(theta)[2]
+
+    def batch_grad(self, theta, idx):
+        """The mean over ``idx`` of the per-sample terms fᵢ = (n/S) sᵢℓᵢ + ½λ₂‖W‖², whose mean is f."""
+        _, weighted_dZ, _ = self._evaluate(theta, idx)
+        scale = self.X.shape[0] / (self.weight_sum * len(idx))
+        return self._gradient(theta, weighted_dZ, idx, scale)
+
+    def hessian(self, theta):
+        """∇²f: blocks Xᵀ diag(sᵢ pᵢₗ(δₗₘ − pᵢₘ)) X / S (+ λ₂ I on the weights), intercepts included."""
+        prob = self._compute(theta)[3]
+        if self.model == "binary":
+            prob = prob[:, None]
+        s = self.weight / self.weight_sum
+        d, p, v = self.X.shape[1], self.X.shape[1] + self.fit_intercept, self.n_vectors
+        H = np.empty((v * p, v * p))
+        for l in range(v):
+            for m in range(l, v):
+                block = self._weighted_gram(prob[:, l] * ((l == m) - prob[:, m]) * s)
+                H[l * p:(l + 1) * p, m * p:(m + 1) * p] = block
+                H[m * p:(m + 1) * p, l * p:(l + 1) * p] = block.T
+        penalized = np.tile(np.r_[np.ones(d), np.zeros(int(self.fit_intercept))], v)
+        H[np.diag_indices_from(H)] += self.l2 * penalized
+        return H
+
+    def _weighted_gram(self, c):
+        """[X 1]ᵀ diag(c) [X 1] without building [X 1]."""
+        scaled = c[:, None] * self.X
+        gram = self.X.T @ scaled
+        if not self.fit_intercept:
+            return gram
+        column = scaled.sum(axis=0)
+        return np.block([[gram, column[:, None]], [column[None, :], np.array([[c.sum()]])]])
+
+    def weight_mask(self):
+        """True on the entries of θ that are weights (penalized), False on intercepts."""
+        mask = np.ones((self.n_vectors, self.X.shape[1] + self.fit_intercept), dtype=bool)
+        if self.fit_intercept:
+            mask[:, -1] = False
+        return mask.ravel()
+
+
+def minimize_log_loss(loss, theta0, *, solver, l1=0.0, max_iter=100, tol=1e-4, eta0=0.5, batch_size=32,
+                      random_state=None):
+    """Minimize ``loss`` (+ l1‖W‖₁) with one of the notes' solvers; return the OptimizeResult.
+
+    - ``"lbfgs"``: L-BFGS with a Wolfe line search;
+    - ``"newton"``: Newton's method (IRLS: the Hessian XᵀSX is a weighted least-squares matrix);
+    - ``"gd"``: gradient descent with backtracking, or proximal gradient (ISTA) with an L1 term;
+    - ``"sgd"``: mini-batches reshuffled every epoch, step γₖ = η₀/(1 + k/u) with u updates per
+      epoch (the notes' c₁/(k + c₂) with c₂ = u, c₁ = η₀u), soft-thresholded after each step for L1.
+
+    All but ``"sgd"`` stop when ‖∇f‖∞ ≤ tol; ``"sgd"`` when an epoch changes f by ≤ tol relatively.
+    """
+    if l1 > 0 and solver not in ("gd", "sgd"):
+        raise ValueError(f"penalty='l1' needs solver='gd' or 'sgd' (a proximal step); got solver={solver!r}.")
+    mask = loss.weight_mask()
+
+    def prox(theta, gamma):
+        out = theta.copy()
+        out[mask] = soft_threshold(theta[mask], gamma * l1)
+        return out
+
+    if solver == "lbfgs":
+        return lbfgs(loss.fun, theta0, loss.grad, max_iter=max_iter, tol=tol, ftol=_FTOL)
+    if solver == "newton":
+        return newton(loss.fun, theta0, loss.grad, loss.hessian, max_iter=max_iter, tol=tol, ftol=_FTOL)
+    if solver == "gd":
+        if l1 > 0:
+            return proximal_gradient(loss.fun, theta0, loss.grad, prox, h=lambda t: l1 * np.abs(t[mask]).sum(),
+                                     max_iter=max_iter, tol=tol)
+        return gradient_descent(loss.fun, theta0, loss.grad, lr=1.0, max_iter=max_iter, tol=tol, ftol=_FTOL)
+    n = loss.X.shape[0]
+    batch_size = min(batch_size, n)
+    updates_per_epoch = -(-n // batch_size)
+    return sgd(loss.fun, theta0, loss.batch_grad, n_samples=n, batch_size=batch_size, schedule="c1_c2",
+               c1=eta0 * updates_per_epoch, c2=updates_per_epoch, max_iter=max_iter, tol=tol,
+               random_state=random_state, prox=prox if l1 > 0 else None)

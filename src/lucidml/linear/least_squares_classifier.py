@@ -1,0 +1,175 @@
+"""Classification by least-squares regression on indicator (one-hot) targets."""
+
+from itertools import combinations_with_replacement
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from ..utils import Interval, check_sample_weight, validate_params
+from .linear_regression import _least_squares
+
+
+class LeastSquaresClassifier(ClassifierMixin, BaseEstimator):
+    """Linear regression of the class indicators, predicting the class whose indicator fits best.
+
+    Each class c gets the target column Yᵢc = 1{yᵢ = c} (one-hot coding). With the feature matrix
+    Φ = [1, φ(X)] the coefficients of all classes solve one least-squares problem
+
+        min_W ‖Y − ΦW‖² + α‖W'‖²        (W' = W without the bias row, which is not penalized)
+        ⇔ (ΦᵀΦ + αD) W = ΦᵀY,  D = I except D₀₀ = 0,
+
+    solved for α = 0 as the minimum-norm least-squares solution (rank-safe), for α > 0 by
+    Cholesky. A sample x is assigned the class with the largest score f_c(x) = (1, φ(x))·W_c:
+    the nearest code wins, and with two classes (where f₀ + f₁ = 1 when the bias is fitted)
+    this is the threshold f₁ > ½ (seeds: 004 §3; 002 P.3 and §1.4 name the method and its
+    feature expansion; the algebra is ESL §4.2). With 3 or more classes and linear features a
+    class lying between two others can be masked: its score is never the largest.
+
+    φ is, by default, every distinct monomial of the inputs of degree 1 to ``degree``
+    (x₁, x₂, x₁², x₁x₂, x₂², ... for degree 2), or any user map such as 002 §5.3.5's
+    φ(x₁, x₂) = (x₁, x₂, x₁² + x₂²), which makes two concentric circles linearly separable.
+
+    The same scores with ±1 codes (scikit-learn's ``RidgeClassifier``) are 2f_c − 1, so both
+    predict the same classes for the same ``alpha``.
+
+    Parameters
+    ----------
+    alpha : float, default=0.0
+        Ridge penalty α on the non-bias coefficients (scikit-learn's scale: the objective is
+        the plain sum of squares plus α‖W'‖²). 0 gives ordinary least squares.
+    degree : int, default=1
+        Largest total degree of the monomial features; 1 means φ(x) = x. Ignored when
+        ``feature_map`` is given.
+    feature_map : callable, default=None
+        φ: a function taking X of shape (n_samples, n_features) and returning an array of shape
+        (n_samples, n_mapped). It replaces the polynomial features.
+    standardize : bool, default=False
+        Scale every column of φ(X) to zero mean and unit variance (statistics of the training
+        data) before solving. Changes the fit only through α, which then treats the features
+        alike.
+    fit_intercept : bool, default=True
+        Whether Φ has the unpenalized bias column 1.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    coef_ : ndarray of shape (n_classes, n_mapped)
+        W', one row of feature coefficients per class (on the standardized scale when
+        ``standardize=True``).
+    intercept_ : ndarray of shape (n_classes,)
+        The bias row of W (0 when ``fit_intercept=False``).
+    n_features_in_ : int
+        Number of input features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when X was a data frame with string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lucidml.linear.least_squares_classifier import LeastSquaresClassifier
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    >>> y = np.array([0, 0, 1, 1])                     # XOR: not linearly separable
+    >>> LeastSquaresClassifier().fit(X, y).score(X, y)
+    0.5
+    >>> LeastSquaresClassifier(degree=2).fit(X, y).predict(X)   # x₁x₂ separates it
+    array([0, 0, 1, 1])
+    """
+
+    _parameter_constraints = {
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "feature_map": ["callable", None],
+        "standardize": ["boolean"],
+        "fit_intercept": ["boolean"],
+    }
+
+    def __init__(self, *, alpha=0.0, degree=1, feature_map=None, standardize=False, fit_intercept=True):
+        self.alpha = alpha
+        self.degree = degree
+        self.feature_map = feature_map
+        self.standardize = standardize
+        self.fit_intercept = fit_intercept
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit one least-squares score per class to X (n_samples, n_features) and labels y."""
+        validate_params(self)
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, class_index = np.unique(y, return_inverse=True)
+        if self.classes_.size < 2:
+            raise ValueError(
+                f"LeastSquaresClassifier needs at least 2 classes; got only one class ({self.classes_[0]!r})."
+            )
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        phi = self._features(X)
+        if self.standardize:
+            self.feature_mean_ = np.average(phi, axis=0, weights=sample_weight)
+            scale = np.sqrt(np.average((phi - self.feature_mean_) ** 2, axis=0, weights=sample_weight))
+            self.feature_scale_ = np.where(scale > 0, scale, 1.0)  # constant columns stay as they are
+            phi = (phi - self.feature_mean_) / self.feature_scale_
+        Y = np.zeros((X.shape[0], self.classes_.size))
+        Y[np.arange(X.shape[0]), class_index] = 1.0
+        self.coef_, self.intercept_ = _indicator_least_squares(phi, Y, sample_weight, self.alpha, self.fit_intercept)
+        return self
+
+    def decision_function(self, X):
+        """Scores f_c(x); for two classes the single column f₁ − f₀ (> 0 means ``classes_[1]``)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        phi = self._features(X)
+        if self.standardize:
+            phi = (phi - self.feature_mean_) / self.feature_scale_
+        scores = phi @ self.coef_.T + self.intercept_
+        return scores[:, 1] - scores[:, 0] if self.classes_.size == 2 else scores
+
+    def predict(self, X):
+        """The class with the largest score."""
+        scores = self.decision_function(X)
+        index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
+        return self.classes_[index]
+
+    def _features(self, X):
+        """φ(X): the user's map, or the monomials of degree 1 to ``degree``."""
+        if self.feature_map is None:
+            return _poly_features(X, self.degree)
+        phi = check_array(self.feature_map(X), dtype=np.float64, ensure_2d=False)
+        phi = phi.reshape(-1, 1) if phi.ndim == 1 else phi
+        if phi.ndim != 2 or phi.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"feature_map must return one row per sample, shape ({X.shape[0]}, n_mapped); "
+                f"got shape {phi.shape}."
+            )
+        return phi
+
+
+def _indicator_least_squares(phi, Y, sample_weight, alpha, fit_intercept):
+    """Solve (ΦᵀSΦ + αD)W = ΦᵀSY with an unpenalized bias; return (W' as (classes, features), bias)."""
+    if alpha == 0:
+        coef, intercept, _ = _least_squares(phi.copy(), Y, sample_weight, fit_intercept, "lstsq")
+        return coef, np.atleast_1d(intercept)
+    # Centring (with the weighted means) removes the bias from the penalized system exactly.
+    if fit_intercept:
+        phi_mean = np.average(phi, axis=0, weights=sample_weight)
+        y_mean = np.average(Y, axis=0, weights=sample_weight)
+        phi, Y = phi - phi_mean, Y - y_mean
+    weighted = phi if sample_weight is None else phi * sample_weight[:, None]
+    gram = weighted.T @ phi
+    gram.flat[:: gram.shape[0] + 1] += alpha
+    W = scipy.linalg.solve(gram, weighted.T @ Y, assume_a="pos", check_finite=False)
+    intercept = y_mean - phi_mean @ W if fit_intercept else np.zeros(Y.shape[1])
+    return W.T, intercept
+
+
+def _poly_features(X, degree):
+    """All distinct monomials of the columns of X with total degree 1..degree (scikit-learn's order)."""
+    d = X.shape[1]
+    columns = [X]
+    for k in range(2, degree + 1):
+        index = np.array(list(combinations_with_replacement(range(d), k)))
+        columns.append(np.prod(X[:, index], axis=2))
+    return np.hstack(columns) if len(columns) > 1 else X

@@ -1,0 +1,197 @@
+"""Ridge regression: least squares with an L2 penalty, in closed form."""
+
+from numbers import Real
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils.linalg import cholesky_or_none
+from ._preprocess import center_and_weight, centered_gram, intercept_from_means
+
+
+class Ridge(RegressorMixin, BaseEstimator):
+    """Linear least squares with an L2 penalty on the weights (Tikhonov regularization).
+
+    Minimizes, with scikit-learn's scaling of ``alpha``,
+
+        J(w, b) = Σᵢ sᵢ (yᵢ − w·xᵢ − b)² + α ‖w‖²          (sᵢ = sample weight)
+
+    The intercept is not penalized: X and y are centred, the centred problem is solved and
+    b = ȳ − x̄·w. Setting ∇J = 0 gives the closed form (XᵀX + αI) w = Xᵀy, solved by Cholesky
+    (seed 000 §1.6).
+
+    **MAP view** (seed 002 §6.4.3): with y = Xw + ε, ε ~ N(0, σ²I), and the prior w ~ N(0, τ²I),
+    the posterior mode of w is this estimate with α = σ²/τ². The posterior of w is then
+    N(w_ridge, σ²(XᵀX + αI)⁻¹), and the predictive variance of a new target at x is
+    σ²(1 + xᵀ(XᵀX + αI)⁻¹x) (Bishop §3.3; x centred), which ``predict(X, return_std=True)``
+    returns as a standard deviation.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_targets,), default=1.0
+        Penalty strength α ≥ 0, one per target if an array. α = 0 is ordinary least squares
+        (then solved by SVD, rank-safe).
+    fit_intercept : bool, default=True
+        Whether to fit the unpenalized intercept b.
+    solver : {"auto", "cholesky", "svd"}, default="auto"
+        ``"cholesky"``: the normal equations (XᵀX + αI)w = Xᵀy when n_samples ≥ n_features, or
+        their dual form w = Xᵀ(XXᵀ + αI)⁻¹y otherwise (one n × n system instead of d × d).
+        ``"svd"``: X = USVᵀ and w = V diag(s/(s² + α)) Uᵀy, valid for any α ≥ 0 and rank.
+        ``"auto"``: Cholesky, falling back to SVD when the system is singular.
+    copy_X : bool, default=True
+        If False, X may be overwritten by the centring.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
+    intercept_ : float or ndarray of shape (n_targets,)
+    sigma2_ : float or ndarray of shape (n_targets,)
+        Noise variance estimate RSS / (n − 1 − dof), with dof = tr X(XᵀX + αI)⁻¹Xᵀ the effective
+        number of parameters (n − dof without an intercept). Used by ``return_std``.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lucidml.linear import Ridge
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> y = np.array([1.0, 3.0, 5.0, 7.0])
+    >>> reg = Ridge(alpha=1.0).fit(X, y)      # slope 2·5/(5+1): shrunk towards 0
+    >>> round(float(reg.coef_[0]), 4), round(float(reg.intercept_), 4)
+    (1.6667, 1.5)
+    """
+
+    _parameter_constraints = {
+        "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
+        "fit_intercept": ["boolean"],
+        "solver": [Options({"auto", "cholesky", "svd"})],
+        "copy_X": ["boolean"],
+    }
+
+    def __init__(self, alpha=1.0, *, fit_intercept=True, solver="auto", copy_X=True):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.solver = solver
+        self.copy_X = copy_X
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (n_samples, n_features) and y (n_samples,) or (n_samples, n_targets)."""
+        validate_params(self)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, multi_output=True)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        Y = np.asarray(y, dtype=np.float64).reshape(len(y), -1)
+        alpha = _check_alpha(self.alpha, Y.shape[1])
+        n, d = X.shape
+        if self.fit_intercept:
+            x_mean, y_mean = np.average(X, axis=0, weights=sample_weight), np.average(Y, axis=0, weights=sample_weight)
+        else:
+            x_mean, y_mean = np.zeros(d), np.zeros(Y.shape[1])
+
+        coef = lower = None
+        if self.solver != "svd" and np.all(alpha == alpha[0]) and n >= d:
+            coef, lower = _ridge_primal(*centered_gram(X, Y, sample_weight, x_mean, y_mean), alpha[0])
+            if coef is None and self.solver == "cholesky":
+                raise ValueError("XᵀX + αI is singular (α = 0 with collinear features); use solver='svd'.")
+        if coef is None:
+            Xc, Yc = (X.copy() if self.copy_X else X), Y.copy()
+            center_and_weight(Xc, Yc, sample_weight, self.fit_intercept)
+            coef = _ridge_dual(Xc, Yc, alpha[0]) if self.solver == "cholesky" else None
+            if coef is None:
+                coef, singular_values = _ridge_svd(Xc, Yc, alpha)
+                dof = np.array([np.sum(singular_values**2 / (singular_values**2 + a)) for a in alpha])
+            else:
+                dof = _ridge_dof_from_trace(Xc, alpha[0])
+        else:
+            dof = _ridge_dof_from_factor(lower, alpha[0])
+
+        residual = (Y - y_mean) - (X @ coef - x_mean @ coef)
+        if sample_weight is not None:
+            residual *= np.sqrt(sample_weight)[:, None]
+        free = n - dof - int(self.fit_intercept)
+        sigma2 = np.einsum("ij,ij->j", residual, residual) / np.maximum(free, 1e-12)
+
+        single = np.ndim(y) == 1
+        self.coef_ = coef.T[0] if single else coef.T
+        self.intercept_ = intercept_from_means(x_mean, y_mean[0] if single else y_mean, self.coef_)
+        self.sigma2_ = float(sigma2[0]) if single else sigma2
+        self._x_mean = x_mean
+        self._gram_factor = lower  # Cholesky factor of XᵀSX + αI (centred), or None
+        return self
+
+    def predict(self, X, return_std=False):
+        """Return X·w + b, and with ``return_std`` the predictive standard deviation (one target)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        mean = X @ self.coef_.T + self.intercept_
+        if not return_std:
+            return mean
+        if self._gram_factor is None or np.ndim(self.coef_) != 1:
+            raise ValueError(
+                "return_std needs one target, one alpha > 0 or a full-rank design, and n_samples >= n_features "
+                "(the d × d posterior covariance); this fit has none of that factorization."
+            )
+        z = scipy.linalg.solve_triangular(self._gram_factor, (X - self._x_mean).T, lower=True, check_finite=False)
+        return mean, np.sqrt(self.sigma2_ * (1.0 + np.einsum("ij,ij->j", z, z)))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+
+def _check_alpha(alpha, n_targets):
+    alpha = np.asarray(alpha, dtype=np.float64).ravel()
+    if alpha.size == 1:
+        return np.full(n_targets, alpha[0])
+    if alpha.size != n_targets:
+        raise ValueError(f"alpha has {alpha.size} entries but y has {n_targets} targets.")
+    if np.any(~np.isfinite(alpha)) or np.any(alpha < 0):
+        raise ValueError("alpha must be finite and non-negative.")
+    return alpha
+
+
+def _ridge_primal(gram, moment, alpha):
+    """w = (XᵀX + αI)⁻¹XᵀY by Cholesky; return (w, L), or (None, None) when the system is singular."""
+    gram.flat[:: gram.shape[0] + 1] += alpha
+    lower = cholesky_or_none(gram)
+    if lower is None:
+        return None, None
+    return scipy.linalg.cho_solve((lower, True), moment, check_finite=False), lower
+
+
+def _ridge_dual(X, Y, alpha):
+    """w = Xᵀ(XXᵀ + αI)⁻¹Y, the same solution through an n × n system (for n < d); None if singular."""
+    kernel = X @ X.T
+    kernel.flat[:: kernel.shape[0] + 1] += alpha
+    lower = cholesky_or_none(kernel)
+    if lower is None:
+        return None
+    return X.T @ scipy.linalg.cho_solve((lower, True), Y, check_finite=False)
+
+
+def _ridge_svd(X, Y, alpha):
+    """w = V diag(s/(s² + α)) UᵀY per target (per-target α); singular values ≈ 0 give 0 (minimum norm).
+
+    Returns (w, the singular values kept).
+    """
+    U, s, Vt = scipy.linalg.svd(X, full_matrices=False, check_finite=False)
+    keep = s > max(X.shape) * np.finfo(np.float64).eps * (s[0] if s.size else 0.0)
+    U, s, Vt = U[:, keep], s[keep], Vt[keep]
+    shrink = s[:, None] / (s[:, None] ** 2 + alpha[None, :])
+    return Vt.T @ (shrink * (U.T @ Y)), s
+
+
+def _ridge_dof_from_factor(lower, alpha):
+    """dof = tr X(XᵀX + αI)⁻¹Xᵀ = d − α tr (XᵀX + αI)⁻¹ = d − α ‖L⁻¹‖²_F."""
+    inverse_factor = scipy.linalg.solve_triangular(lower, np.eye(lower.shape[0]), lower=True, check_finite=False)
+    return np.array([lower.shape[0] - alpha * np.sum(inverse_factor**2)])
+
+
+def _ridge_dof_from_trace(X, alpha):
+    """dof = Σ s²/(s² + α) over the singular values of X."""
+    s = scipy.linalg.svdvals(X, check_finite=False)
+    return np.array([np.sum(s**2 / (s**2 + alpha))])

@@ -1,0 +1,118 @@
+"""Lasso and elastic net: scikit-learn's solutions, optimality conditions, sparsity along the path."""
+
+import numpy as np
+import pytest
+from sklearn import linear_model
+
+from lucidml.datasets import load
+from lucidml.linear import ElasticNet, Lasso, enet_path, lasso_path
+
+
+@pytest.fixture(scope="module")
+def diabetes():
+    return load("diabetes")
+
+
+@pytest.mark.parametrize("alpha", [0.001, 0.01, 0.1, 1.0])
+@pytest.mark.parametrize("l1_ratio", [1.0, 0.5, 0.1])
+def test_matches_sklearn_on_diabetes(diabetes, alpha, l1_ratio):
+    X, y = diabetes
+    ours = ElasticNet(alpha=alpha, l1_ratio=l1_ratio, tol=1e-10, max_iter=100_000).fit(X, y)
+    ref = linear_model.ElasticNet(alpha=alpha, l1_ratio=l1_ratio, tol=1e-10, max_iter=100_000).fit(X, y)
+    scale = np.abs(ref.coef_).max()
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-4, atol=1e-6 * scale)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-6)
+    np.testing.assert_array_equal(ours.coef_ == 0, ref.coef_ == 0)
+
+
+def test_default_tolerance_matches_sklearn_on_synthetic_data():
+    X, y = load("regression", n_samples=2000, n_features=100, random_state=0)
+    ours, ref = Lasso(alpha=0.5).fit(X, y), linear_model.Lasso(alpha=0.5).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-4, atol=1e-4 * np.abs(ref.coef_).max())
+
+
+def test_kkt_conditions_hold(diabetes):
+    """At the optimum, xⱼᵀr/n = α sign(wⱼ) on the support and |xⱼᵀr/n| ≤ α off it."""
+    X, y = diabetes
+    alpha = 0.05
+    model = Lasso(alpha=alpha, tol=1e-12, max_iter=100_000).fit(X, y)
+    correlation = X.T @ (y - model.predict(X)) / len(y)
+    support = model.coef_ != 0
+    np.testing.assert_allclose(correlation[support], alpha * np.sign(model.coef_[support]), rtol=1e-5)
+    assert np.all(np.abs(correlation[~support]) <= alpha * (1 + 1e-6))
+    assert 0 < support.sum() < X.shape[1]
+    assert model.dual_gap_ >= 0
+
+
+def test_sparsity_pattern_as_alpha_grows(diabetes):
+    """The notes' lasso picture: exact zeros appear one by one; above α_max every weight is zero."""
+    X, y = diabetes
+    alphas, coefs, gaps = lasso_path(X, y, n_alphas=30, tol=1e-8)
+    nonzero = (coefs != 0).sum(axis=0)
+    assert nonzero[0] == 0 and nonzero[-1] == X.shape[1]
+    assert np.all(np.diff(nonzero) >= -1)  # mostly entering, a feature may leave once
+    alpha_max = np.max(np.abs((X - X.mean(0)).T @ (y - y.mean()))) / len(y)
+    np.testing.assert_allclose(alphas[0], alpha_max)
+    assert not np.any(Lasso(alpha=alpha_max * 1.001).fit(X, y).coef_)
+    assert np.any(Lasso(alpha=alpha_max * 0.99).fit(X, y).coef_)
+    ref_alphas, ref_coefs, _ = linear_model.lasso_path(X - X.mean(0), y - y.mean(), alphas=alphas, tol=1e-8)
+    np.testing.assert_allclose(coefs, ref_coefs, atol=1e-3 * np.abs(ref_coefs).max())
+
+
+def test_warm_start_path_costs_fewer_sweeps(diabetes):
+    X, y = diabetes
+    alphas = np.geomspace(1.0, 1e-3, 20)
+    cold = sum(Lasso(alpha=a, tol=1e-8, max_iter=100_000).fit(X, y).n_iter_ for a in alphas)
+    model, warm = Lasso(tol=1e-8, max_iter=100_000, warm_start=True), 0
+    for a in alphas:
+        warm += model.set_params(alpha=a).fit(X, y).n_iter_
+    assert warm < cold
+    _, coefs, _ = enet_path(X, y, l1_ratio=1.0, alphas=alphas, tol=1e-8, max_iter=100_000)
+    np.testing.assert_allclose(coefs[:, -1], model.coef_, atol=1e-6 * np.abs(model.coef_).max())
+
+
+def test_objective_decreases_every_sweep(diabetes):
+    X, y = diabetes
+    curve = ElasticNet(alpha=0.01, l1_ratio=0.7, tol=1e-10, max_iter=10_000).fit(X, y).loss_curve_
+    assert np.all(np.diff(curve) <= 1e-12 * curve[0])
+
+
+def test_weights_positive_random_selection_and_multi_target(diabetes):
+    X, y = diabetes
+    w = np.random.default_rng(0).uniform(0.5, 2, len(y))
+    kw = dict(alpha=0.1, tol=1e-10, max_iter=100_000)
+    ours = Lasso(**kw).fit(X, y, sample_weight=w)
+    ref = linear_model.Lasso(**kw).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-4, atol=1e-6 * np.abs(ref.coef_).max())
+    pos = Lasso(positive=True, **kw).fit(X, y)
+    assert np.all(pos.coef_ >= 0)
+    np.testing.assert_allclose(pos.coef_, linear_model.Lasso(positive=True, **kw).fit(X, y).coef_, atol=1e-4)
+    rand = Lasso(selection="random", random_state=0, **kw).fit(X, y)
+    np.testing.assert_allclose(rand.coef_, Lasso(**kw).fit(X, y).coef_, atol=1e-4)
+    multi = Lasso(**kw).fit(X, np.column_stack([y, -y]))
+    np.testing.assert_allclose(multi.coef_[1], -multi.coef_[0], atol=1e-8)
+
+
+def test_bad_input(diabetes):
+    X, y = diabetes
+    with pytest.raises(ValueError, match="alpha"):
+        Lasso(alpha=-0.1).fit(X, y)
+    with pytest.raises(ValueError, match="l1_ratio"):
+        ElasticNet(l1_ratio=1.5).fit(X, y)
+    with pytest.warns(UserWarning, match="alpha=0"):
+        Lasso(alpha=0.0, max_iter=5).fit(X, y)
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        Lasso().fit(bad, y)
+
+
+def test_constant_target_and_collinear_features(diabetes):
+    X, _ = diabetes
+    model = Lasso(alpha=0.1).fit(X, np.full(len(X), 3.0))
+    assert not np.any(model.coef_) and model.intercept_ == pytest.approx(3.0)
+    doubled = np.column_stack([X, X[:, 2]])
+    pred = Lasso(alpha=0.01, tol=1e-10, max_iter=100_000).fit(doubled, X[:, 2] * 5)
+    assert np.all(np.isfinite(pred.coef_))
+    assert pred.coef_[2] + pred.coef_[-1] == pytest.approx(5 - 0.01 * len(X) / np.sum((X[:, 2] - X[:, 2].mean()) ** 2),
+                                                           rel=1e-4)

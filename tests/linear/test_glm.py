@@ -1,0 +1,283 @@
+"""GLMRegressor and PoissonRegressor: oracles against scikit-learn and SciPy, properties, bad input."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn import linear_model as sk
+from sklearn.datasets import load_breast_cancer, load_diabetes
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import d2_tweedie_score
+from sklearn.preprocessing import StandardScaler
+
+from lucidml.linear._families import FAMILIES, LINKS, get_family_and_link
+from lucidml.linear.glm import GLMRegressor, PoissonRegressor
+
+
+def _params(model):
+    return np.append(model.coef_, model.intercept_)
+
+
+def _rel(a, b):
+    return np.max(np.abs(a - b)) / np.max(np.abs(b))
+
+
+@pytest.fixture(scope="module")
+def diabetes():
+    X, y = load_diabetes(return_X_y=True)
+    return StandardScaler().fit_transform(X), y
+
+
+@pytest.fixture(scope="module")
+def counts():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 5))
+    y = rng.poisson(np.exp(X @ np.array([0.3, -0.2, 0.1, 0.0, 0.25]) + 0.5)).astype(float)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def diabetes_counts(diabetes):
+    X, y = diabetes
+    return X, np.round(y / 10)  # disease progression in tens: a count-like target
+
+
+# ------------------------------------------------------------------------------------ oracles
+@pytest.mark.parametrize("data", ["counts", "diabetes_counts"])
+@pytest.mark.parametrize("alpha", [1.0, 0.01, 0.0])
+def test_poisson_matches_sklearn(request, data, alpha):
+    X, y = request.getfixturevalue(data)
+    ref = sk.PoissonRegressor(alpha=alpha, solver="newton-cholesky", tol=1e-12, max_iter=1000).fit(X, y)
+    newton = PoissonRegressor(alpha=alpha, tol=1e-10).fit(X, y)
+    lbfgs = PoissonRegressor(alpha=alpha, solver="lbfgs", tol=1e-10, max_iter=1000).fit(X, y)
+    assert _rel(_params(newton), _params(ref)) < 1e-8  # measured ≤ 1e-9
+    assert _rel(_params(lbfgs), _params(ref)) < 1e-4  # measured ≤ 5e-6
+    assert newton.n_iter_ <= 8
+    assert newton.score(X, y) == pytest.approx(ref.score(X, y), abs=1e-10)
+
+
+def test_poisson_defaults_match_sklearn_defaults(counts):
+    X, y = counts
+    ours, ref = PoissonRegressor().fit(X, y), sk.PoissonRegressor().fit(X, y)
+    assert _rel(_params(ours), _params(ref)) < 1e-3  # both stop at tol=1e-4; measured 7e-5
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.01, 0.0])
+def test_gamma_log_matches_sklearn_gamma_regressor(diabetes, alpha):
+    X, y = diabetes
+    ref = sk.GammaRegressor(alpha=alpha, solver="newton-cholesky", tol=1e-12, max_iter=1000).fit(X, y)
+    # Fisher scoring on a non-canonical link converges linearly: a tight tol for a tight match.
+    ours = GLMRegressor(family="gamma", link="log", alpha=alpha, tol=1e-14, max_iter=1000).fit(X, y)
+    assert _rel(_params(ours), _params(ref)) < 1e-7  # measured ≤ 6e-8
+    assert ours.score(X, y) == pytest.approx(ref.score(X, y), abs=1e-8)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.01])
+def test_gamma_inverse_link_matches_scipy(diabetes, alpha):
+    # No scikit-learn estimator has the inverse link: minimize the written-out objective with SciPy.
+    X, y = diabetes
+    y = y / 100  # keeps η = −1/μ of order 1, which SciPy's BFGS needs
+    ours = GLMRegressor(family="gamma", link="inverse", alpha=alpha, tol=1e-12).fit(X, y)
+
+    def objective(beta):
+        eta = X @ beta[:-1] + beta[-1]
+        if np.any(eta >= 0):
+            return np.inf  # no valid mean
+        mu = -1.0 / eta
+        return np.mean(np.log(mu / y) + y / mu - 1) + 0.5 * alpha * beta[:-1] @ beta[:-1]
+
+    def gradient(beta):
+        mu = -1.0 / (X @ beta[:-1] + beta[-1])
+        r = (mu - y) / len(y)  # ∂/∂η of the mean half-deviance, dμ/dη = μ² for η = −1/μ
+        return np.append(X.T @ r + alpha * beta[:-1], r.sum())
+
+    start = np.append(np.zeros(X.shape[1]), -1.0 / y.mean())
+    ref = minimize(objective, start, jac=gradient, method="BFGS", options={"gtol": 1e-12, "maxiter": 10_000})
+    assert np.all(X @ ours.coef_ + ours.intercept_ < 0)  # a valid mean everywhere
+    assert _rel(_params(ours), ref.x) < 1e-5
+    assert ours.loss_curve_[-1] <= ref.fun + 1e-12
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.01, 0.0])
+def test_gaussian_matches_tweedie_power_zero_and_ridge(diabetes, alpha):
+    X, y = diabetes
+    ours = GLMRegressor(family="gaussian", alpha=alpha).fit(X, y)
+    tweedie = sk.TweedieRegressor(power=0, link="identity", alpha=alpha, solver="newton-cholesky", tol=1e-12).fit(X, y)
+    ridge = sk.Ridge(alpha=alpha * len(y)).fit(X, y)
+    assert _rel(_params(ours), _params(tweedie)) < 1e-8
+    assert _rel(_params(ours), _params(ridge)) < 1e-8
+    assert ours.n_iter_ == 1  # IRLS on the identity link is one weighted least-squares solve
+
+
+def test_gaussian_log_link_matches_tweedie(diabetes):
+    X, y = diabetes
+    ours = GLMRegressor(family="gaussian", link="log", alpha=0.01, tol=1e-10).fit(X, y)
+    ref = sk.TweedieRegressor(power=0, link="log", alpha=0.01, tol=1e-12, max_iter=10_000).fit(X, y)
+    assert _rel(_params(ours), _params(ref)) < 1e-5  # measured 1.5e-7
+
+
+@pytest.mark.parametrize("C", [1.0, 0.01])
+def test_bernoulli_matches_logistic_regression(C):
+    # LogisticRegression: C Σ logloss + ½‖w‖²  ⇔  mean logloss + 1/(2Cn)‖w‖², and ½ deviance = logloss.
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    ref = sk.LogisticRegression(C=C, tol=1e-12, max_iter=10_000).fit(X, y)
+    ours = GLMRegressor(family="bernoulli", alpha=1.0 / (C * len(y)), tol=1e-10).fit(X, y)
+    assert _rel(_params(ours), np.append(ref.coef_, ref.intercept_)) < 1e-5  # measured ≤ 9e-7
+    assert np.mean((ours.predict(X) > 0.5) == y) == pytest.approx(ref.score(X, y))
+
+
+# --------------------------------------------------------------------------------- properties
+@pytest.mark.parametrize(
+    "family, link, alpha",
+    [("poisson", "log", 0.01), ("gamma", "log", 0.01), ("gamma", "inverse", 0.01), ("bernoulli", "logit", 0.01),
+     ("gaussian", "identity", 0.1)],
+)
+def test_all_solvers_agree(diabetes, family, link, alpha):
+    X, y = diabetes
+    y = {"poisson": np.round(y / 10), "bernoulli": (y > 140).astype(float)}.get(family, y / 100)
+    fits = {
+        solver: GLMRegressor(family=family, link=link, alpha=alpha, solver=solver, tol=1e-10, max_iter=5000).fit(X, y)
+        for solver in ("irls", "lbfgs", "gd")
+    }
+    irls = _params(fits["irls"])
+    assert _rel(_params(fits["lbfgs"]), irls) < 1e-4
+    # Gradient descent stops on a small change of F, slowed by the nearly collinear s1, s2 columns.
+    assert _rel(_params(fits["gd"]), irls) < 5e-3
+    best = fits["irls"].loss_curve_[-1]
+    assert best <= min(fits["gd"].loss_curve_[-1], fits["lbfgs"].loss_curve_[-1]) + 1e-12
+    assert fits["gd"].loss_curve_[-1] - best < 1e-6 * best  # measured ≤ 1.5e-7
+
+
+@pytest.mark.parametrize("family, link", [("poisson", "log"), ("bernoulli", "logit"), ("gamma", "inverse"),
+                                          ("gamma", "log")])
+def test_irls_objective_decreases_monotonically(diabetes, family, link):
+    X, y = diabetes
+    y = {"poisson": np.round(y / 10), "bernoulli": (y > 140).astype(float)}.get(family, y)
+    model = GLMRegressor(family=family, link=link, alpha=0.0, tol=1e-12).fit(X, y)
+    curve = np.array(model.loss_curve_)
+    assert len(curve) >= 3
+    assert np.all(np.diff(curve) <= 1e-15 * np.abs(curve[:-1]))
+
+
+def test_score_is_d2(counts):
+    X, y = counts
+    weights = np.random.default_rng(1).uniform(0.5, 2.0, size=len(y))
+    model = PoissonRegressor(alpha=0.1).fit(X, y, sample_weight=weights)
+    expected = d2_tweedie_score(y, model.predict(X), sample_weight=weights, power=1)
+    assert model.score(X, y, sample_weight=weights) == pytest.approx(expected, rel=1e-10)
+    ref = sk.PoissonRegressor(alpha=0.1, tol=1e-12, max_iter=1000).fit(X, y, sample_weight=weights)
+    assert model.score(X, y) == pytest.approx(ref.score(X, y), abs=1e-6)
+
+
+def test_integer_sample_weight_equals_repetition(counts):
+    X, y = counts
+    repeats = np.random.default_rng(2).integers(0, 4, size=len(y))
+    weighted = PoissonRegressor(alpha=0.5, tol=1e-10).fit(X, y, sample_weight=repeats)
+    repeated = PoissonRegressor(alpha=0.5, tol=1e-10).fit(np.repeat(X, repeats, axis=0), np.repeat(y, repeats))
+    np.testing.assert_allclose(_params(weighted), _params(repeated), rtol=1e-9, atol=1e-12)
+
+
+def test_exposure_is_a_rate_model(counts):
+    # Poisson deviance: d(y, tλ) = t·d(y/t, λ). With the objective normalized by the total weight,
+    # counts with exposure t and alpha equal rates y/t with weights t and alpha / mean(t).
+    X, y = counts
+    exposure = np.random.default_rng(3).uniform(0.5, 3.0, size=len(y))
+    with_exposure = PoissonRegressor(alpha=0.2, tol=1e-10).fit(X, y, exposure=exposure)
+    rates = PoissonRegressor(alpha=0.2 / exposure.mean(), tol=1e-10).fit(X, y / exposure, sample_weight=exposure)
+    np.testing.assert_allclose(_params(with_exposure), _params(rates), rtol=1e-8)
+    np.testing.assert_allclose(with_exposure.predict(X, exposure=exposure), exposure * rates.predict(X), rtol=1e-8)
+    offset = GLMRegressor(family="poisson", alpha=0.2, tol=1e-10).fit(X, y, offset=np.log(exposure))
+    np.testing.assert_allclose(_params(offset), _params(with_exposure), rtol=1e-12)
+
+
+def test_intercept_is_not_penalized(counts):
+    X, y = counts
+    model = PoissonRegressor(alpha=1e8).fit(X, y)
+    assert np.max(np.abs(model.coef_)) < 1e-7
+    assert model.intercept_ == pytest.approx(np.log(y.mean()), rel=1e-6)
+
+
+def test_without_intercept_matches_sklearn(counts):
+    X, y = counts
+    ours = PoissonRegressor(alpha=0.01, fit_intercept=False, tol=1e-10).fit(X, y)
+    ref = sk.PoissonRegressor(alpha=0.01, fit_intercept=False, solver="newton-cholesky", tol=1e-12).fit(X, y)
+    assert ours.intercept_ == 0.0
+    assert _rel(ours.coef_, ref.coef_) < 1e-8
+
+
+def test_warm_start_resumes_at_the_solution(counts):
+    X, y = counts
+    model = PoissonRegressor(alpha=0.1, warm_start=True, tol=1e-8).fit(X, y)
+    first = _params(model)
+    model.fit(X, y)
+    assert model.n_iter_ <= 1
+    np.testing.assert_allclose(_params(model), first, rtol=1e-8)
+
+
+def test_convergence_warning_at_max_iter(counts):
+    X, y = counts
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        model = PoissonRegressor(solver="gd", max_iter=2, tol=1e-12).fit(X, y)
+    assert model.n_iter_ == 2 and len(model.loss_curve_) == 2
+
+
+def test_families_unit_deviance_is_zero_at_mu_equal_y_and_matches_its_derivative():
+    y = np.array([0.2, 0.5, 0.9])
+    for family in FAMILIES.values():
+        mu = np.array([0.3, 0.4, 0.7])
+        assert np.allclose(family.unit_deviance(y, y), 0.0)
+        h = 1e-6  # ∂d/∂μ = −2 (y − μ) / V(μ)
+        numeric = (family.unit_deviance(y, mu + h) - family.unit_deviance(y, mu - h)) / (2 * h)
+        np.testing.assert_allclose(numeric, -2 * (y - mu) / family.variance(mu), rtol=1e-6)
+    for link in LINKS.values():
+        mu = np.array([0.3, 0.4, 0.7])
+        np.testing.assert_allclose(link.inverse_link(link.link(mu)), mu, rtol=1e-12)
+        np.testing.assert_allclose(link.inverse_derivative(link.link(mu)) * link.derivative(mu), 1.0, rtol=1e-12)
+    assert LINKS["inverse"].link(2.0) == -0.5  # the canonical parameter θ = −1/μ
+
+
+def test_extreme_linear_predictor_stays_finite():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]]) * 1e3
+    y = np.array([0.0, 0.0, 1.0, 50.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = PoissonRegressor(alpha=0.0, max_iter=30).fit(X, y)
+    assert np.all(np.isfinite(model.predict(X * 10)))
+    assert np.all(np.isfinite(model.loss_curve_))
+
+
+# ---------------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize(
+    "family, link, y, match",
+    [
+        ("poisson", "canonical", [1.0, -1.0, 2.0], "y ≥ 0"),
+        ("gamma", "log", [1.0, 0.0, 2.0], "y > 0"),
+        ("gamma", "canonical", [1.0, -2.0, 2.0], "y > 0"),
+        ("bernoulli", "canonical", [0.0, 1.0, 1.5], r"\[0, 1\]"),
+        ("poisson", "identity", [1.0, 2.0, 3.0], "does not take link='identity'"),
+        ("bernoulli", "log", [0.0, 1.0, 1.0], "does not take link='log'"),
+        ("gamma", "logit", [1.0, 2.0, 3.0], "does not take link='logit'"),
+    ],
+)
+def test_bad_targets_and_links_raise(family, link, y, match):
+    X = np.array([[0.0], [1.0], [2.0]])
+    with pytest.raises(ValueError, match=match):
+        GLMRegressor(family=family, link=link).fit(X, y)
+
+
+def test_bad_exposure_offset_and_parameters_raise():
+    X, y = np.array([[0.0], [1.0], [2.0]]), np.array([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="positive"):
+        PoissonRegressor().fit(X, y, exposure=[1.0, 0.0, 2.0])
+    with pytest.raises(ValueError, match="one entry per sample"):
+        GLMRegressor().fit(X, y, offset=[0.0, 1.0])
+    with pytest.raises(ValueError, match="y ≥ 0"):
+        PoissonRegressor().fit(X, -y)
+    with pytest.raises(ValueError, match="family"):
+        GLMRegressor(family="tweedie").fit(X, y)
+    with pytest.raises(ValueError, match="solver"):
+        PoissonRegressor(solver="irls").fit(X, y)
+    with pytest.raises(ValueError, match="does not take"):
+        get_family_and_link("gaussian", "logit")

@@ -1,0 +1,170 @@
+"""Logistic and softmax regression against scikit-learn, their optimality conditions and bad input."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn import linear_model
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.preprocessing import StandardScaler
+
+from lucidml.datasets import load
+from lucidml.linear import LogisticRegression, SoftmaxRegression
+
+
+def _scaled(name):
+    X, y = load(name)
+    return StandardScaler().fit_transform(X), y
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    return _scaled("breast_cancer")
+
+
+@pytest.fixture(scope="module")
+def wine():
+    return _scaled("wine")
+
+
+def _relative(a, b):
+    return np.max(np.abs(a - b)) / np.max(np.abs(b))
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "newton", "gd"])
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_binary_matches_sklearn(cancer, solver, C):
+    X, y = cancer
+    ref = linear_model.LogisticRegression(C=C, tol=1e-10, max_iter=10_000).fit(X, y)
+    ours = LogisticRegression(C=C, solver=solver, tol=1e-8, max_iter=20_000).fit(X, y)
+    assert _relative(ours.coef_, ref.coef_) < 1e-4
+    assert ours.intercept_ == pytest.approx(ref.intercept_, rel=1e-4, abs=1e-6)
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-5)
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+
+
+@pytest.mark.parametrize(("name", "solver", "C"), [("wine", "lbfgs", 0.5), ("wine", "newton", 0.5),
+                                                   ("digits", "lbfgs", 0.05)])
+def test_multinomial_matches_sklearn(name, solver, C):
+    X, y = _scaled(name)
+    ref = linear_model.LogisticRegression(C=C, tol=1e-9, max_iter=10_000).fit(X, y)
+    ours = LogisticRegression(C=C, solver=solver, tol=1e-8, max_iter=10_000).fit(X, y)
+    assert _relative(ours.coef_, ref.coef_) < 1e-4
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-5)
+    soft = SoftmaxRegression(C=C, solver=solver, tol=1e-8, max_iter=10_000).fit(X, y)
+    np.testing.assert_allclose(soft.coef_, ours.coef_, atol=1e-5 * np.abs(ours.coef_).max())
+
+
+def test_one_vs_rest_matches_separate_binary_fits(wine):
+    X, y = wine
+    ovr = LogisticRegression(multi_class="ovr", tol=1e-8).fit(X, y)
+    for k, c in enumerate(ovr.classes_):
+        ref = linear_model.LogisticRegression(tol=1e-10).fit(X, y == c)
+        assert _relative(ovr.coef_[k], ref.coef_[0]) < 1e-4
+    proba = ovr.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert ovr.score(X, y) > 0.97
+
+
+def test_class_and_sample_weights_match_sklearn(cancer):
+    X, y = cancer
+    w = np.random.default_rng(0).uniform(0.2, 3, len(y))
+    kw = dict(class_weight={0: 3.0, 1: 0.5}, tol=1e-10, max_iter=10_000)
+    ours = LogisticRegression(**kw).fit(X, y, sample_weight=w)
+    ref = linear_model.LogisticRegression(**kw).fit(X, y, sample_weight=w)
+    assert _relative(ours.coef_, ref.coef_) < 1e-4
+    balanced = LogisticRegression(class_weight="balanced", tol=1e-10, max_iter=10_000).fit(X, y)
+    ref = linear_model.LogisticRegression(class_weight="balanced", tol=1e-10, max_iter=10_000).fit(X, y)
+    assert _relative(balanced.coef_, ref.coef_) < 1e-4
+
+
+def test_l1_solution_is_sparse_and_optimal(cancer):
+    """Proximal gradient: KKT of C Σℓ + ‖w‖₁ — |C Xᵀ(y − p)|ⱼ = 1 on the support and ≤ 1 off it."""
+    X, y = cancer
+    C = 0.5
+    model = LogisticRegression(penalty="l1", C=C, solver="gd", tol=1e-9, max_iter=50_000).fit(X, y)
+    score = C * X.T @ (y - model.predict_proba(X)[:, 1])
+    support = model.coef_[0] != 0
+    assert 0 < support.sum() < X.shape[1] // 2
+    np.testing.assert_allclose(score[support], np.sign(model.coef_[0][support]), atol=1e-5)
+    assert np.all(np.abs(score[~support]) <= 1 + 1e-5)
+    with pytest.raises(ValueError, match="l1"):
+        LogisticRegression(penalty="l1", solver="lbfgs").fit(X, y)
+
+
+def test_sgd_reaches_sklearn_accuracy_and_loss_curve(cancer):
+    X, y = cancer
+    ref = linear_model.LogisticRegression().fit(X, y).score(X, y)
+    model = LogisticRegression(solver="sgd", max_iter=30, tol=0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, y)
+    assert model.score(X, y) >= ref - 0.01
+    assert len(model.loss_curve_) == 30 and model.loss_curve_[-1] < model.loss_curve_[0]
+    again = LogisticRegression(solver="sgd", max_iter=30, tol=0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        np.testing.assert_array_equal(again.fit(X, y).coef_, model.coef_)
+
+
+def test_one_online_pass_is_the_notes_learner(cancer):
+    """000 §10: one pass of per-sample updates from zero, in data order."""
+    X, y = cancer
+    model = LogisticRegression(solver="sgd", penalty="none", batch_size=1, max_iter=1, tol=0, eta0=0.1,
+                               random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X, y)
+    assert model.n_iter_[0] == 1 and model.score(X, y) > 0.95
+
+
+def test_newton_converges_quadratically(cancer):
+    X, y = cancer
+    newton = LogisticRegression(solver="newton", tol=1e-10).fit(X, y)
+    lbfgs = LogisticRegression(solver="lbfgs", tol=1e-10, max_iter=1000).fit(X, y)
+    assert newton.n_iter_[0] <= 12 < lbfgs.n_iter_[0]
+    assert np.all(np.diff(newton.loss_curve_) <= 1e-15)
+
+
+def test_separable_unpenalized_data_warns_and_stays_finite():
+    X = np.array([[-2.0], [-1.0], [1.0], [2.0]])
+    y = np.array([0, 0, 1, 1])
+    with pytest.warns(UserWarning, match="separable"):
+        model = LogisticRegression(penalty="none", max_iter=50).fit(X, y)
+    assert np.all(np.isfinite(model.coef_)) and model.score(X, y) == 1.0
+
+
+def test_reference_parametrization_equals_full_without_penalty(wine):
+    """Unpenalized, both parametrizations give the same probabilities (θ_k = 0 is only a choice of origin)."""
+    X, y = wine
+    X = X[:, :3]  # not separable: the maximum-likelihood estimate exists
+    ref = SoftmaxRegression(C=np.inf, parametrization="reference", solver="newton", tol=1e-10).fit(X, y)
+    full = SoftmaxRegression(C=np.inf, parametrization="full", solver="newton", tol=1e-10).fit(X, y)
+    np.testing.assert_allclose(ref.predict_proba(X), full.predict_proba(X), atol=1e-6)
+    np.testing.assert_array_equal(ref.coef_[-1], 0.0)
+    sk = linear_model.LogisticRegression(C=np.inf, tol=1e-10, max_iter=10_000).fit(X, y)
+    np.testing.assert_allclose(ref.predict_proba(X), sk.predict_proba(X), atol=1e-5)
+
+
+def test_softmax_probabilities_do_not_overflow():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]]) * 1e3
+    model = SoftmaxRegression(C=1e6, max_iter=200).fit(X, [0, 0, 1, 2])
+    proba = model.predict_proba(X * 100)
+    assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1)
+
+
+def test_convergence_warning_and_bad_input(cancer):
+    X, y = cancer
+    with pytest.warns(ConvergenceWarning):
+        LogisticRegression(solver="gd", max_iter=2).fit(X, y)
+    with pytest.raises(ValueError, match="two classes"):
+        LogisticRegression().fit(X, np.zeros(len(y)))
+    with pytest.raises(ValueError, match="C"):
+        LogisticRegression(C=-1.0).fit(X, y)
+    bad = X.copy()
+    bad[3, 3] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        LogisticRegression().fit(bad, y)
+    collinear = np.column_stack([X, X[:, 0]])
+    model = LogisticRegression(solver="newton").fit(collinear, y)
+    assert model.coef_[0, 0] == pytest.approx(model.coef_[0, -1])
