@@ -76,6 +76,21 @@ def _classification(n_samples, n_features, noise, random_state):
     )
 
 
+def _multiclass(n_samples, n_features, noise, random_state):
+    """Like ``classification`` with five classes (one Gaussian cluster each): multinomial models."""
+    n_features = n_features or 20
+    return _skd.make_classification(
+        n_samples=n_samples,
+        n_features=n_features,
+        n_informative=max(3, n_features // 2),
+        n_redundant=min(2, n_features - max(3, n_features // 2)),
+        n_classes=5,
+        n_clusters_per_class=1,
+        flip_y=0.01 if noise is None else noise,
+        random_state=random_state,
+    )
+
+
 def _regression(n_samples, n_features, noise, random_state):
     return _skd.make_regression(
         n_samples=n_samples, n_features=n_features or 10, noise=10.0 if noise is None else noise, random_state=random_state
@@ -99,6 +114,7 @@ _SYNTHETIC = {
     "circles": (_circles, "classification", "std of Gaussian noise (0.1)"),
     "blobs": (_blobs, "classification", "cluster std (1.0)"),
     "classification": (_classification, "classification", "fraction of flipped labels (0.01)"),
+    "multiclass": (_multiclass, "classification", "fraction of flipped labels (0.01)"),
     "regression": (_regression, "regression", "std of Gaussian noise on y (10.0)"),
     "counts": (_counts, "classification", "Dirichlet concentration of the topics (1.0; larger = closer topics)"),
 }
@@ -122,7 +138,7 @@ def load_dataset(name, *, target=None, task=None, n_samples=None, n_features=Non
     ----------
     name : str
         A bundled set (``iris``, ``wine``, ``breast_cancer``, ``digits``, ``diabetes``), a
-        synthetic one (``moons``, ``circles``, ``blobs``, ``classification``, ``regression``,
+        synthetic one (``moons``, ``circles``, ``blobs``, ``classification``, ``multiclass``, ``regression``,
         ``counts``: word counts of documents on 3 topics), or the path of a CSV file with a
         header row.
     target : str, default=None

@@ -165,6 +165,35 @@ REGISTRY = (
         sklearn_params={"alpha": 1.0},
     ),
     EstimatorEntry(
+        # scikit-learn's settings on both sides (lucidml's own defaults are the notes'): identical coef_.
+        "lucidml.linear.Perceptron",
+        kind="classifier",
+        sklearn="sklearn.linear_model.Perceptron",
+        params={"eta0": 1.0, "max_iter": 1000, "tol": 1e-3, "shuffle": False},
+        sklearn_params={"eta0": 1.0, "max_iter": 1000, "tol": 1e-3, "shuffle": False},
+        compiled=True,
+        expected_failures={
+            "check_sample_weight_equivalence_on_dense_data": "an online learner: a sample of weight 2 makes one "
+            "step of double size, not two visits at different times (scikit-learn's Perceptron fails it too)",
+        },
+    ),
+    EstimatorEntry(
+        # Least squares on ±1 targets by SGD, as SGDClassifier(loss="squared_error"): identical coef_.
+        "lucidml.linear.Adaline",
+        kind="classifier",
+        sklearn="sklearn.linear_model.SGDClassifier",
+        params={"solver": "sgd", "eta0": 0.001, "learning_rate": "constant", "max_iter": 1000, "tol": 1e-4,
+                "shuffle": False},
+        sklearn_params={"loss": "squared_error", "penalty": None, "learning_rate": "constant", "eta0": 0.001,
+                        "max_iter": 1000, "tol": 1e-4, "shuffle": False},
+        check_params={"standardize": True},
+        compiled=True,
+        expected_failures={
+            "check_sample_weight_equivalence_on_dense_data": "an online learner: a sample of weight 2 makes one "
+            "step of double size, not two visits at different times (scikit-learn's SGDClassifier fails it too)",
+        },
+    ),
+    EstimatorEntry(
         "lucidml.naive_bayes.GaussianNB",
         kind="classifier",
         sklearn="sklearn.naive_bayes.GaussianNB",

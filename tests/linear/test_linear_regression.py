@@ -153,3 +153,29 @@ def test_scaling_a_feature_scales_its_coefficient_inversely(X, scale):
     b = LinearRegression().fit(Xs, y)
     np.testing.assert_allclose(b.coef_[0] * scale, a.coef_[0], rtol=1e-8)
     np.testing.assert_allclose(b.coef_[1:], a.coef_[1:], rtol=1e-8, atol=1e-12)
+
+
+def test_gradient_descent_and_sgd_reach_the_least_squares_solution():
+    """The notes' iterative routes: on standardized data GD with step 1/L converges to the direct solution;
+    SGD with a decaying step gets the loss to within a fraction of a percent of the optimum."""
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load("diabetes")
+    X = StandardScaler().fit_transform(X)[:, :4]  # well conditioned: GD converges in a few hundred steps
+    exact = LinearRegression().fit(X, y)
+    gd = LinearRegression(solver="gd", tol=1e-8, max_iter=20_000).fit(X, y)
+    np.testing.assert_allclose(gd.coef_, exact.coef_, rtol=1e-6)
+    assert gd.intercept_ == pytest.approx(exact.intercept_)
+    assert np.all(np.diff(gd.loss_curve_) <= 1e-12 * gd.loss_curve_[0])  # step 1/L: monotone descent
+    sgd = LinearRegression(solver="sgd", max_iter=200, tol=0, random_state=0).fit(X, y)
+    optimum = 0.5 * np.mean((y - exact.predict(X)) ** 2)
+    assert 0.5 * np.mean((y - sgd.predict(X)) ** 2) < optimum * 1.01
+    assert len(sgd.loss_curve_) == 200 and sgd.n_iter_ == 200
+
+
+def test_gradient_descent_warns_at_max_iter(diabetes):
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = diabetes
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        LinearRegression(solver="gd", max_iter=3).fit(X, y)

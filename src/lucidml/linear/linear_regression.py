@@ -1,12 +1,18 @@
 """Ordinary and weighted least squares."""
 
+import warnings
+from numbers import Integral, Real
+
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils import Options, check_sample_weight, validate_params
-from ..utils.linalg import cholesky_or_none
+from ..optim.gradient_descent import gradient_descent
+from ..optim.sgd import sgd
+from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils.linalg import blas_threads, cholesky_or_none
 from ._preprocess import center_and_weight, intercept_from_means
 
 
@@ -26,15 +32,33 @@ class LinearRegression(RegressorMixin, BaseEstimator):
     ----------
     fit_intercept : bool, default=True
         Whether to fit the intercept b. If False the data are assumed centred.
-    solver : {"lstsq", "normal"}, default="lstsq"
+    solver : {"lstsq", "normal", "gd", "sgd"}, default="lstsq"
         ``"lstsq"`` solves min ‖√S (Xw − y)‖ to the accuracy of a QR solve and returns the
         minimum-norm solution when X is rank deficient: for tall, well-conditioned X
         (κ ≤ 1e4) by Cholesky of XᵀSX refined once with the residual (as accurate as QR there,
         and faster), otherwise by LAPACK's rank-revealing QR ``gelsy``. ``"normal"`` is the
         textbook route of the notes: Cholesky of XᵀSX, no refinement; its error grows with
         κ(X)², and it raises when XᵀSX is singular.
+        ``"gd"`` and ``"sgd"`` are the notes' iterative routes (000 §2.4, 003 §2.1, 004 §2), on the
+        mean loss f(w) = 1/(2n) ‖√S(Xw − y)‖² of the centred data (the notes' summed gradient with
+        rate α is this mean gradient with rate α·n): batch gradient descent w ← w − γ Xᵀ(Xw − y)/n
+        with γ = 1/L, L = λ_max(XᵀX)/n the gradient's Lipschitz constant (or ``eta0``); and
+        mini-batch SGD, reshuffled every epoch, with step η₀/(1 + k/u) after k updates, u per
+        epoch, η₀ = ``eta0`` or 1/max‖xᵢ‖² (a step no single sample can overshoot). They are for
+        teaching and comparison: the direct solvers are faster and exact.
     copy_X : bool, default=True
         If False, X may be overwritten by the centring.
+    max_iter : int, default=1000
+        Iterations (``"gd"``) or epochs (``"sgd"``) at most.
+    tol : float, default=1e-6
+        ``"gd"``/``"sgd"`` stop when ‖∇f‖∞ ≤ tol (for ``"sgd"`` also when an epoch changes f by at
+        most tol relatively).
+    eta0 : float or None, default=None
+        Step size of ``"gd"`` or initial step of ``"sgd"``; None chooses the safe step above.
+    batch_size : int, default=32
+        Mini-batch size of ``"sgd"``.
+    random_state : int, RandomState instance or None, default=None
+        Shuffling of ``"sgd"``.
 
     Attributes
     ----------
@@ -43,7 +67,11 @@ class LinearRegression(RegressorMixin, BaseEstimator):
     intercept_ : float or ndarray of shape (n_targets,)
         The intercept b (0.0 when ``fit_intercept=False``).
     rank_ : int
-        Numerical rank of the (centred) design matrix.
+        Numerical rank of the (centred) design matrix (for ``"gd"``/``"sgd"``: the number of features).
+    n_iter_ : int
+        Iterations of ``"gd"``/``"sgd"``; 1 for the direct solvers (one solve).
+    loss_curve_ : ndarray
+        f after each iteration or epoch of ``"gd"``/``"sgd"`` (only set by those solvers).
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -64,14 +92,25 @@ class LinearRegression(RegressorMixin, BaseEstimator):
 
     _parameter_constraints = {
         "fit_intercept": ["boolean"],
-        "solver": [Options({"lstsq", "normal"})],
+        "solver": [Options({"lstsq", "normal", "gd", "sgd"})],
         "copy_X": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "eta0": [Interval(Real, 0, None, closed="neither"), None],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
     }
 
-    def __init__(self, *, fit_intercept=True, solver="lstsq", copy_X=True):
+    def __init__(self, *, fit_intercept=True, solver="lstsq", copy_X=True, max_iter=1000, tol=1e-6, eta0=None,
+                 batch_size=32, random_state=None):
         self.fit_intercept = fit_intercept
         self.solver = solver
         self.copy_X = copy_X
+        self.max_iter = max_iter
+        self.tol = tol
+        self.eta0 = eta0
+        self.batch_size = batch_size
+        self.random_state = random_state
 
     def fit(self, X, y, sample_weight=None):
         """Fit the model to X (n_samples, n_features) and y (n_samples,) or (n_samples, n_targets)."""
@@ -81,9 +120,25 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         )
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         y = np.array(y, dtype=np.float64)  # always a copy: centring writes into it
+        if self.solver in ("gd", "sgd"):
+            x_mean, y_mean = center_and_weight(X, y, sample_weight, self.fit_intercept)
+            Y = y.reshape(len(y), -1)
+            results = [_least_squares_iterative(X, Y[:, k], self.solver, self.max_iter, self.tol, self.eta0,
+                                                self.batch_size, self.random_state) for k in range(Y.shape[1])]
+            coef = np.array([r.x for r in results])
+            self.coef_ = coef[0] if y.ndim == 1 else coef
+            self.intercept_ = intercept_from_means(x_mean, y_mean, self.coef_)
+            self.rank_ = X.shape[1]
+            self.n_iter_ = max(r.n_iter for r in results)
+            self.loss_curve_ = np.array([h["f"] for h in results[0].history])
+            if not all(r.success for r in results):
+                warnings.warn(f"LinearRegression(solver={self.solver!r}) stopped at max_iter={self.max_iter} before "
+                              f"‖∇f‖∞ ≤ tol={self.tol}.", ConvergenceWarning, stacklevel=2)
+            return self
         self.coef_, self.intercept_, self.rank_ = _least_squares(
             X, y, sample_weight, self.fit_intercept, self.solver
         )
+        self.n_iter_ = 1
         return self
 
     def predict(self, X):
@@ -145,6 +200,32 @@ def _solve_lstsq(X, y):
         X, y, cond=cutoff, lapack_driver="gelsy", overwrite_a=True, overwrite_b=True, check_finite=False
     )
     return coef, rank
+
+
+def _least_squares_iterative(X, y, solver, max_iter, tol, eta0, batch_size, random_state):
+    """Minimize f(w) = 1/(2n)‖Xw − y‖² on centred data by gradient descent or SGD; the OptimizeResult."""
+    n = X.shape[0]
+
+    def loss(w):
+        r = X @ w - y
+        return 0.5 * float(r @ r) / n
+
+    def grad_batch(w, idx):
+        rows = X[idx]
+        return rows.T @ (rows @ w - y[idx]) / len(idx)
+
+    w0 = np.zeros(X.shape[1])
+    if solver == "gd":
+        with blas_threads(1):
+            lipschitz = float(scipy.linalg.eigvalsh(X.T @ X / n, subset_by_index=[X.shape[1] - 1] * 2)[0])
+        step = eta0 if eta0 is not None else 1.0 / max(lipschitz, np.finfo(float).tiny)
+        return gradient_descent(loss, w0, lambda w: X.T @ (X @ w - y) / n, step="fixed", lr=step, max_iter=max_iter,
+                                tol=tol, ftol=0.0)
+    batch_size = min(batch_size, n)
+    per_epoch = -(-n // batch_size)
+    eta0 = eta0 if eta0 is not None else 1.0 / max(float(np.max(np.einsum("ij,ij->i", X, X))), np.finfo(float).tiny)
+    return sgd(loss, w0, grad_batch, n_samples=n, batch_size=batch_size, schedule="c1_c2", c1=eta0 * per_epoch,
+               c2=per_epoch, max_iter=max_iter, tol=tol, random_state=random_state)
 
 
 def _solve_normal_equations(X, y):

@@ -1,0 +1,154 @@
+"""What the online linear classifiers (Perceptron, Adaline) share.
+
+- Labels: any labels; k ≥ 3 classes become k one-vs-rest problems with targets ±1 (+1 for the
+  class, −1 for the rest), two classes one problem with +1 for ``classes_[1]`` (002 §3.2, OvR).
+- Epochs: ``fit`` runs up to ``max_iter`` passes over the data, in a new random order each
+  pass when ``shuffle=True``; ``partial_fit`` runs one pass and keeps every state variable
+  (weights, step counts, averages), so that streaming continues where it left off.
+- Stopping: each one-vs-rest problem stops on its own, when the subclass says it converged
+  (the perceptron: an epoch without a mistake) or, when ``tol`` is not None, after
+  ``n_iter_no_change`` epochs in a row whose loss did not fall below (best so far − tol),
+  scikit-learn's rule. Hitting ``max_iter`` first warns with ``ConvergenceWarning`` (unless
+  ``tol`` is None and the subclass has no convergence test of its own: then ``max_iter`` is
+  simply the number of epochs asked for).
+- Prediction: z = w·x + b; + (``classes_[1]``) iff z ≥ 0 for two classes, arg maxₖ zₖ otherwise.
+
+A subclass supplies ``_start_state(n_problems, n_features)``, ``_run_epoch(X, Y, weight, order,
+active)`` returning (mean loss per problem, converged flags), ``_coef_intercept()`` returning
+the public (coef, intercept), and optionally ``_set_scaling(X)`` / ``_prepare(X)``.
+"""
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..utils import check_sample_weight, validate_params
+
+
+def pm1_targets(y, classes):
+    """±1 targets of the one-vs-rest problems, shape (n_samples, 1) for two classes else (n, k)."""
+    if len(classes) == 2:
+        return np.where(y == classes[1], 1.0, -1.0).reshape(-1, 1)
+    return np.where(y[:, None] == classes[None, :], 1.0, -1.0)
+
+
+class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
+    _has_own_stopping_rule = False  # a convergence test besides tol's (then warn even if tol is None)
+    _advice = "increase max_iter."
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit from zero weights with up to ``max_iter`` epochs over X (n_samples, n_features), y.
+
+        ``sample_weight`` multiplies each sample's step and its term of the loss (as in
+        scikit-learn's SGD); for an online learner a weight of 2 is not the same as visiting
+        the sample twice.
+        """
+        validate_params(self)
+        X, y = self._validate_Xy(X, y, reset=True)
+        self._start(np.unique(y), X)
+        return self._train(X, y, sample_weight, self.max_iter, stopping=True)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """One epoch over a batch; ``classes`` (all labels) is required on the first call."""
+        validate_params(self)
+        first_call = not hasattr(self, "classes_")
+        if first_call and classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit.")
+        X, y = self._validate_Xy(X, y, reset=first_call)
+        if first_call:
+            self._start(np.unique(classes), X)
+        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(f"classes={classes!r} differs from the classes of the first call {self.classes_!r}.")
+        unknown = ~np.isin(y, self.classes_)
+        if unknown.any():
+            raise ValueError(f"y contains labels {np.unique(y[unknown])!r} that are not in classes {self.classes_!r}.")
+        return self._train(X, y, sample_weight, 1, stopping=False)
+
+    def decision_function(self, X):
+        """z = w·x + b per sample (two classes) or per sample and class, shape (n,) or (n, k)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        scores = X @ self.coef_.T + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """``classes_[1]`` where z ≥ 0 (two classes), else the class of largest z."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores >= 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    # -- plumbing -------------------------------------------------------------------------------
+
+    def _validate_Xy(self, X, y, reset):
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C", reset=reset)
+        check_classification_targets(y)
+        return X, y
+
+    def _start(self, classes, X):
+        if len(classes) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes; got 1 class ({classes[0]!r})."
+            )
+        self.classes_ = classes
+        n_problems = 1 if len(classes) == 2 else len(classes)
+        self._rng = check_random_state(self.random_state)
+        self._last_loss = np.zeros(n_problems)
+        self._loss_history = []
+        self._set_scaling(X)
+        self._start_state(n_problems, X.shape[1])
+
+    def _train(self, X, y, sample_weight, max_iter, stopping):
+        """Run epochs until every one-vs-rest problem has stopped or ``max_iter`` is reached."""
+        weight = check_sample_weight(sample_weight, X.shape[0])
+        weight = np.ones(X.shape[0]) if weight is None else weight
+        Y = pm1_targets(y, self.classes_)
+        X = self._prepare(X)
+        n_samples, n_problems = Y.shape
+        active = np.ones(n_problems, dtype=np.bool_)
+        best = np.full(n_problems, np.inf)
+        epochs_without_gain = np.zeros(n_problems, dtype=np.intp)
+        for epoch in range(max_iter):
+            order = self._rng.permutation(n_samples) if self.shuffle else np.arange(n_samples)
+            loss, converged = self._run_epoch(X, Y, weight, order, active)
+            self._check_finite(epoch)
+            self._last_loss[active] = loss[active]
+            self._loss_history.append(float(self._last_loss.mean()))
+            if not stopping:
+                continue
+            if self.tol is not None:  # scikit-learn's rule: no gain of tol for n_iter_no_change epochs
+                epochs_without_gain = np.where(loss > best - self.tol, epochs_without_gain + 1, 0)
+                best = np.minimum(best, loss)
+                converged = converged | (epochs_without_gain >= self.n_iter_no_change)
+            active &= ~converged
+            if not active.any():
+                break
+        self.n_iter_ = epoch + 1
+        self.loss_curve_ = np.array(self._loss_history)
+        if stopping and active.any() and (self.tol is not None or self._has_own_stopping_rule):
+            warnings.warn(
+                f"{type(self).__name__} stopped at max_iter={max_iter} epochs before converging; {self._advice}",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        coef, intercept = self._coef_intercept()
+        self.coef_, self.intercept_ = np.ascontiguousarray(coef), np.ascontiguousarray(intercept)
+        return self
+
+    def _check_finite(self, epoch):
+        if not (np.all(np.isfinite(self._coef)) and np.all(np.isfinite(self._intercept))):
+            raise ValueError(
+                f"{type(self).__name__}: the weights overflowed in epoch {epoch + 1}; use a smaller eta0 "
+                "or standardize the features."
+            )
+
+    def _set_scaling(self, X):
+        """Remember input statistics at the start of training (Adaline's ``standardize``)."""
+
+    def _prepare(self, X):
+        return X

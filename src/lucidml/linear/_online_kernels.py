@@ -1,0 +1,194 @@
+"""Compiled epochs of the online linear classifiers: one pass over the rows in a given order.
+
+Every kernel updates the weights in place and handles all one-vs-rest problems in the same
+pass (each row is read from memory once, not once per class); a problem whose ``active`` flag
+is off is left untouched. Dot products are summed left to right, the order scikit-learn's SGD
+uses, so that with the same sample order both libraries take bit-for-bit the same steps.
+"""
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+
+from ..utils import njit
+
+# How many rows ahead of the current one to ask the memory system for. In a shuffled epoch
+# each row is a cache miss; a prefetch hides most of it (×2 faster epochs on 100k×50).
+_PREFETCH_AHEAD = 4
+
+
+if numba.config.DISABLE_JIT:  # plain Python: a prefetch is only a hint
+
+    def prefetch(X, i, j):
+        pass
+
+else:
+
+    @intrinsic
+    def prefetch(typingctx, X, i, j):
+        """Hint that X[i, j] will soon be read (LLVM's prefetch: read, keep in all cache levels)."""
+        sig = types.void(X, i, j)
+
+        def codegen(context, builder, signature, args):
+            array_type = signature.args[0]
+            array = context.make_array(array_type)(context, builder, args[0])
+            index = [context.cast(builder, v, t, types.intp) for v, t in zip(args[1:], signature.args[1:])]
+            pointer = cgutils.get_item_pointer(context, builder, array_type, array, index, wraparound=False)
+            byte_pointer = ir.IntType(8).as_pointer()
+            int32 = ir.IntType(32)
+            prefetch_type = ir.FunctionType(ir.VoidType(), [byte_pointer, int32, int32, int32])
+            llvm_prefetch = cgutils.get_or_insert_function(builder.module, prefetch_type, "llvm.prefetch.p0")
+            hint = [ir.Constant(int32, v) for v in (0, 3, 1)]  # read, high locality, data cache
+            builder.call(llvm_prefetch, [builder.bitcast(pointer, byte_pointer), *hint])
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+
+@njit
+def prefetch_row(X, order, s):
+    """Prefetch the row ``order[s + _PREFETCH_AHEAD]`` of X, one call per 64-byte cache line."""
+    ahead = s + _PREFETCH_AHEAD
+    if ahead < order.shape[0]:
+        row = order[ahead]
+        n_features = X.shape[1]
+        for j in range(0, n_features, 8):
+            prefetch(X, row, j)
+        prefetch(X, row, n_features - 1)  # a row need not start on a line boundary
+
+
+@njit
+def perceptron_epoch(
+    X, Y, weight, order, coef, intercept, active, eta, fit_intercept, average_start, lagged_coef, lagged_intercept, steps
+):
+    """Rosenblatt's rule on every row: if y·z ≤ 0 then w ← w + η s y x, b ← b + η s y.
+
+    Returns the summed weighted perceptron loss Σ sᵢ max(0, −yᵢzᵢ) and the number of mistakes
+    per problem. ``steps`` counts the rows seen (one step per row). With averaging from step
+    r₀ = ``average_start`` (0: off), ``lagged_*`` accumulate Σ (r − r₀) Δw_r over the updates of
+    steps r ≥ r₀; the mean of w over those K steps is then w − lagged / K (lazy averaging:
+    O(d) work per mistake instead of per step).
+    """
+    n_samples, n_features = X.shape
+    n_problems = coef.shape[0]
+    loss = np.zeros(n_problems)
+    mistakes = np.zeros(n_problems, dtype=np.int64)
+    for s in range(n_samples):
+        prefetch_row(X, order, s)
+        i = order[s]
+        for c in range(n_problems):
+            if not active[c]:
+                continue
+            steps[c] += 1
+            z = 0.0
+            for j in range(n_features):
+                z += coef[c, j] * X[i, j]
+            z += intercept[c]
+            yz = Y[i, c] * z
+            if yz > 0.0 or weight[i] == 0.0:
+                continue
+            loss[c] += weight[i] * -yz
+            mistakes[c] += 1
+            update = eta * Y[i, c] * weight[i]
+            for j in range(n_features):
+                coef[c, j] += X[i, j] * update
+            if fit_intercept:
+                intercept[c] += update
+            lag = steps[c] - average_start
+            if average_start > 0 and lag > 0:
+                lagged = lag * update
+                for j in range(n_features):
+                    lagged_coef[c, j] += X[i, j] * lagged
+                if fit_intercept:
+                    lagged_intercept[c] += lagged
+    return loss, mistakes
+
+
+@njit
+def adaline_minibatch_epoch(
+    X, Y, weight, order, coef, intercept, active, fit_intercept, batch_size, eta0, power_t, t0, steps
+):
+    """Widrow–Hoff on mini-batches B of consecutive rows of ``order``:
+
+        w ← w + η_k/|B| Σ_{i∈B} sᵢ (yᵢ − zᵢ) xᵢ,   b ← b + η_k/|B| Σ_{i∈B} sᵢ (yᵢ − zᵢ),
+
+    all zᵢ computed with the weights at the start of the batch; ``batch_size=1`` is plain SGD.
+    η_k = eta0 / ((t0 + k)/t0)^power_t with k = ``steps`` (updates made so far);
+    power_t = 0 is the constant rate. Returns Σ ½ sᵢ (yᵢ − zᵢ)² per problem, each term taken
+    just before the update that uses it.
+    """
+    n_samples, n_features = X.shape
+    n_problems = coef.shape[0]
+    loss = np.zeros(n_problems)
+    eta = np.zeros(n_problems)
+    scaled_residual = np.zeros((batch_size, n_problems))
+    for start in range(0, n_samples, batch_size):
+        stop = min(start + batch_size, n_samples)
+        size = stop - start
+        for c in range(n_problems):
+            if active[c]:
+                eta[c] = eta0 / ((t0 + steps[c]) / t0) ** power_t
+                steps[c] += 1
+        for s in range(start, stop):  # residuals, all with the weights at the batch start
+            prefetch_row(X, order, s)
+            i = order[s]
+            for c in range(n_problems):
+                if not active[c]:
+                    continue
+                z = 0.0
+                for j in range(n_features):
+                    z += coef[c, j] * X[i, j]
+                z += intercept[c]
+                residual = Y[i, c] - z
+                loss[c] += 0.5 * residual * residual * weight[i]
+                scaled_residual[s - start, c] = eta[c] * residual * weight[i] / size
+        for s in range(start, stop):  # then one step along the batch's mean gradient
+            i = order[s]
+            for c in range(n_problems):
+                if not active[c]:
+                    continue
+                update = scaled_residual[s - start, c]
+                for j in range(n_features):
+                    coef[c, j] += X[i, j] * update
+                if fit_intercept:
+                    intercept[c] += update
+    return loss
+
+
+@njit
+def adaline_batch_step(X, Y, weight, coef, intercept, active, fit_intercept, eta):
+    """One gradient step on J = 1/(2n) Σ sᵢ (yᵢ − zᵢ)² per active problem, in one pass over X:
+
+        w ← w + η/n Σᵢ sᵢ (yᵢ − zᵢ) xᵢ,   b ← b + η/n Σᵢ sᵢ (yᵢ − zᵢ).
+
+    A loop rather than two BLAS products: it reads X once, and small multi-threaded BLAS calls
+    repeated thousands of times are slow on busy machines. Returns J per problem before the step.
+    """
+    n_samples, n_features = X.shape
+    n_problems = coef.shape[0]
+    loss = np.zeros(n_problems)
+    descent = np.zeros((n_problems, n_features))  # −∇_w J · n
+    descent_intercept = np.zeros(n_problems)
+    for i in range(n_samples):
+        for c in range(n_problems):
+            if not active[c]:
+                continue
+            z = 0.0
+            for j in range(n_features):
+                z += coef[c, j] * X[i, j]
+            residual = Y[i, c] - (z + intercept[c])
+            loss[c] += 0.5 * weight[i] * residual * residual
+            weighted = weight[i] * residual
+            for j in range(n_features):
+                descent[c, j] += weighted * X[i, j]
+            descent_intercept[c] += weighted
+    for c in range(n_problems):
+        if active[c]:
+            step = eta[c] / n_samples
+            for j in range(n_features):
+                coef[c, j] += step * descent[c, j]
+            if fit_intercept:
+                intercept[c] += step * descent_intercept[c]
+    return loss / n_samples
