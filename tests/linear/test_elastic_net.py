@@ -116,3 +116,18 @@ def test_constant_target_and_collinear_features(diabetes):
     assert np.all(np.isfinite(pred.coef_))
     assert pred.coef_[2] + pred.coef_[-1] == pytest.approx(5 - 0.01 * len(X) / np.sum((X[:, 2] - X[:, 2].mean()) ** 2),
                                                            rel=1e-4)
+
+
+def test_pure_l2_elastic_net_converges_to_ridge(diabetes):
+    """l1_ratio=0 has no L1 term: the ridge dual gives the stopping test (scikit-learn's α/2 scaling)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = diabetes
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = ElasticNet(alpha=0.3, l1_ratio=0.0, tol=1e-8, max_iter=10_000).fit(X, y)
+    ridge = linear_model.Ridge(alpha=0.3 * len(y)).fit(X, y)
+    np.testing.assert_allclose(model.coef_, ridge.coef_, rtol=1e-5)
+    assert model.n_iter_ < 10_000 and 0 <= model.dual_gap_ < 1e-6 * np.var(y)

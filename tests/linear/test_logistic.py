@@ -168,3 +168,24 @@ def test_convergence_warning_and_bad_input(cancer):
     collinear = np.column_stack([X, X[:, 0]])
     model = LogisticRegression(solver="newton").fit(collinear, y)
     assert model.coef_[0, 0] == pytest.approx(model.coef_[0, -1])
+
+
+def test_l1_sgd_reports_the_whole_objective(cancer):
+    X, y = cancer
+    C = 0.1
+    model = LogisticRegression(penalty="l1", C=C, solver="sgd", max_iter=50, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, y)
+    p = model.predict_proba(X)[:, 1]
+    log_loss = -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))
+    assert model.loss_curve_[-1] == pytest.approx(log_loss + np.abs(model.coef_).sum() / (C * len(y)), rel=1e-8)
+
+
+def test_no_feature_name_warning_from_the_separability_check():
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame({"a": [-2.0, -1.0, 1.0, 2.0, 0.5, -0.5], "b": [1.0, 0.0, 1.0, 0.0, 1.0, 1.0]})
+    y = [0, 0, 1, 1, 0, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        LogisticRegression(penalty="none", solver="newton", max_iter=20).fit(X, y)

@@ -90,3 +90,19 @@ def test_bad_alpha_is_rejected(diabetes):
         Ridge(alpha=[1.0, 2.0, 3.0]).fit(X, np.column_stack([y, y]))
     with pytest.raises(ValueError, match="singular"):
         Ridge(alpha=0.0, solver="cholesky").fit(np.column_stack([X, X[:, 0]]), y)
+
+
+def test_one_alpha_per_target_with_the_cholesky_solver_on_wide_data():
+    rng = np.random.default_rng(3)
+    X, Y = rng.normal(size=(20, 50)), rng.normal(size=(20, 2))
+    ours = Ridge(alpha=[0.5, 5.0], solver="cholesky").fit(X, Y)
+    ref = linear_model.Ridge(alpha=[0.5, 5.0]).fit(X, Y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-8)
+
+
+@pytest.mark.parametrize("alpha", [[-1.0], [np.nan], np.inf])
+def test_array_alpha_is_validated_too(diabetes, alpha):
+    X, y = diabetes
+    with pytest.raises(ValueError, match="alpha"):
+        Ridge(alpha=alpha).fit(X, y)

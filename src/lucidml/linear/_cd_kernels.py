@@ -76,8 +76,10 @@ def sweep(X, residual, w, col_sq, l1, l2, order, positive):
 def duality_gap(X, y, residual, w, l1, l2, positive):
     """Primal minus dual objective at w, from the residual: ≥ 0, and 0 exactly at the optimum.
 
-    The dual point is the residual scaled into the dual feasible set, ν = c r with
-    c = min(1, l1 / max |Xᵀr − l2 w|) (one-sided max when ``positive``).
+    With an L1 term the dual point is the residual scaled into the dual feasible set, ν = c r
+    with c = min(1, l1 / max |Xᵀr − l2 w|) (one-sided max when ``positive``). Without one (pure
+    ridge) the dual is max −½‖ν‖² + νᵀy − ‖Xᵀν‖²/(2 l2), evaluated at ν = r. With neither
+    penalty there is no dual bound; ‖Xᵀr‖², zero exactly at a least-squares solution, stands in.
     """
     n, d = X.shape
     r_sq = 0.0
@@ -86,15 +88,22 @@ def duality_gap(X, y, residual, w, l1, l2, positive):
         r_sq += residual[i] * residual[i]
         r_dot_y += residual[i] * y[i]
     dual_norm = 0.0
+    xr_sq = 0.0
     w_l1 = 0.0
     w_sq = 0.0
     for j in range(d):
-        g = -l2 * w[j]
+        xr = 0.0
         for i in range(n):
-            g += X[i, j] * residual[i]
+            xr += X[i, j] * residual[i]
+        xr_sq += xr * xr
+        g = xr - l2 * w[j]
         dual_norm = max(dual_norm, g if positive else abs(g))
         w_l1 += abs(w[j])
         w_sq += w[j] * w[j]
+    if l1 == 0.0:
+        if l2 == 0.0:
+            return xr_sq
+        return max(r_sq + 0.5 * l2 * w_sq - r_dot_y + xr_sq / (2.0 * l2), 0.0)
     scale = 1.0
     if dual_norm > l1:
         scale = l1 / dual_norm

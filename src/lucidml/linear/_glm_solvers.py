@@ -138,9 +138,14 @@ def first_order(problem, beta, solver, max_iter, tol):
         else:
             result = gradient_descent(problem.objective, beta, problem.gradient, step="backtracking", lr=1.0,
                                       max_iter=max_iter, tol=tol, ftol=_ftol(tol), callback=iterates.append)
-    except ValueError:
-        # The Wolfe search found no descent direction: ∇F vanished to rounding (tol below what
-        # float64 resolves). The last iterate is the minimum to machine precision.
+    except ValueError as error:
+        if "descent direction" not in str(error):
+            raise
+        # The line search found no descent direction: ∇F vanished to rounding (tol below what
+        # float64 resolves), and the last iterate is the minimum to machine precision — unless
+        # the gradient is still clearly non-zero, which is a failure to report.
         beta = iterates[-1]
-        return beta, [problem.objective(b) for b in iterates[1:]] or [problem.objective(beta)], True
+        losses = [problem.objective(b) for b in iterates[1:]] or [problem.objective(beta)]
+        gradient = np.max(np.abs(problem.gradient(beta)))
+        return beta, losses, bool(gradient <= max(tol, 1e-8 * max(1.0, abs(losses[-1]))))
     return result.x, [h["f"] for h in result.history], result.success

@@ -178,6 +178,8 @@ def minimize_log_loss(loss, theta0, *, solver, l1=0.0, max_iter=100, tol=1e-4, e
     n = loss.X.shape[0]
     batch_size = min(batch_size, n)
     updates_per_epoch = -(-n // batch_size)
-    return sgd(loss.fun, theta0, loss.batch_grad, n_samples=n, batch_size=batch_size, schedule="c1_c2",
+    # The stopping test and the history read the whole objective, L1 term included.
+    objective = (lambda t: loss.fun(t) + l1 * np.abs(t[mask]).sum()) if l1 > 0 else loss.fun
+    return sgd(objective, theta0, loss.batch_grad, n_samples=n, batch_size=batch_size, schedule="c1_c2",
                c1=eta0 * updates_per_epoch, c2=updates_per_epoch, max_iter=max_iter, tol=tol,
                random_state=random_state, prox=prox if l1 > 0 else None)

@@ -279,6 +279,8 @@ def enet_path(X, y, *, l1_ratio=0.5, alphas=None, n_alphas=100, eps=1e-3, fit_in
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
+    if y.ndim != 1:
+        raise ValueError(f"enet_path takes one target: y must be 1-D, not of shape {y.shape}.")
     if l1_ratio <= 0 and alphas is None:
         raise ValueError("The default α grid needs l1_ratio > 0; pass alphas for a ridge-only path.")
     if alphas is None:

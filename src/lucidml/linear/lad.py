@@ -30,8 +30,9 @@ class LADRegression(RegressorMixin, BaseEstimator):
 
     - ``"irls"`` (iteratively reweighted least squares): at the residuals r of the current fit,
       |r| ≤ r²/(2|r⁽ᵏ⁾|) + |r⁽ᵏ⁾|/2, so each step solves the weighted least-squares problem
-      min ½ Σ sᵢ rᵢ² / max(|rᵢ⁽ᵏ⁾|, δ), which never increases J (a majorize–minimize step).
-      δ = ``eps`` × mean|y − median(y)| keeps the weights finite where a residual is 0.
+      min ½ Σ sᵢ rᵢ² / max(|rᵢ⁽ᵏ⁾|, δ), a majorize–minimize step that does not increase J while
+      no residual is below δ = ``eps`` × mean|y − median(y)| (the floor that keeps the weights
+      finite where a residual is 0; below it the bound is not tight, so the best iterate is kept).
       Starts from least squares; stops when the relative change of J is ≤ ``tol``.
     - ``"lp"``: the exact solution of the linear program (Barrodale & Roberts 1973)
       min ½ Σ sᵢ (uᵢ⁺ + uᵢ⁻) s.t. Xw + b + u⁺ − u⁻ = y, u⁺, u⁻ ≥ 0, solved through its much

@@ -49,8 +49,8 @@ class LeastSquaresClassifier(ClassifierMixin, BaseEstimator):
         (n_samples, n_mapped). It replaces the polynomial features.
     standardize : bool, default=False
         Scale every column of φ(X) to zero mean and unit variance (statistics of the training
-        data) before solving. Changes the fit only through α, which then treats the features
-        alike.
+        data) before solving. With an intercept this changes the fit only through α, which then
+        treats the features alike; without one, the centring also acts as an implicit intercept.
     fit_intercept : bool, default=True
         Whether Φ has the unpenalized bias column 1.
 

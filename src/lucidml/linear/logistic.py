@@ -210,7 +210,12 @@ def _warn_if_unconverged(results, max_iter, name):
 
 def _warn_if_separable(estimator, X, y):
     """Without a penalty, a perfect fit of the training data means the likelihood has no maximum."""
-    if np.all(estimator.predict(X) == y):
+    scores = X @ estimator.coef_.T + estimator.intercept_
+    if scores.shape[1] == 1:
+        predicted = estimator.classes_[(scores[:, 0] >= 0).astype(int)]
+    else:
+        predicted = estimator.classes_[scores.argmax(axis=1)]
+    if np.all(predicted == y):
         warnings.warn("The training data are linearly separable: without a penalty the maximum-likelihood weights "
                       "are infinite, and the returned ones only reflect where the solver stopped. Use penalty='l2'.",
                       UserWarning, stacklevel=3)

@@ -33,14 +33,16 @@ class Ridge(RegressorMixin, BaseEstimator):
     ----------
     alpha : float or array-like of shape (n_targets,), default=1.0
         Penalty strength α ≥ 0, one per target if an array. α = 0 is ordinary least squares
-        (then solved by SVD, rank-safe).
+        (a singular XᵀX then falls back to the rank-safe SVD, except with ``solver="cholesky"``).
     fit_intercept : bool, default=True
         Whether to fit the unpenalized intercept b.
     solver : {"auto", "cholesky", "svd"}, default="auto"
         ``"cholesky"``: the normal equations (XᵀX + αI)w = Xᵀy when n_samples ≥ n_features, or
-        their dual form w = Xᵀ(XXᵀ + αI)⁻¹y otherwise (one n × n system instead of d × d).
+        their dual form w = Xᵀ(XXᵀ + αI)⁻¹y otherwise (one n × n system instead of d × d); SVD for
+        several different α.
         ``"svd"``: X = USVᵀ and w = V diag(s/(s² + α)) Uᵀy, valid for any α ≥ 0 and rank.
-        ``"auto"``: Cholesky, falling back to SVD when the system is singular.
+        ``"auto"``: the primal Cholesky route when n_samples ≥ n_features and one α serves all
+        targets, falling back to SVD when that system is singular; SVD otherwise.
     copy_X : bool, default=True
         If False, X may be overwritten by the centring.
 
@@ -99,7 +101,8 @@ class Ridge(RegressorMixin, BaseEstimator):
         if coef is None:
             Xc, Yc = (X.copy() if self.copy_X else X), Y.copy()
             center_and_weight(Xc, Yc, sample_weight, self.fit_intercept)
-            coef = _ridge_dual(Xc, Yc, alpha[0]) if self.solver == "cholesky" else None
+            one_alpha = np.all(alpha == alpha[0])
+            coef = _ridge_dual(Xc, Yc, alpha[0]) if self.solver == "cholesky" and one_alpha else None
             if coef is None:
                 coef, singular_values = _ridge_svd(Xc, Yc, alpha)
                 dof = np.array([np.sum(singular_values**2 / (singular_values**2 + a)) for a in alpha])
@@ -145,12 +148,12 @@ class Ridge(RegressorMixin, BaseEstimator):
 
 def _check_alpha(alpha, n_targets):
     alpha = np.asarray(alpha, dtype=np.float64).ravel()
+    if np.any(~np.isfinite(alpha)) or np.any(alpha < 0):
+        raise ValueError(f"alpha must be finite and non-negative; got {alpha}.")
     if alpha.size == 1:
         return np.full(n_targets, alpha[0])
     if alpha.size != n_targets:
         raise ValueError(f"alpha has {alpha.size} entries but y has {n_targets} targets.")
-    if np.any(~np.isfinite(alpha)) or np.any(alpha < 0):
-        raise ValueError("alpha must be finite and non-negative.")
     return alpha
 
 

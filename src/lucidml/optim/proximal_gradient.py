@@ -6,6 +6,8 @@ from .result import Counted, OptimizeResult, record
 
 __all__ = ["proximal_gradient", "soft_threshold"]
 
+_MAX_STEP = 1e6
+
 
 def soft_threshold(x, threshold):
     """S(x, t) = sign(x) max(|x| − t, 0): the proximal map of t‖·‖₁."""
@@ -49,7 +51,7 @@ def proximal_gradient(fun, x0, grad, prox, *, h=None, lr=1.0, max_iter=1000, tol
     f, g, gamma, history = f_count(x), grad(x), lr / 2, []
     mapping = np.inf
     for n_iter in range(1, max_iter + 1):
-        gamma *= 2
+        gamma = min(2 * gamma, _MAX_STEP)
         for _ in range(60):
             x_new = prox(x - gamma * g, gamma)
             step = x_new - x
@@ -57,6 +59,9 @@ def proximal_gradient(fun, x0, grad, prox, *, h=None, lr=1.0, max_iter=1000, tol
             if f_new <= f + float(g @ step) + float(step @ step) / (2 * gamma) * (1 + 1e-12):
                 break
             gamma /= 2
+        else:  # no step satisfies the bound (f is not smooth at this scale): stay
+            return OptimizeResult(x, total(x, f), n_iter, False, "no step satisfies the descent bound",
+                                  mapping, f_count.calls, history)
         mapping = float(np.max(np.abs(step))) / gamma
         x, f, g = x_new, f_new, grad(x_new)
         record(history, x, total(x, f), step / gamma, gamma)
