@@ -196,3 +196,33 @@ def test_the_notes_synthetic_least_squares_example(solver):
     exact = np.linalg.lstsq(np.column_stack([np.ones(1000), X]), y, rcond=None)[0]
     if solver in ("lstsq", "normal", "gd"):
         np.testing.assert_allclose(np.r_[model.intercept_, model.coef_], exact, rtol=1e-6)
+
+
+@pytest.mark.parametrize(("d", "p"), [(1, 3), (2, 2), (2, 4), (3, 3)])
+def test_polynomial_feature_counts(d, p):
+    """C(d + p, p) monomials of degree ≤ p (004's p(p+1)/2 for d = 2 is a typo); dᵏ ordered products."""
+    from math import comb
+
+    from lucidml.linear import polynomial_features
+
+    X = np.random.default_rng(0).normal(size=(5, d))
+    assert polynomial_features(X, p, include_bias=True).shape[1] == comb(d + p, p)
+    assert polynomial_features(X, p, ordered=True).shape[1] == sum(d**k for k in range(1, p + 1))
+
+
+def test_polynomial_regression_recovers_the_notes_quadratic():
+    """004 §2's example h = 4 − 7x₁ + 8x₂ + 43.1x₁² + 3x₁x₂ − 0.01x₂²: a degree-2 model on φ₂ recovers it
+    exactly; on the redundant ordered map φ₁ the minimum-norm fit splits 3x₁x₂ as 1.5 + 1.5, as the notes' θ₁."""
+    from lucidml.linear import polynomial_features
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 2))
+    x1, x2 = X.T
+    y = 4 - 7 * x1 + 8 * x2 + 43.1 * x1**2 + 3 * x1 * x2 - 0.01 * x2**2
+    model = LinearRegression().fit(polynomial_features(X, 2), y)
+    np.testing.assert_allclose(model.coef_, [-7, 8, 43.1, 3, -0.01], atol=1e-10)
+    assert model.intercept_ == pytest.approx(4.0)
+    ordered = LinearRegression().fit(polynomial_features(X, 2, ordered=True), y)
+    np.testing.assert_allclose(ordered.predict(polynomial_features(X, 2, ordered=True)), y, atol=1e-9)
+    np.testing.assert_allclose(ordered.coef_, [-7, 8, 43.1, 1.5, 1.5, -0.01], atol=1e-9)
+    assert ordered.rank_ == 5  # x₁x₂ and x₂x₁ are one direction

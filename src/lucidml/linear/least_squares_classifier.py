@@ -1,6 +1,5 @@
 """Classification by least-squares regression on indicator (one-hot) targets."""
 
-from itertools import combinations_with_replacement
 from numbers import Integral, Real
 
 import numpy as np
@@ -11,6 +10,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ..utils import Interval, check_sample_weight, validate_params
 from .linear_regression import _least_squares
+from .polynomial import polynomial_features
 
 
 class LeastSquaresClassifier(ClassifierMixin, BaseEstimator):
@@ -167,9 +167,4 @@ def _indicator_least_squares(phi, Y, sample_weight, alpha, fit_intercept):
 
 def _poly_features(X, degree):
     """All distinct monomials of the columns of X with total degree 1..degree (scikit-learn's order)."""
-    d = X.shape[1]
-    columns = [X]
-    for k in range(2, degree + 1):
-        index = np.array(list(combinations_with_replacement(range(d), k)))
-        columns.append(np.prod(X[:, index], axis=2))
-    return np.hstack(columns) if len(columns) > 1 else X
+    return polynomial_features(X, degree)
