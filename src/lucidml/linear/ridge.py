@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.linalg import cholesky_or_none
+from ..utils.linalg import SMALL_MATRIX, blas_threads, cholesky_or_none
 from ._preprocess import center_and_weight, centered_gram, intercept_from_means
 
 
@@ -95,7 +95,9 @@ class Ridge(RegressorMixin, BaseEstimator):
 
         coef = lower = None
         if self.solver != "svd" and np.all(alpha == alpha[0]) and n >= d:
-            coef, lower = _ridge_primal(*centered_gram(X, Y, sample_weight, x_mean, y_mean), alpha[0])
+            gram, moment = centered_gram(X, Y, sample_weight, x_mean, y_mean)
+            with blas_threads(1 if d <= SMALL_MATRIX else None):  # a small factorization: one thread is faster
+                coef, lower = _ridge_primal(gram, moment, alpha[0])
             if coef is None and self.solver == "cholesky":
                 raise ValueError("XᵀX + αI is singular (α = 0 with collinear features); use solver='svd'.")
         if coef is None:
@@ -109,7 +111,8 @@ class Ridge(RegressorMixin, BaseEstimator):
             else:
                 dof = _ridge_dof_from_trace(Xc, alpha[0])
         else:
-            dof = _ridge_dof_from_factor(lower, alpha[0])
+            with blas_threads(1 if d <= SMALL_MATRIX else None):
+                dof = _ridge_dof_from_factor(lower, alpha[0])
 
         residual = (Y - y_mean) - (X @ coef - x_mean @ coef)
         if sample_weight is not None:
