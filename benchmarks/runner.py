@@ -5,7 +5,8 @@ fit + predict each (not timed), then timed in at least ``--repeats`` alternated 
 same arrays, the order of the two flipped every round. A call that takes less than
 ``MIN_MEASURE_S`` is repeated in an inner loop (like ``timeit``) and the time per call kept.
 Reported: the median fit and predict times, the ratios lucidml / scikit-learn, and both test
-scores (accuracy or R²). Both libraries run under the same thread settings, which are printed
+scores (accuracy or R²; for a clusterer, the adjusted Rand index of its training labels against
+the generating classes). Both libraries run under the same thread settings, which are printed
 (by default, what a user gets; ``--threads N`` limits BLAS, OpenMP and Numba to N).
 
 Cold start (import + first fit in a fresh Python process, on 200 samples) is measured
@@ -26,8 +27,8 @@ import tracemalloc
 
 import numba
 import numpy as np
-from sklearn.base import clone, is_classifier
-from sklearn.metrics import accuracy_score, r2_score
+from sklearn.base import clone, is_classifier, is_clusterer
+from sklearn.metrics import accuracy_score, adjusted_rand_score, r2_score
 from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_info, threadpool_limits
 
@@ -61,17 +62,23 @@ def _calibrate(func):
 
 
 class _Side:
-    """One library's estimator on one data set: fit and predict timings, test score."""
+    """One library's estimator on one data set: fit and predict timings, test score.
+
+    A clusterer is scored by the adjusted Rand index of its training labels against the labels
+    that generated the data; one without ``predict`` (e.g. DBSCAN) has no predict timing.
+    """
 
     def __init__(self, estimator, X_train, y_train, X_test, y_test):
         self.estimator, self.X_train, self.y_train, self.X_test, self.y_test = (
             estimator, X_train, y_train, X_test, y_test
         )
+        self.predicts = hasattr(estimator, "predict")
         self.fit_times, self.predict_times = [], []
         self.fitted = clone(estimator).fit(X_train, y_train)  # warm-up
-        self.fitted.predict(X_test)
         self.fit_number = _calibrate(lambda: clone(estimator).fit(X_train, y_train))
-        self.predict_number = _calibrate(lambda: self.fitted.predict(X_test))
+        if self.predicts:
+            self.fitted.predict(X_test)
+            self.predict_number = _calibrate(lambda: self.fitted.predict(X_test))
 
     def measure(self):
         fresh = [clone(self.estimator) for _ in range(self.fit_number)]
@@ -80,9 +87,12 @@ class _Side:
             estimator.fit(self.X_train, self.y_train)
         self.fit_times.append((time.perf_counter() - start) / self.fit_number)
         self.fitted = fresh[-1]
-        self.predict_times.append(_time_per_call(lambda: self.fitted.predict(self.X_test), self.predict_number))
+        if self.predicts:
+            self.predict_times.append(_time_per_call(lambda: self.fitted.predict(self.X_test), self.predict_number))
 
     def score(self):
+        if is_clusterer(self.estimator):
+            return float(adjusted_rand_score(self.y_train, self.fitted.labels_))
         metric = accuracy_score if is_classifier(self.estimator) else r2_score
         return float(metric(self.y_test, self.fitted.predict(self.X_test)))
 
@@ -131,7 +141,8 @@ def run_case(case, n_samples, repeats, threads):
             sides[name].measure()
         order.reverse()
     medians = {
-        name: {"fit": statistics.median(side.fit_times), "predict": statistics.median(side.predict_times)}
+        name: {"fit": statistics.median(side.fit_times),
+               "predict": statistics.median(side.predict_times) if side.predict_times else None}
         for name, side in sides.items()
     }
     return {
@@ -144,15 +155,23 @@ def run_case(case, n_samples, repeats, threads):
         "repeats": repeats,
         "medians": medians,
         "ratio": {
-            stage: medians["lucidml"][stage] / medians["sklearn"][stage] for stage in ("fit", "predict")
+            stage: medians["lucidml"][stage] / medians["sklearn"][stage]
+            if medians["lucidml"][stage] is not None and medians["sklearn"][stage] is not None else None
+            for stage in ("fit", "predict")
         },
         "scores": {name: side.score() for name, side in sides.items()},
-        "metric": "accuracy" if is_classifier(sides["lucidml"].estimator) else "r2",
+        "metric": _metric_name(sides["lucidml"].estimator),
         "target": case.target,
         "stage": case.stage,
         "cold_start_s": None,
         "peak_memory_mib": _peak_memory(sides["lucidml"].fitted, case) if case.memory_queries else None,
     }
+
+
+def _metric_name(estimator):
+    if is_clusterer(estimator):
+        return "adjusted_rand"
+    return "accuracy" if is_classifier(estimator) else "r2"
 
 
 def _peak_memory(fitted, case):
@@ -174,7 +193,7 @@ def _thread_settings(limit):
 
 
 def _format_ms(seconds):
-    return f"{seconds * 1e3:.3g}"
+    return "—" if seconds is None else f"{seconds * 1e3:.3g}"
 
 
 def _markdown(header, rows):
@@ -187,6 +206,8 @@ def _speed_row(r):
     m, ratio = r["medians"], r["ratio"]
 
     def ratio_cell(stage):
+        if ratio[stage] is None:
+            return "—"
         if stage != r["stage"]:
             return f"{ratio[stage]:.2f}"
         return f"{ratio[stage]:.2f}*" + (" (slower)" if ratio[stage] > r["target"] else "")
