@@ -194,6 +194,25 @@ REGISTRY = (
         },
     ),
     EstimatorEntry(
+        # PAM; scikit-learn has no k-medoids (scikit-learn-extra's is not a dependency).
+        "lucidml.cluster.KMedoids",
+        kind="cluster",
+        check_params={"n_clusters": 3},
+        compiled=True,
+    ),
+    EstimatorEntry(
+        "lucidml.cluster.CLARA",
+        kind="cluster",
+        check_params={"n_clusters": 3, "random_state": 0},
+        compiled=True,
+    ),
+    EstimatorEntry(
+        "lucidml.cluster.CLARANS",
+        kind="cluster",
+        check_params={"n_clusters": 3, "random_state": 0},
+        compiled=True,
+    ),
+    EstimatorEntry(
         "lucidml.naive_bayes.GaussianNB",
         kind="classifier",
         sklearn="sklearn.naive_bayes.GaussianNB",
