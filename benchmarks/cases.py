@@ -6,7 +6,8 @@ are total sample counts of a synthetic data set (80 % train, 20 % test, so 62,50
 50,000 × 12,500), or ``None`` for a bundled data set at its own size; ``--quick`` runs only
 the first size of each case. ``target`` is the speed goal: the lucidml / scikit-learn ratio of
 the ``stage`` ("fit" or "predict") median time at most this. ``memory_queries``: also report
-the peak memory of one brute-force neighbour search over that many queries.
+the peak memory of one brute-force neighbour search over that many queries. ``fit_memory``: also
+report the peak resident memory one fit adds, for both libraries, each in a fresh process.
 """
 
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ class Case:
     target: float = 1.0
     stage: str = "fit"
     memory_queries: int | None = None
+    fit_memory: bool = False
 
 
 CASES = (

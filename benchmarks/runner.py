@@ -115,6 +115,37 @@ def _cold_start(entry, case, cache_dir=None, library="lucidml"):
     return float(out.stdout.strip().splitlines()[-1])
 
 
+def _fit_peak_rss(entry, case, n_samples, library):
+    """MiB of peak resident memory that one fit adds in a fresh process, above the loaded data.
+
+    Resident memory sees every allocation (NumPy's, Numba's, the C libraries'), which tracemalloc
+    does not. Linux only: after the data are loaded and a fit on 200 rows has loaded the compiled
+    kernels, the peak (VmHWM) is reset (``clear_refs``), so neither the data generator's
+    temporaries nor code loading hide or inflate the fit's own working memory.
+    """
+    make = f"entry.make(**{case.params!r})" if library == "lucidml" else f"entry.make_sklearn(**{case.params!r})"
+    script = (
+        "from benchmarks.runner import _data\n"
+        "from benchmarks.cases import CASES\n"
+        f"from lucidml.registry import get_entry; entry = get_entry({entry.name!r})\n"
+        f"case = [c for c in CASES if c.name == {case.name!r}][0]\n"
+        f"X_train, X_test, y_train, y_test = _data(case, {n_samples!r})\n"
+        f"estimator = {make}\n"
+        "from sklearn.base import clone\n"
+        "clone(estimator).fit(X_train[:200], y_train[:200])  # load compiled kernels, libraries\n"
+        "def status(key):\n"
+        "    for line in open('/proc/self/status'):\n"
+        "        if line.startswith(key): return int(line.split()[1]) / 1024\n"
+        "open('/proc/self/clear_refs', 'w').write('5')\n"
+        "before = status('VmRSS')\n"
+        "estimator.fit(X_train, y_train)\n"
+        "print(status('VmHWM') - before)\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
 def _cold_starts(entry, case):
     if not entry.compiled:
         return None
@@ -165,6 +196,8 @@ def run_case(case, n_samples, repeats, threads):
         "stage": case.stage,
         "cold_start_s": None,
         "peak_memory_mib": _peak_memory(sides["lucidml"].fitted, case) if case.memory_queries else None,
+        "fit_peak_rss_mib": {library: _fit_peak_rss(entry, case, n_samples, library) for library in ("lucidml", "sklearn")}
+        if case.fit_memory else None,
     }
 
 
@@ -229,6 +262,14 @@ def format_table(results):
         header = ["cold start (import + first fit, fresh process)", "lucidml", "lucidml, empty Numba cache", "sklearn"]
         rows = [[f"{case} ({name})", f"{c['lucidml']:.2f} s", f"{c['lucidml_empty_cache']:.2f} s", f"{c['sklearn']:.2f} s"]
                 for case, name, c in cold]
+        lines += [""] + _markdown(header, rows)
+    fit_memory = [r for r in results if r.get("fit_peak_rss_mib")]
+    if fit_memory:
+        header = ["peak memory of one fit (fresh process, resident MiB above the data)", "n_train × d", "lucidml",
+                  "sklearn"]
+        rows = [[r["case"], f"{r['sizes']['n_train']} × {r['sizes']['n_features']}",
+                 f"{r['fit_peak_rss_mib']['lucidml']:.1f}", f"{r['fit_peak_rss_mib']['sklearn']:.1f}"]
+                for r in fit_memory]
         lines += [""] + _markdown(header, rows)
     memory = [(r["case"], r["peak_memory_mib"]) for r in results if r["peak_memory_mib"]]
     if memory:
