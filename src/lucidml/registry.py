@@ -213,6 +213,20 @@ REGISTRY = (
         compiled=True,
     ),
     EstimatorEntry(
+        "lucidml.cluster.DBSCAN",
+        kind="cluster",
+        sklearn="sklearn.cluster.DBSCAN",
+        compiled=True,
+    ),
+    EstimatorEntry(
+        # Kohonen's map has no scikit-learn counterpart. A 3-unit chain for the checks: with 50
+        # samples a 10 × 10 map leaves units empty, so its labels cannot match 3 blobs.
+        "lucidml.cluster.SelfOrganizingMap",
+        kind="cluster",
+        check_params={"shape": (3,)},
+        compiled=True,
+    ),
+    EstimatorEntry(
         "lucidml.naive_bayes.GaussianNB",
         kind="classifier",
         sklearn="sklearn.naive_bayes.GaussianNB",

@@ -127,7 +127,7 @@ def nearest_medoid(X, medoids, metric):
     return labels, dist
 
 
-class BaseMedoids(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
+class _BaseMedoids(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
     """Input checks, fitted attributes, ``predict`` and ``transform`` of the k-medoids estimators."""
 
     def _validate_training_data(self, X):

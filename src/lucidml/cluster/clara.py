@@ -8,11 +8,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from ..utils import Interval, Options, validate_params
-from ._medoids import METRICS, REL_TOL, BaseMedoids, nearest_medoid, submatrix
+from ._medoids import METRICS, REL_TOL, _BaseMedoids, nearest_medoid, submatrix
 from ._pam import build, pam_swap
 
 
-class CLARA(BaseMedoids):
+class CLARA(_BaseMedoids):
     """K-medoids for large data: PAM on random samples, the medoids scored on all the data.
 
     Each of ``n_samples`` rounds draws ``sample_size`` points, runs PAM (BUILD + best SWAP) on

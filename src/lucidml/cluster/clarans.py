@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ..utils import Interval, Options, validate_params
-from ._medoids import METRICS, REL_TOL, BaseMedoids, CandidateRows
+from ._medoids import METRICS, REL_TOL, _BaseMedoids, CandidateRows
 from ._pam import nearest_two
 
 # Trial swaps drawn per call of the compiled search: it doubles after each batch without an
@@ -15,7 +15,7 @@ from ._pam import nearest_two
 _MAX_BATCH = 64
 
 
-class CLARANS(BaseMedoids):
+class CLARANS(_BaseMedoids):
     """K-medoids by randomized local search over the graph of medoid sets.
 
     A node is a set M of K medoids with cost(M) = Σ_o min_{m ∈ M} d(x_o, x_m); its neighbours are

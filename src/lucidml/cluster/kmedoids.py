@@ -8,11 +8,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from ..utils import Interval, Options, validate_params
-from ._medoids import METRICS, REL_TOL, BaseMedoids, candidate_matrix
+from ._medoids import METRICS, REL_TOL, _BaseMedoids, candidate_matrix
 from ._pam import alternate, build, pam_swap
 
 
-class KMedoids(BaseMedoids):
+class KMedoids(_BaseMedoids):
     """K-medoids clustering: K data points (medoids) as centres, for any dissimilarity.
 
     Minimizes the total dissimilarity of the points to their nearest medoid,
