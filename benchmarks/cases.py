@@ -8,6 +8,7 @@ the first size of each case. ``target`` is the speed goal: the lucidml / scikit-
 the ``stage`` ("fit" or "predict") median time at most this. ``memory_queries``: also report
 the peak memory of one brute-force neighbour search over that many queries. ``fit_memory``: also
 report the peak resident memory one fit adds, for both libraries, each in a fresh process.
+``noise``: the synthetic generator's noise (e.g. the blobs' standard deviation).
 """
 
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ class Case:
     stage: str = "fit"
     memory_queries: int | None = None
     fit_memory: bool = False
+    noise: float | None = None
 
 
 CASES = (
@@ -54,6 +56,9 @@ CASES = (
     # The generator adds redundant (collinear) features: QDA needs regularization, on both sides.
     Case("qda", "QuadraticDiscriminantAnalysis", "classification", sizes=(1_000, 10_000, 125_000), n_features=50,
          params={"reg_param": 0.01}),
+    # Clustering (issue 7): train sizes 20,000 and 100,000 in 2-D; 3 Gaussian blobs of std 0.3.
+    Case("dbscan", "DBSCAN", "blobs", sizes=(25_000, 125_000), n_features=2, params={"eps": 0.1, "min_samples": 10},
+         fit_memory=True, noise=0.3),
     Case("knn_digits", "KNeighborsClassifier", "digits", stage="predict"),
     Case("knn_20d", "KNeighborsClassifier", "classification", sizes=(12_500, 62_500), n_features=20,
          params={"algorithm": "brute"}, stage="predict", memory_queries=200_000),

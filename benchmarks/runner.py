@@ -43,7 +43,8 @@ COLD_START_SAMPLES = 200
 
 
 def _data(case, n_samples, seed=0):
-    data = load_dataset(case.dataset, n_samples=n_samples, n_features=case.n_features, random_state=seed)
+    data = load_dataset(case.dataset, n_samples=n_samples, n_features=case.n_features, noise=case.noise,
+                        random_state=seed)
     stratify = data.y if data.task == "classification" else None
     return train_test_split(data.X, data.y, test_size=0.2, random_state=seed, stratify=stratify)
 
@@ -104,7 +105,8 @@ def _cold_start(entry, case, cache_dir=None, library="lucidml"):
         "import time; t = time.perf_counter()\n"
         f"from lucidml.registry import get_entry; entry = get_entry({entry.name!r})\n"
         f"from lucidml.datasets import load\n"
-        f"X, y = load({case.dataset!r}, n_samples={COLD_START_SAMPLES}, n_features={case.n_features!r})\n"
+        f"X, y = load({case.dataset!r}, n_samples={COLD_START_SAMPLES}, n_features={case.n_features!r}, "
+        f"noise={case.noise!r})\n"
         f"{make}.fit(X, y)\n"
         "print(time.perf_counter() - t)\n"
     )
