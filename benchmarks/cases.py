@@ -59,6 +59,10 @@ CASES = (
     # Clustering (issue 7): train sizes 20,000 and 100,000 in 2-D; 3 Gaussian blobs of std 0.3.
     Case("dbscan", "DBSCAN", "blobs", sizes=(25_000, 125_000), n_features=2, params={"eps": 0.1, "min_samples": 10},
          fit_memory=True, noise=0.3),
+    Case("agglomerative_ward", "AgglomerativeClustering", "blobs", sizes=(6_250, 25_000), n_features=10,
+         params={"n_clusters": 8, "linkage": "ward"}, fit_memory=True),
+    Case("agglomerative_single", "AgglomerativeClustering", "blobs", sizes=(6_250, 25_000), n_features=10,
+         params={"n_clusters": 8, "linkage": "single"}, fit_memory=True),
     Case("knn_digits", "KNeighborsClassifier", "digits", stage="predict"),
     Case("knn_20d", "KNeighborsClassifier", "classification", sizes=(12_500, 62_500), n_features=20,
          params={"algorithm": "brute"}, stage="predict", memory_queries=200_000),

@@ -227,6 +227,18 @@ REGISTRY = (
         compiled=True,
     ),
     EstimatorEntry(
+        "lucidml.cluster.AgglomerativeClustering",
+        kind="cluster",
+        sklearn="sklearn.cluster.AgglomerativeClustering",
+        compiled=True,
+    ),
+    EstimatorEntry(
+        # Divisive analysis (Kaufman & Rousseeuw); scikit-learn has none.
+        "lucidml.cluster.DIANA",
+        kind="cluster",
+        compiled=True,
+    ),
+    EstimatorEntry(
         "lucidml.naive_bayes.GaussianNB",
         kind="classifier",
         sklearn="sklearn.naive_bayes.GaussianNB",
