@@ -50,3 +50,17 @@ def test_memory_row_for_brute_force_neighbours(tmp_path):
     memory = row["peak_memory_mib"]
     assert row["stage"] == "predict" and memory["queries"] == 200_000 and memory["n_train"] == 480
     assert 0 < memory["peak"] < 200  # bounded: all distances at once would be 200,000 × 480 × 8 B = 732 MiB
+
+
+def test_every_case_names_a_registered_estimator_with_a_counterpart():
+    from benchmarks.cases import CASES
+    from lucidml.registry import get_entry
+
+    names = [case.name for case in CASES]
+    assert len(names) == len(set(names))
+    for case in CASES:
+        entry = get_entry(case.estimator)
+        assert entry.sklearn is not None, case.name
+        assert case.stage in ("fit", "predict") and case.target > 0
+        entry.make(**case.params)  # the parameters exist on both sides
+        entry.make_sklearn(**case.params)
