@@ -271,3 +271,39 @@ def test_diana_duplicates_and_tiny_input():
     assert adjusted_rand_score(model.labels_, [0, 0, 0, 1, 1]) == 1.0
     two = DIANA(n_clusters=2).fit(np.array([[0.0], [3.0]]))
     np.testing.assert_allclose(two.linkage_, [[0, 1, 3, 2]])
+
+
+def test_ward_heights_exact_far_from_the_origin():
+    from scipy.cluster.hierarchy import linkage as scipy_linkage
+
+    X = np.random.default_rng(0).normal(size=(150, 3)) + 1e6
+    ours = AgglomerativeClustering(n_clusters=3, linkage="ward").fit(X).linkage_[:, 2]
+    np.testing.assert_allclose(ours, scipy_linkage(X, "ward")[:, 2], rtol=1e-10)
+
+
+def test_centroid_threshold_cut_follows_scipy_despite_inversions():
+    from scipy.cluster.hierarchy import fcluster
+    from sklearn.metrics import adjusted_rand_score
+
+    rng = np.random.default_rng(4)
+    checked = 0
+    for _ in range(40):
+        X = rng.normal(size=(25, 2))
+        Z = AgglomerativeClustering(n_clusters=2, linkage="centroid").fit(X).linkage_
+        if not np.any(np.diff(Z[:, 2]) < 0):
+            continue
+        for t in Z[:, 2] + 1e-9:
+            model = AgglomerativeClustering(n_clusters=None, distance_threshold=t, linkage="centroid")
+            with pytest.warns(UserWarning):
+                labels = model.fit(X).labels_
+            expected = fcluster(Z, t, "distance")  # no height lies in (h, h + 1e-9]: ≤ t and < t agree
+            assert adjusted_rand_score(expected, labels) == 1.0
+            checked += 1
+    assert checked > 20
+
+
+def test_precomputed_matrix_needs_a_zero_diagonal():
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1)) + 1.0
+    with pytest.raises(ValueError, match="diagonal"):
+        AgglomerativeClustering(metric="precomputed", linkage="average").fit(D)

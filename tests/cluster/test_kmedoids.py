@@ -304,3 +304,10 @@ def test_max_iter_warns():
     with pytest.warns(ConvergenceWarning, match="max_iter=1"):
         km = KMedoids(4, init="random", random_state=0, max_iter=1).fit(X)
     assert km.n_iter_ == 1 and km.loss_curve_[1] < km.loss_curve_[0]
+
+
+def test_precomputed_matrix_needs_a_zero_diagonal():
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1)) + 1.0
+    with pytest.raises(ValueError, match="diagonal"):
+        KMedoids(2, metric="precomputed").fit(D)

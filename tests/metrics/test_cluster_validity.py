@@ -276,3 +276,16 @@ def test_elbow_bad_input():
         elbow(X, [2, 6], estimator=KMeans)
     with pytest.raises(ValueError, match="NaN"):
         elbow(np.full((5, 2), np.nan), [2], estimator=KMeans)
+
+
+def test_silhouette_stays_exact_for_data_far_from_the_origin():
+    """The Gram-matrix distance route cancels at large offsets; centring keeps it exact."""
+    from scipy.spatial.distance import cdist
+
+    from lucidml.metrics import silhouette_samples as ours
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(scale=0.5, size=(300, 3)) + 1e7
+    labels = rng.integers(0, 3, size=300)
+    D = cdist(X - 1e7, X - 1e7)  # the exact distances
+    np.testing.assert_allclose(ours(X, labels), ours(D, labels, metric="precomputed"), atol=1e-9)

@@ -138,6 +138,8 @@ class _BaseMedoids(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
                 raise ValueError(f"metric='precomputed' needs a square distance matrix; got shape {X.shape}.")
             if np.any(X < 0):
                 raise ValueError("Negative values in data: metric='precomputed' needs non-negative distances.")
+            if np.any(np.diag(X) > 100 * np.finfo(np.float64).eps * max(1.0, float(X.max()))):
+                raise ValueError("metric='precomputed' needs a zero diagonal: a medoid's distance to itself is 0.")
         if n < self.n_clusters:
             raise ValueError(f"n_samples={n} should be >= n_clusters={self.n_clusters}.")
         return X

@@ -6,7 +6,7 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-from scipy.spatial.distance import pdist
+from scipy.spatial.distance import pdist, squareform
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import validate_data
 
@@ -188,11 +188,35 @@ def store_tree(est, Z):
     est.n_connected_components_ = 1
     if est.distance_threshold is not None or getattr(est, "compute_distances", True):
         est.distances_ = Z[:, 2].copy()
+    if est.distance_threshold is not None and np.any(np.diff(Z[:, 2]) < 0):
+        # Heights with inversions (centroid linkage): a merge is made when its height is below
+        # the threshold and both of its parts were made (SciPy's rule); undoing the last merges
+        # in merge order would not be a cut at that height.
+        est.labels_ = _threshold_cut(Z, est.distance_threshold)
+        est.n_clusters_ = int(est.labels_.max()) + 1
+        return
     if est.distance_threshold is not None:
         est.n_clusters_ = int(np.count_nonzero(Z[:, 2] >= est.distance_threshold)) + 1
     else:
         est.n_clusters_ = est.n_clusters
     est.labels_ = cut_tree(est.children_, n, est.n_clusters_)
+
+
+def _threshold_cut(Z, threshold):
+    """Labels when the merges made are those below ``threshold`` whose parts were all made."""
+    n = Z.shape[0] + 1
+    made = np.ones(2 * n - 1, dtype=bool)
+    parent = np.arange(2 * n - 1)
+    for k, (a, b, height, _) in enumerate(Z):
+        a, b = int(a), int(b)
+        made[n + k] = made[a] and made[b] and height < threshold
+        if made[n + k]:
+            parent[a] = parent[b] = n + k
+    root = np.arange(n)
+    for i in range(n):  # follow the made merges up to the top of each cluster
+        while parent[root[i]] != root[i]:
+            root[i] = parent[root[i]]
+    return np.unique(root, return_inverse=True)[1].astype(np.intp)
 
 
 def cut_tree(children, n_leaves, n_clusters):
@@ -219,7 +243,7 @@ def condensed_distances(X, metric):
     n = X.shape[0]
     if metric == "precomputed" or callable(metric):
         M = check_square_distances(metric(X) if callable(metric) else X)
-        return M[np.triu_indices(n, k=1)]
+        return squareform(M, checks=False)  # no n²/2 index arrays
     D = pdist(X, _METRICS[metric])
     if not np.all(np.isfinite(D)):
         raise ValueError(f"The {metric} distances of X are not all finite (a zero vector for 'cosine'?).")
@@ -237,6 +261,8 @@ def check_square_distances(M):
         raise ValueError("Negative values in data: a distance matrix must be non-negative.")
     if not np.allclose(M, M.T, rtol=1e-12, atol=0.0):
         raise ValueError("A distance matrix must be symmetric.")
+    if np.any(np.abs(np.diag(M)) > 100 * np.finfo(np.float64).eps * max(1.0, float(M.max()))):
+        raise ValueError("A distance matrix must have a zero diagonal (every point is at distance 0 from itself).")
     return M
 
 
@@ -246,7 +272,7 @@ def _agnes(X, linkage, metric):
     if linkage == "centroid":
         return centroid_generic(sq_euclidean_condensed(np.ascontiguousarray(X)), n)
     if linkage == "ward":
-        a, b, h = ward_nn_chain(np.ascontiguousarray(X))
+        a, b, h = ward_nn_chain(np.ascontiguousarray(_near_origin(X)))
     elif linkage == "single" and metric in ("euclidean", "l2"):
         a, b, h = single_linkage_euclidean(np.ascontiguousarray(X))
     elif linkage == "single":
@@ -254,6 +280,19 @@ def _agnes(X, linkage, metric):
     else:
         a, b, h = nn_chain_condensed(condensed_distances(X, metric), n, linkage == "complete")
     return sorted_linkage(a, b, h, n)
+
+
+def _near_origin(X):
+    """X, centred if it lies far from the origin (mean > 1000 × spread).
+
+    The ward chain keeps centroids, and their differences cancel when the data sit far from the
+    origin (heights off by 1e-7 relative at an offset of 1e8); distances do not change under the
+    shift. Data near the origin are left alone, so exact values (integers, duplicates) stay exact.
+    """
+    mean = X.mean(axis=0)
+    if np.max(np.abs(mean)) > 1e3 * max(float(np.max(X.std(axis=0))), np.finfo(np.float64).tiny):
+        return X - mean
+    return X
 
 
 def sorted_linkage(a, b, h, n):

@@ -38,7 +38,7 @@ class CLARA(_BaseMedoids):
         number of rows of X, and not scikit-learn-extra's ``n_sampling`` (its sample size).
     sample_size : int or None, default=None
         Points per sample; None means 40 + 2K (Kaufman & Rousseeuw). At least ``n_clusters``;
-        capped at n_samples.
+        capped at the number of rows of X.
     metric : str or callable, default="euclidean"
         The dissimilarity, as in :class:`~lucidml.cluster.kmedoids.KMedoids` ("precomputed": X is
         the n × n distance matrix).

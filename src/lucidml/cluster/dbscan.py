@@ -33,6 +33,7 @@ METRICS = frozenset(
 # "auto" uses the grid up to this many features (a query visits 3ᵈ cubes) and the k-d tree up to
 # KD_TREE_MAX_FEATURES; beyond, a tree prunes too little to beat brute force.
 GRID_MAX_FEATURES = 3
+GRID_HARD_MAX_FEATURES = 6  # beyond this, a forced grid would cost 3^(d−1) per cell
 KD_TREE_MAX_FEATURES = 15
 # The grid needs (data range / ε) cubes per axis; past this many, rounding in the cube index
 # could lose a neighbour at distance exactly ε, and the k-d tree is used instead.
@@ -82,7 +83,8 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         Keyword arguments of the metric (SciPy ``cdist`` metrics and callables).
     algorithm : {"auto", "grid", "kd_tree", "brute"}, default="auto"
         The ε-neighbourhood search. ``"grid"``: a uniform grid of cubes of side ≈ ε, points
-        sorted by cube (compiled; Minkowski metrics); ``"kd_tree"``: SciPy's ``cKDTree``
+        sorted by cube (compiled; Minkowski metrics; at most 6 features, since each cube scans
+        3^(d−1) neighbouring ranges); ``"kd_tree"``: SciPy's ``cKDTree``
         (Minkowski metrics); ``"brute"``: the distance matrix in blocks of rows (BLAS for the
         Euclidean metric, with the candidates near ε re-checked exactly). ``"auto"`` picks the
         grid for at most 3 features, the tree for at most 15, brute force otherwise.
@@ -178,6 +180,9 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         threads = _n_threads(self.n_jobs)
         if self.algorithm in ("grid", "kd_tree") and p is None:
             raise ValueError(f"algorithm={self.algorithm!r} supports Minkowski metrics only, not metric={self.metric!r}.")
+        if self.algorithm == "grid" and X.shape[1] > GRID_HARD_MAX_FEATURES:
+            raise ValueError(f"algorithm='grid' scans 3^(d−1) cell ranges per cell; with {X.shape[1]} features use "
+                             f"'kd_tree' or 'brute' (the grid is for at most {GRID_HARD_MAX_FEATURES}).")
         if self.algorithm == "grid" or (self.algorithm == "auto" and p is not None and X.shape[1] <= GRID_MAX_FEATURES):
             grid = _GridSearch.build(X, self.eps, p, threads)
             if grid is not None:

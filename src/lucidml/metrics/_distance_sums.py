@@ -84,6 +84,10 @@ def map_distance_blocks(reduce, X, codes, n_clusters, metric="euclidean", n_jobs
             D = D.toarray() if scipy.sparse.issparse(D) else D
             return np.add.reduceat(D, bounds[:-1], axis=1), np.einsum("ij,ij->i", D, D)
     elif metric in _EUCLIDEAN:
+        if not scipy.sparse.issparse(X):
+            # ‖a‖² + ‖b‖² − 2a·b cancels badly when the data lie far from the origin; distances
+            # do not change when the data are centred, the round-off does.
+            X = X - X.mean(axis=0)
         sqnorms = _row_sqnorms(X)
         col_sqnorms = sqnorms[order]
         X_cols_t = X[order].T.tocsr() if scipy.sparse.issparse(X) else np.ascontiguousarray(X[order].T)
