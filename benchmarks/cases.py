@@ -56,7 +56,10 @@ CASES = (
     # The generator adds redundant (collinear) features: QDA needs regularization, on both sides.
     Case("qda", "QuadraticDiscriminantAnalysis", "classification", sizes=(1_000, 10_000, 125_000), n_features=50,
          params={"reg_param": 0.01}),
-    # Clustering (issue 7): train sizes 20,000 and 100,000 in 2-D; 3 Gaussian blobs of std 0.3.
+    # Clustering (issue 7). KMeans(8) on 100,000 × 20 (3 blobs: the fit has to place 8 centres in them).
+    Case("kmeans", "KMeans", "blobs", sizes=(12_500, 125_000), n_features=20, fit_memory=True),
+    Case("bisecting_kmeans", "BisectingKMeans", "blobs", sizes=(125_000,), n_features=20),
+    # DBSCAN: train sizes 20,000 and 100,000 in 2-D; 3 Gaussian blobs of std 0.3.
     Case("dbscan", "DBSCAN", "blobs", sizes=(25_000, 125_000), n_features=2, params={"eps": 0.1, "min_samples": 10},
          fit_memory=True, noise=0.3),
     Case("agglomerative_ward", "AgglomerativeClustering", "blobs", sizes=(6_250, 25_000), n_features=10,

@@ -239,6 +239,36 @@ REGISTRY = (
         compiled=True,
     ),
     EstimatorEntry(
+        "lucidml.cluster.KMeans",
+        kind="cluster",
+        sklearn="sklearn.cluster.KMeans",
+        params={"n_clusters": 8, "n_init": 10, "random_state": 0},
+        sklearn_params={"n_clusters": 8, "n_init": 10, "random_state": 0, "algorithm": "lloyd"},
+        check_params={"n_clusters": 3, "n_init": 2, "max_iter": 20},
+        expected_failures={
+            "check_sample_weight_equivalence_on_dense_data": "k-means++ seeding draws random numbers per sample, "
+            "so weighted and repeated samples seed differently (scikit-learn lists this check as an expected "
+            "failure of its own KMeans)",
+        },
+        compiled=True,
+    ),
+    EstimatorEntry(
+        # tol=0 on both sides: scikit-learn passes tol to its inner 2-means runs unscaled, lucidml scales it by
+        # the feature variance as KMeans does, so only tol=0 makes the two do the same work.
+        "lucidml.cluster.BisectingKMeans",
+        kind="cluster",
+        sklearn="sklearn.cluster.BisectingKMeans",
+        params={"n_clusters": 8, "n_init": 1, "tol": 0.0, "random_state": 0},
+        sklearn_params={"n_clusters": 8, "n_init": 1, "tol": 0.0, "random_state": 0},
+        check_params={"n_clusters": 3, "n_init": 2, "max_iter": 20},
+        expected_failures={
+            "check_sample_weight_equivalence_on_dense_data": "the 2-means seeding draws random numbers per sample, "
+            "so weighted and repeated samples seed differently (scikit-learn lists this check as an expected "
+            "failure of its own BisectingKMeans)",
+        },
+        compiled=True,
+    ),
+    EstimatorEntry(
         "lucidml.naive_bayes.GaussianNB",
         kind="classifier",
         sklearn="sklearn.naive_bayes.GaussianNB",
