@@ -59,8 +59,13 @@ CASES = (
     # Clustering (issue 7). KMeans(8) on 100,000 × 20 (3 blobs: the fit has to place 8 centres in them).
     Case("kmeans", "KMeans", "blobs", sizes=(12_500, 125_000), n_features=20, fit_memory=True),
     Case("bisecting_kmeans", "BisectingKMeans", "blobs", sizes=(125_000,), n_features=20),
-    # DBSCAN: train sizes 20,000 and 100,000 in 2-D; 3 Gaussian blobs of std 0.3.
-    Case("dbscan", "DBSCAN", "blobs", sizes=(25_000, 125_000), n_features=2, params={"eps": 0.1, "min_samples": 10},
+    # DBSCAN on 3 Gaussian blobs of std 0.3 in 2-D. eps shrinks as 1/√n so that a neighbourhood holds
+    # about 350 points at both sizes; dbscan_dense keeps eps = 0.1 at 100,000 points (about 1,800).
+    Case("dbscan", "DBSCAN", "blobs", sizes=(25_000,), n_features=2, params={"eps": 0.1, "min_samples": 10},
+         fit_memory=True, noise=0.3),
+    Case("dbscan_100k", "DBSCAN", "blobs", sizes=(125_000,), n_features=2, params={"eps": 0.045, "min_samples": 10},
+         fit_memory=True, noise=0.3),
+    Case("dbscan_dense", "DBSCAN", "blobs", sizes=(125_000,), n_features=2, params={"eps": 0.1, "min_samples": 10},
          fit_memory=True, noise=0.3),
     Case("agglomerative_ward", "AgglomerativeClustering", "blobs", sizes=(6_250, 25_000), n_features=10,
          params={"n_clusters": 8, "linkage": "ward"}, fit_memory=True),
