@@ -1,0 +1,1 @@
+"""Ensembles: bagging, random forests, AdaBoost and gradient boosting."""

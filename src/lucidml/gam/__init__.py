@@ -1,0 +1,1 @@
+"""Generalized additive models fitted by backfitting and local scoring."""

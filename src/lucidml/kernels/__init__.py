@@ -1,0 +1,1 @@
+"""Kernel functions, the Mercer check, kernel ridge and kernel LMS."""

@@ -1,0 +1,1 @@
+"""Mixture models fitted by EM."""

@@ -1,0 +1,1 @@
+"""Neural networks with explicit back-propagation: MLP, CNN, GCN."""

@@ -1,0 +1,1 @@
+"""Decision trees (CART) with pre- and post-pruning."""
