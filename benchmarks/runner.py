@@ -6,7 +6,9 @@ same arrays, the order of the two flipped every round. A call that takes less th
 ``MIN_MEASURE_S`` is repeated in an inner loop (like ``timeit``) and the time per call kept.
 Reported: the median fit and predict times, the ratios lucidml / scikit-learn, and both test
 scores (accuracy or R²; for a clusterer, the adjusted Rand index of its training labels against
-the generating classes). Both libraries run under the same thread settings, which are printed
+the generating classes; for a density estimator, the mean log-likelihood of the test samples;
+for a transformer, whose ``transform`` is timed in the predict column, the fraction of the test
+set's variance its reconstruction keeps, when it has ``inverse_transform``). Both libraries run under the same thread settings, which are printed
 (by default, what a user gets; ``--threads N`` limits BLAS, OpenMP and Numba to N).
 
 Cold start (import + first fit in a fresh Python process, on 200 samples) is measured
@@ -27,9 +29,11 @@ import tracemalloc
 
 import numba
 import numpy as np
+import scipy.sparse
 from sklearn.base import clone, is_classifier, is_clusterer
 from sklearn.metrics import accuracy_score, adjusted_rand_score, r2_score
 from sklearn.model_selection import train_test_split
+from sklearn.utils import get_tags
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from lucidml.datasets import load_dataset
@@ -62,24 +66,33 @@ def _calibrate(func):
     return max(1, min(1000, int(np.ceil(MIN_MEASURE_S / max(once, 1e-9)))))
 
 
+def _is_transformer(estimator):
+    return not hasattr(estimator, "predict") and hasattr(estimator, "transform")
+
+
 class _Side:
     """One library's estimator on one data set: fit and predict timings, test score.
 
     A clusterer is scored by the adjusted Rand index of its training labels against the labels
-    that generated the data; one without ``predict`` (e.g. DBSCAN) has no predict timing.
+    that generated the data; one without ``predict`` (e.g. DBSCAN) has no predict timing. A
+    transformer's ``transform`` takes the place of ``predict``.
     """
 
     def __init__(self, estimator, X_train, y_train, X_test, y_test):
         self.estimator, self.X_train, self.y_train, self.X_test, self.y_test = (
             estimator, X_train, y_train, X_test, y_test
         )
-        self.predicts = hasattr(estimator, "predict")
+        self.method = "transform" if _is_transformer(estimator) else "predict"
+        self.predicts = hasattr(estimator, self.method)
         self.fit_times, self.predict_times = [], []
         self.fitted = clone(estimator).fit(X_train, y_train)  # warm-up
         self.fit_number = _calibrate(lambda: clone(estimator).fit(X_train, y_train))
         if self.predicts:
-            self.fitted.predict(X_test)
-            self.predict_number = _calibrate(lambda: self.fitted.predict(X_test))
+            self._predict()
+            self.predict_number = _calibrate(self._predict)
+
+    def _predict(self):
+        return getattr(self.fitted, self.method)(self.X_test)
 
     def measure(self):
         fresh = [clone(self.estimator) for _ in range(self.fit_number)]
@@ -89,13 +102,26 @@ class _Side:
         self.fit_times.append((time.perf_counter() - start) / self.fit_number)
         self.fitted = fresh[-1]
         if self.predicts:
-            self.predict_times.append(_time_per_call(lambda: self.fitted.predict(self.X_test), self.predict_number))
+            self.predict_times.append(_time_per_call(self._predict, self.predict_number))
 
     def score(self):
-        if is_clusterer(self.estimator):
+        kind = _metric_name(self.estimator)
+        if kind == "adjusted_rand":
             return float(adjusted_rand_score(self.y_train, self.fitted.labels_))
-        metric = accuracy_score if is_classifier(self.estimator) else r2_score
+        if kind == "mean_log_likelihood":
+            return float(self.fitted.score(self.X_test))
+        if kind == "variance_kept":
+            if not hasattr(self.fitted, "inverse_transform"):
+                return None
+            return _variance_kept(self.X_test, self.fitted.inverse_transform(self._predict()))
+        metric = accuracy_score if kind == "accuracy" else r2_score
         return float(metric(self.y_test, self.fitted.predict(self.X_test)))
+
+
+def _variance_kept(X, X_back):
+    """1 − ‖X − X̂‖² / ‖X − mean‖²: how much of the test set's variance a reconstruction keeps."""
+    X = X.toarray() if scipy.sparse.issparse(X) else X
+    return float(1.0 - ((X - X_back) ** 2).sum() / ((X - X.mean(axis=0)) ** 2).sum())
 
 
 def _cold_start(entry, case, cache_dir=None, library="lucidml"):
@@ -206,6 +232,10 @@ def run_case(case, n_samples, repeats, threads):
 def _metric_name(estimator):
     if is_clusterer(estimator):
         return "adjusted_rand"
+    if get_tags(estimator).estimator_type == "density_estimator":
+        return "mean_log_likelihood"
+    if _is_transformer(estimator):
+        return "variance_kept"
     return "accuracy" if is_classifier(estimator) else "r2"
 
 
@@ -251,13 +281,19 @@ def _speed_row(r):
         r["case"], f"{r['sizes']['n_train']} × {r['sizes']['n_features']}",
         _format_ms(m["lucidml"]["fit"]), _format_ms(m["sklearn"]["fit"]), ratio_cell("fit"),
         _format_ms(m["lucidml"]["predict"]), _format_ms(m["sklearn"]["predict"]), ratio_cell("predict"),
-        f"{r['scores']['lucidml']:.4f}", f"{r['scores']['sklearn']:.4f}",
+        _format_score(r["scores"]["lucidml"]), _format_score(r["scores"]["sklearn"]),
     ]
+
+
+def _format_score(score):
+    return "—" if score is None else f"{score:.4f}"
 
 
 def format_table(results):
     header = ["case", "n_train × d", "fit ms lucidml", "fit ms sklearn", "fit ratio", "predict ms lucidml",
               "predict ms sklearn", "predict ratio", "score lucidml", "score sklearn"]
+    if any(r["metric"] == "variance_kept" for r in results):
+        header[5:8] = ["predict (transform) ms lucidml", "predict (transform) ms sklearn", "predict ratio"]
     lines = _markdown(header, [_speed_row(r) for r in results])
     cold = [(r["case"], r["estimator"], r["cold_start_s"]) for r in results if r["cold_start_s"]]
     if cold:

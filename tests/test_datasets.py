@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.sparse
 from sklearn import datasets as skd
 
 from lucidml.datasets import DatasetError, infer_task, list_datasets, load, load_dataset
@@ -26,16 +27,37 @@ def test_bundled_sets_are_scikit_learns(name, loader, task):
     assert data.feature_names == list(reference.feature_names)
 
 
-@pytest.mark.parametrize("name", ["moons", "circles", "blobs", "classification", "regression", "counts"])
+def _dense(X):
+    return X.toarray() if scipy.sparse.issparse(X) else X
+
+
+@pytest.mark.parametrize(
+    "name", ["moons", "circles", "blobs", "classification", "regression", "counts", "documents", "images"]
+)
 def test_synthetic_sets_honour_size_seed_and_noise(name):
     X, y = load(name, n_samples=120, random_state=3)
     assert X.shape[0] == y.shape[0] == 120
     X2, y2 = load(name, n_samples=120, random_state=3)
-    np.testing.assert_array_equal(X, X2)
+    np.testing.assert_array_equal(_dense(X), _dense(X2))
     X3, _ = load(name, n_samples=120, random_state=4)
-    assert not np.array_equal(X, X3)
+    assert not np.array_equal(_dense(X), _dense(X3))
     X4, y4 = load(name, n_samples=120, random_state=3, noise=0.5)
-    assert not (np.array_equal(X, X4) and np.array_equal(y, y4))
+    assert not (np.array_equal(_dense(X), _dense(X4)) and np.array_equal(y, y4))
+
+
+def test_documents_are_sparse_counts_and_images_are_learnable():
+    X, y = load("documents", n_samples=300, n_features=500)
+    assert scipy.sparse.issparse(X) and X.shape == (300, 500) and set(y) == set(range(5))
+    assert np.all(X.data >= 1) and np.all(X.data == np.round(X.data))
+    assert 50 < X.sum(axis=1).mean() < 150  # about 100 words per document
+    X, y = load("images", n_samples=600)
+    assert X.shape == (600, 784) and set(y) == set(range(10))
+    # The classes are separable from the pixels (a linear model learns them well above chance).
+    from sklearn.linear_model import RidgeClassifier
+
+    assert RidgeClassifier().fit(X[:400], y[:400]).score(X[400:], y[400:]) > 0.5
+    with pytest.raises(DatasetError, match="perfect square"):
+        load("images", n_samples=10, n_features=50)
 
 
 def test_synthetic_feature_count_and_tasks():

@@ -108,6 +108,58 @@ def _counts(n_samples, n_features, noise, random_state):
     return X, y
 
 
+def _documents(n_samples, n_features, noise, random_state):
+    """A sparse document–term count matrix (CSR) of documents on 5 topics, Zipf-like vocabulary.
+
+    Each topic is a Dirichlet draw over the vocabulary tilted by a 1/rank prior, so a few words are
+    frequent and most are rare, as in text; every document has about 100 words.
+    """
+    import scipy.sparse
+
+    rng = np.random.default_rng(random_state)
+    n_words = n_features or 1_000
+    prior = 1.0 / np.arange(1, n_words + 1)
+    concentration = 0.1 if noise is None else noise
+    topics = rng.dirichlet(np.full(n_words, concentration), size=5) * prior
+    topics /= topics.sum(axis=1, keepdims=True)
+    y = rng.integers(0, 5, size=n_samples)
+    lengths = rng.poisson(100, size=n_samples) + 1
+    # Draw every word of every document at once: document i's words come from topic y[i].
+    doc_of_word = np.repeat(np.arange(n_samples), lengths)
+    cumulative = np.cumsum(topics, axis=1)
+    words = np.empty(len(doc_of_word), dtype=np.int64)
+    for topic in range(5):
+        mine = y[doc_of_word] == topic
+        words[mine] = np.minimum(np.searchsorted(cumulative[topic], rng.random(mine.sum())), n_words - 1)
+    X = scipy.sparse.csr_matrix((np.ones(len(words)), (doc_of_word, words)), shape=(n_samples, n_words))
+    X.sum_duplicates()
+    return X, y
+
+
+def _images(n_samples, n_features, noise, random_state):
+    """Square grey images of 10 classes, flattened to rows: a smooth random template per class,
+    shifted by up to 2 pixels and corrupted by Gaussian noise. ``n_features`` is the pixel count
+    (a perfect square; default 28 × 28 = 784)."""
+    from scipy.ndimage import gaussian_filter
+
+    rng = np.random.default_rng(random_state)
+    side = int(round(np.sqrt(n_features or 784)))
+    if side * side != (n_features or 784):
+        raise DatasetError(f"images: n_features must be a perfect square, got {n_features}")
+    templates = np.stack([gaussian_filter(rng.normal(size=(side, side)), sigma=side / 10) for _ in range(10)])
+    templates /= templates.std(axis=(1, 2), keepdims=True)
+    y = rng.integers(0, 10, size=n_samples)
+    shifts = rng.integers(-2, 3, size=(n_samples, 2))
+    X = np.empty((n_samples, side, side))
+    for k in range(10):  # shift each class's template per sample with one roll per distinct shift
+        for dy in range(-2, 3):
+            for dx in range(-2, 3):
+                rows = (y == k) & (shifts[:, 0] == dy) & (shifts[:, 1] == dx)
+                X[rows] = np.roll(templates[k], (dy, dx), axis=(0, 1))
+    X += rng.normal(scale=1.0 if noise is None else noise, size=X.shape)
+    return X.reshape(n_samples, side * side), y
+
+
 # name -> (generator, task, what `noise` means)
 _SYNTHETIC = {
     "moons": (_moons, "classification", "std of Gaussian noise (0.2)"),
@@ -117,6 +169,8 @@ _SYNTHETIC = {
     "multiclass": (_multiclass, "classification", "fraction of flipped labels (0.01)"),
     "regression": (_regression, "regression", "std of Gaussian noise on y (10.0)"),
     "counts": (_counts, "classification", "Dirichlet concentration of the topics (1.0; larger = closer topics)"),
+    "documents": (_documents, "classification", "Dirichlet concentration of the topics (0.1); X is sparse CSR"),
+    "images": (_images, "classification", "std of the pixel noise (1.0)"),
 }
 
 
@@ -139,8 +193,9 @@ def load_dataset(name, *, target=None, task=None, n_samples=None, n_features=Non
     name : str
         A bundled set (``iris``, ``wine``, ``breast_cancer``, ``digits``, ``diabetes``), a
         synthetic one (``moons``, ``circles``, ``blobs``, ``classification``, ``multiclass``, ``regression``,
-        ``counts``: word counts of documents on 3 topics), or the path of a CSV file with a
-        header row.
+        ``counts``: word counts of documents on 3 topics, ``documents``: a sparse document–term
+        matrix on 5 topics, ``images``: flattened square images of 10 classes), or the path of a
+        CSV file with a header row.
     target : str, default=None
         For a CSV file: the name of the target column (required).
     task : {"classification", "regression"}, default=None
