@@ -5,7 +5,7 @@ import inspect
 import pkgutil
 
 import pytest
-from sklearn.base import BaseEstimator, ClassifierMixin, ClusterMixin, RegressorMixin, TransformerMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, ClusterMixin, DensityMixin, RegressorMixin, TransformerMixin
 
 import lucidml
 from lucidml import all_estimators
@@ -44,7 +44,10 @@ def test_registry_names_are_unique_and_resolve():
         assert get_entry(entry.name.lower()) is entry
 
 
-_MIXIN = {"classifier": ClassifierMixin, "regressor": RegressorMixin, "cluster": ClusterMixin, "transformer": TransformerMixin}
+_MIXIN = {
+    "classifier": ClassifierMixin, "regressor": RegressorMixin, "cluster": ClusterMixin,
+    "transformer": TransformerMixin, "density": DensityMixin,
+}
 
 
 @pytest.mark.parametrize("entry", REGISTRY, ids=lambda e: e.name)

@@ -1,0 +1,161 @@
+"""The ways PCA finds the leading right singular vectors of the centred (optionally standardized)
+data matrix A = (X − 1μᵀ) D⁻¹, D = diag(σ) or I.
+
+Every solver returns (λ, Vt): λ the variances A's singular values give, λⱼ = σⱼ²/(m − 1), in
+decreasing order, and Vt the matching unit right singular vectors as rows.
+"""
+
+from contextlib import nullcontext
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse
+import scipy.sparse.linalg
+
+from ..utils.linalg import SMALL_MATRIX, blas_threads
+from ._randomized import CenteredMatrix, randomized_svd
+
+__all__ = ["arpack", "column_moments", "covariance", "covariance_eigh", "deflation", "full_svd", "randomized"]
+
+_CHUNK = 4096  # rows per block when a pass over X must not allocate a copy of X
+
+
+def column_moments(X):
+    """Column means and population variances of dense or sparse X, without copying X."""
+    n = X.shape[0]
+    if scipy.sparse.issparse(X):
+        mean = np.asarray(X.mean(axis=0)).ravel()
+        second = np.asarray(X.multiply(X).mean(axis=0)).ravel()
+        return mean, np.maximum(second - mean**2, 0.0)
+    mean = X.mean(axis=0)
+    sum_sq = np.zeros(X.shape[1])
+    for start in range(0, n, _CHUNK):  # two-pass variance, block by block: no cancellation
+        block = X[start:start + _CHUNK] - mean
+        sum_sq += np.einsum("ij,ij->j", block, block)
+    return mean, sum_sq / n
+
+
+def covariance(X, mean, scale):
+    """C = D⁻¹ (X − 1μᵀ)ᵀ(X − 1μᵀ) D⁻¹ / (m − 1), from XᵀX − m μμᵀ so that X is never copied."""
+    n = X.shape[0]
+    gram = X.T @ X
+    C = gram.toarray() if scipy.sparse.issparse(gram) else np.array(gram, dtype=np.float64)
+    C -= n * np.outer(mean, mean)
+    C /= n - 1
+    if scale is not None:
+        C /= np.outer(scale, scale)
+    return C
+
+
+def full_svd(X, mean, scale):
+    """Exact SVD of A. For tall A (m ≥ 2d) first A = QR, then R = Û Σ Vᵀ: the same Σ and V for a
+    third of LAPACK's cost of U (Chan's R-SVD); otherwise the SVD of A itself."""
+    n, d = X.shape
+    A = np.array(X, dtype=np.float64, order="F", copy=True)
+    A -= mean
+    if scale is not None:
+        A /= scale
+    if n >= 2 * d:
+        geqrf = scipy.linalg.get_lapack_funcs("geqrf", (A,))
+        qr, _, _, info = geqrf(A, overwrite_a=True)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"LAPACK geqrf failed (info={info}).")
+        A = np.triu(qr[:d])
+    with blas_threads(1) if min(A.shape) <= SMALL_MATRIX else nullcontext():
+        s, Vt = _svd(A)
+    return s**2 / (n - 1), Vt
+
+
+def _svd(A):
+    try:
+        _, s, Vt = scipy.linalg.svd(A, full_matrices=False, check_finite=False, overwrite_a=True)
+    except np.linalg.LinAlgError:  # gesdd's rare failure to converge: the slower, sturdier gesvd
+        _, s, Vt = scipy.linalg.svd(A, full_matrices=False, check_finite=False, lapack_driver="gesvd")
+    return s, Vt
+
+
+def covariance_eigh(C, n_components=None):
+    """Eigenpairs of the d × d covariance C, largest first (only the top n_components if given).
+
+    Round-off can make a zero eigenvalue slightly negative; it is clipped to 0.
+    """
+    d = C.shape[0]
+    subset = None if n_components is None else [d - n_components, d - 1]
+    with blas_threads(1) if d <= SMALL_MATRIX else nullcontext():
+        values, vectors = scipy.linalg.eigh(C, subset_by_index=subset, check_finite=False, overwrite_a=True)
+    return np.maximum(values[::-1], 0.0), vectors[:, ::-1].T
+
+
+def randomized(X, mean, scale, n_components, n_oversamples, n_iter, normalizer, rng):
+    """Randomized SVD (Halko et al. 2011) of A, centred implicitly: X is neither copied nor densified."""
+    A = CenteredMatrix(X, mean, scale)
+    _, s, Vt = randomized_svd(A, n_components, n_oversamples=n_oversamples, n_iter=n_iter,
+                              normalizer=normalizer, rng=rng, compute_u=False)
+    return s**2 / (X.shape[0] - 1), Vt
+
+
+def arpack(X, mean, scale, n_components, tol, rng):
+    """Lanczos bidiagonalization (ARPACK through SciPy's ``svds``) of the implicitly centred A."""
+    A = CenteredMatrix(X, mean, scale)
+    operator = scipy.sparse.linalg.LinearOperator(
+        A.shape, matvec=lambda v: A @ v, rmatvec=lambda v: A.T @ v,
+        matmat=lambda M: A @ M, rmatmat=lambda M: A.T @ M, dtype=np.float64,
+    )
+    v0 = rng.uniform(-1.0, 1.0, size=min(A.shape))
+    _, s, Vt = scipy.sparse.linalg.svds(operator, k=n_components, tol=tol, v0=v0, solver="arpack")
+    order = np.argsort(s)[::-1]
+    return s[order] ** 2 / (X.shape[0] - 1), Vt[order]
+
+
+def deflation(C, n_components, target_ratio, tol, max_iter, rng):
+    """Power iteration with deflation on the covariance C (004 §15, 002 (7.4)).
+
+    For j = 1, 2, …: iterate v ← Cv/‖Cv‖ from a random unit v until ‖v_new − v‖ ≤ tol, take
+    λⱼ = vᵀCv, then deflate C ← C − λⱼ vvᵀ. Deflating the covariance is the notes' deflation of
+    the data, X ← X − Xvvᵀ, seen through C = XᵀX/(m − 1): (X − Xvvᵀ)ᵀ(X − Xvvᵀ) = XᵀX − λ(m − 1)vvᵀ
+    for an eigenvector v, at d² instead of m·d per step. Each v is also kept orthogonal to the
+    earlier ones, so that round-off left by the deflation cannot pull it back.
+
+    Stops after n_components vectors, or as soon as the cumulative explained ratio reaches
+    target_ratio (when given). Returns (λ, Vt, iterations per component).
+    """
+    C = np.array(C, dtype=np.float64, copy=True)
+    d = C.shape[0]
+    total = float(np.trace(C))
+    zero = d * np.finfo(np.float64).eps * max(total, np.finfo(np.float64).tiny)
+    values, vectors, iterations = [], [], []
+    limit = d if n_components is None else n_components
+    while len(values) < limit:
+        found = np.array(vectors).reshape(len(vectors), d)
+        v = _orthogonal_unit(rng.standard_normal(d), found)
+        n_iter = 0
+        for n_iter in range(1, max_iter + 1):
+            y = C @ v
+            if np.linalg.norm(y) <= zero:  # only variance-0 directions are left: v is one
+                break
+            w = _orthogonal_unit(y, found, fallback=v)
+            step = np.linalg.norm(w - v)
+            v = w
+            if step <= tol:
+                break
+        else:
+            n_iter = max_iter + 1  # marks "did not converge" for the caller
+        lam = max(float(v @ C @ v), 0.0)
+        C -= lam * np.outer(v, v)
+        values.append(lam)
+        vectors.append(v)
+        iterations.append(n_iter)
+        if target_ratio is not None and total > 0 and sum(values) / total >= target_ratio:
+            break
+    return np.array(values), np.array(vectors), np.array(iterations)
+
+
+def _orthogonal_unit(v, basis, fallback=None):
+    """v with its components along the rows of ``basis`` removed, normalized (twice, for accuracy)."""
+    for _ in range(2):
+        if len(basis):
+            v = v - basis.T @ (basis @ v)
+    norm = np.linalg.norm(v)
+    if norm <= np.finfo(np.float64).tiny:  # C v = 0: every direction left has variance 0
+        return fallback if fallback is not None else v
+    return v / norm

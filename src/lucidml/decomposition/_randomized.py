@@ -1,0 +1,123 @@
+"""Randomized range finder and randomized SVD (Halko, Martinsson & Tropp 2011), shared by PCA,
+TruncatedSVD and KernelPCA.
+
+The idea: a few products of A with a Gaussian test matrix Ω already span, with high probability,
+almost all of A's dominant column space. With l = k + p columns (p = oversampling),
+
+    Y = (A Aᵀ)^q A Ω,   Q = orth(Y),   B = Qᵀ A  (l × n, small),   B = Û Σ Vᵀ,   U = Q Û,
+
+gives A ≈ U Σ Vᵀ. Each power iteration q multiplies the weight of the k-th singular direction
+against the (l+1)-th by (σₖ/σₗ₊₁)², so a handful of iterations make the result accurate even when
+the spectrum decays slowly. Between products the block is re-normalized (LU or QR) so that
+round-off does not wash out the smaller directions (Halko et al. §4.5; LU as in Li, Linderman,
+Szlam et al. 2017, which is cheaper than QR and spans the same subspace).
+
+A is any matrix-like supporting ``A @ M`` and ``A.T @ M`` (dense, sparse, or the implicitly
+centred :class:`CenteredMatrix`).
+"""
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse
+
+__all__ = ["CenteredMatrix", "randomized_range_finder", "randomized_svd", "resolve_power_iterations"]
+
+
+class CenteredMatrix:
+    """A = (X − 1μᵀ) D⁻¹ without forming it (D = diag(scale), or I when scale is None).
+
+    A M = X (D⁻¹M) − 1 (μᵀD⁻¹M)   and   Aᵀ M = D⁻¹ (XᵀM − μ (1ᵀM)).
+    This keeps sparse X sparse and saves a dense copy of X.
+    """
+
+    def __init__(self, X, mean, scale=None):
+        self.X, self.mean, self.scale = X, mean, scale
+        self.shape = X.shape
+        self.dtype = np.float64
+
+    def __matmul__(self, M):
+        if self.scale is not None:
+            M = M / (self.scale[:, None] if M.ndim == 2 else self.scale)
+        shift = self.mean @ M
+        return _dense(self.X @ M) - (shift if M.ndim == 1 else shift[None, :])
+
+    def rmatmul_t(self, M):
+        """Aᵀ M."""
+        out = _dense(self.X.T @ M) - (np.outer(self.mean, M.sum(axis=0)) if M.ndim == 2 else self.mean * M.sum())
+        if self.scale is not None:
+            out /= self.scale[:, None] if out.ndim == 2 else self.scale
+        return out
+
+    @property
+    def T(self):
+        return _Transposed(self)
+
+
+class _Transposed:
+    def __init__(self, centered):
+        self.centered = centered
+        self.shape = centered.shape[::-1]
+
+    def __matmul__(self, M):
+        return self.centered.rmatmul_t(M)
+
+    @property
+    def T(self):
+        return self.centered
+
+
+def _dense(M):
+    return M.toarray() if scipy.sparse.issparse(M) else np.asarray(M)
+
+
+def resolve_power_iterations(n_iter, n_components, shape):
+    """'auto' → 7 iterations for k < 0.1·min(m, n) (slow spectral decay matters most), else 4."""
+    if n_iter == "auto":
+        return 7 if n_components < 0.1 * min(shape) else 4
+    return n_iter
+
+
+def _normalize(Y, how):
+    """A well-conditioned basis of range(Y): P·L of Y = P L U (LU) or Q of Y = QR."""
+    if how == "LU":
+        return scipy.linalg.lu(Y, permute_l=True, check_finite=False, overwrite_a=True)[0]
+    if how == "QR":
+        return scipy.linalg.qr(Y, mode="economic", check_finite=False, overwrite_a=True)[0]
+    return Y
+
+
+def randomized_range_finder(A, size, n_iter, normalizer, rng):
+    """An m × size matrix Q with orthonormal columns whose span approximates range(A).
+
+    Y ← A Ω, then n_iter times: Y ← A · norm(Aᵀ · norm(Y)); finally Q = orth(Y).
+    """
+    omega = rng.standard_normal(size=(A.shape[1], size))
+    Y = _dense(A @ omega)
+    for _ in range(n_iter):
+        Z = _dense(A.T @ _normalize(Y, normalizer))
+        Y = _dense(A @ _normalize(Z, normalizer))
+    return scipy.linalg.qr(Y, mode="economic", check_finite=False, overwrite_a=True)[0]
+
+
+def randomized_svd(A, n_components, *, n_oversamples=10, n_iter="auto", normalizer="auto", rng, compute_u=True):
+    """Rank-k approximation A ≈ U diag(s) Vt by the randomized range finder; (U, s, Vt).
+
+    With ``compute_u=False`` U is returned as None (for a tall A this skips an m × l × k product).
+
+    A wide matrix is handled through its transpose, so the orthonormal basis Q is always
+    built on the longer side's partner: the test matrix has min(m, n) rows.
+    """
+    m, n = A.shape
+    n_iter = resolve_power_iterations(n_iter, n_components, A.shape)
+    if normalizer == "auto":
+        normalizer = "none" if n_iter <= 2 else "LU"
+    size = min(n_components + n_oversamples, m, n)
+    if m < n:
+        Vt, s, U = randomized_svd(A.T, n_components, n_oversamples=n_oversamples, n_iter=n_iter,
+                                  normalizer=normalizer, rng=rng)
+        return (U.T if compute_u else None), s, Vt.T
+    Q = randomized_range_finder(A, size, n_iter, normalizer, rng)
+    B = _dense(A.T @ Q).T  # Qᵀ A, computed as (AᵀQ)ᵀ so that sparse A stays on the left
+    U_hat, s, Vt = scipy.linalg.svd(B, full_matrices=False, check_finite=False, lapack_driver="gesdd")
+    U = Q @ U_hat[:, :n_components] if compute_u else None
+    return U, s[:n_components], Vt[:n_components]

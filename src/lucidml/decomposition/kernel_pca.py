@@ -1,0 +1,274 @@
+"""Kernel principal component analysis."""
+
+from contextlib import nullcontext
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse.linalg
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+)
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils import check_array, check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..kernels.pairwise import KERNELS, _kernel_params, pairwise_kernels
+from ..utils import Interval, Options, validate_params
+from ..utils.linalg import SMALL_MATRIX, blas_threads
+from ._kernel_pca_kernels import center_gram
+from ._randomized import randomized_range_finder, resolve_power_iterations
+
+
+class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """PCA in the feature space of a kernel, computed from the N × N Gram matrix alone.
+
+    With K = φ(X)φ(X)ᵀ the eigenvectors of the feature-space covariance are vⱼ = φ(X)ᵀαⱼ where
+    K̃αⱼ = μⱼαⱼ (seeds: 002 §7.4, (7.92)–(7.97), Summary 7.27; Schölkopf, Smola & Müller 1998):
+
+    1. centre the features implicitly: K̃ = K − 1_N K − K 1_N + 1_N K 1_N (1_N = 11ᵀ/N);
+    2. eigendecompose K̃ = Σ μⱼ αⱼαⱼᵀ with unit αⱼ, largest μ first;
+    3. training scores zⱼ = √μⱼ αⱼ;
+    4. a new point x with kernel row k = [k(x, xᵢ)]ᵢ is centred the same way,
+       k̃ = k − 1ᵀK/N − mean(k) + 1ᵀK1/N², and projected: zⱼ = k̃ᵀαⱼ/√μⱼ.
+
+    This corrects the notes: (7.104) needs 1_N K 1_N in its last term, (7.106)–(7.107) need √μⱼ and
+    1/√μⱼ, and new kernel rows must be centred (the notes never do), which is what makes
+    ``fit_transform(X)`` equal ``fit(X).transform(X)``. Eigenvalues below 1e-12·μ₁ (and round-off
+    negatives) are set to 0, and a component with μⱼ = 0 projects to 0.
+
+    Eigenvector signs are fixed: the largest-magnitude entry of each αⱼ is positive
+    (scikit-learn's rule), so results agree with scikit-learn's exactly.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        Components kept; None keeps all with μ > 0.
+    kernel : str or callable, default="linear"
+        Any name of :func:`lucidml.kernels.pairwise.pairwise_kernels` ("linear", "poly", "rbf",
+        "sigmoid", "laplacian", ...), a callable, or "precomputed": then ``fit`` takes the N × N
+        Gram matrix and ``transform`` the n × N kernel between new and training points.
+    gamma : float or None, default=None
+        Kernel width of rbf, poly, sigmoid, laplacian (None: 1/n_features).
+    degree : int, default=3
+        Degree of the poly kernel.
+    coef0 : float, default=1
+        Offset of the poly and sigmoid kernels.
+    kernel_params : dict or None, default=None
+        Further keyword arguments of the kernel (the only ones a callable receives).
+    alpha : float, default=1.0
+        Ridge penalty of the learned pre-image map (``fit_inverse_transform``).
+    fit_inverse_transform : bool, default=False
+        Learn a pre-image map by kernel ridge regression from the scores back to X
+        (Bakır, Weston & Schölkopf 2004), used by ``inverse_transform``.
+    eigen_solver : {"auto", "dense", "arpack", "randomized"}, default="auto"
+        ``"dense"``: LAPACK ``eigh`` of K̃, only the top k pairs; ``"arpack"``: Lanczos (ARPACK
+        ``eigsh``); ``"randomized"``: randomized range finder (Halko et al. 2011) and the eigenpairs
+        of QᵀK̃Q. ``"auto"``: arpack when N > 200 and k < max(10, N/20), else dense.
+    tol : float, default=0
+        ARPACK's tolerance (0 = machine precision).
+    max_iter : int or None, default=None
+        ARPACK's iteration limit (None: ARPACK's default).
+    iterated_power : int or "auto", default="auto"
+        Power iterations of ``"randomized"`` ("auto": 7 if k < 0.1·N, else 4).
+    remove_zero_eig : bool, default=False
+        Drop components with μ = 0 (always done when n_components is None).
+    random_state : int, RandomState instance or None, default=None
+        Start vector of ``"arpack"``, test matrix of ``"randomized"``.
+    copy_X : bool, default=True
+        Store a copy of X (rather than a reference) for ``transform``.
+
+    Attributes
+    ----------
+    eigenvalues_ : ndarray of shape (n_components_,)
+        μⱼ, eigenvalues of the centred Gram matrix K̃, decreasing.
+    eigenvectors_ : ndarray of shape (n_samples, n_components_)
+        The unit eigenvectors αⱼ as columns.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        The training data (the Gram matrix itself for ``kernel="precomputed"``).
+    gamma_ : float or None
+        The kernel width used (gamma, or 1/n_features when gamma is None).
+    dual_coef_ : ndarray of shape (n_samples, n_features)
+        Pre-image map coefficients (only with ``fit_inverse_transform``).
+    X_transformed_fit_ : ndarray of shape (n_samples, n_components_)
+        Training scores (only with ``fit_inverse_transform``).
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when X was a data frame with string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lucidml.decomposition.kernel_pca import KernelPCA
+    >>> rng = np.random.RandomState(0)
+    >>> angle = rng.uniform(0, 2 * np.pi, 100)
+    >>> radius = np.repeat([1.0, 3.0], 50)
+    >>> X = np.c_[radius * np.cos(angle), radius * np.sin(angle)]
+    >>> kpca = KernelPCA(n_components=2, kernel="rbf", gamma=0.5).fit(X)
+    >>> Z = kpca.transform(X)
+    >>> np.allclose(Z, kpca.fit_transform(X))
+    True
+    >>> bool(abs(Z[:50, 0].mean() - Z[50:, 0].mean()) > 0.3)  # the circles separate on component 1
+    True
+    """
+
+    _parameter_constraints = {
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "kernel": [Options(set(KERNELS) | {"precomputed"}), "callable"],
+        "gamma": [Interval(Real, 0, None, closed="left"), None],
+        "degree": [Interval(Real, 0, None, closed="left")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "kernel_params": [dict, None],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "fit_inverse_transform": ["boolean"],
+        "eigen_solver": [Options({"auto", "dense", "arpack", "randomized"})],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "iterated_power": [Interval(Integral, 0, None, closed="left"), Options({"auto"})],
+        "remove_zero_eig": ["boolean"],
+        "random_state": ["random_state"],
+        "copy_X": ["boolean"],
+    }
+
+    def __init__(self, n_components=None, *, kernel="linear", gamma=None, degree=3, coef0=1, kernel_params=None,
+                 alpha=1.0, fit_inverse_transform=False, eigen_solver="auto", tol=0, max_iter=None,
+                 iterated_power="auto", remove_zero_eig=False, random_state=None, copy_X=True):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.alpha = alpha
+        self.fit_inverse_transform = fit_inverse_transform
+        self.eigen_solver = eigen_solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.iterated_power = iterated_power
+        self.remove_zero_eig = remove_zero_eig
+        self.random_state = random_state
+        self.copy_X = copy_X
+
+    def fit(self, X, y=None):
+        """Eigendecompose the centred Gram matrix of X (n_samples, n_features)."""
+        validate_params(self)
+        if self.fit_inverse_transform and self.kernel == "precomputed":
+            raise ValueError("fit_inverse_transform needs the data X; it is not available with kernel='precomputed'.")
+        X = validate_data(self, X, dtype=np.float64, copy=self.copy_X)
+        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(f"kernel='precomputed' needs a square Gram matrix; got shape {X.shape}.")
+        self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
+        K = np.ascontiguousarray(self._kernel(X))
+        self._row_means, self._grand_mean = _center_gram(K)
+        values, vectors = self._eigen(K)
+        self.eigenvalues_, self.eigenvectors_ = values, vectors
+        self.X_fit_ = X
+        if self.fit_inverse_transform:
+            self._fit_preimage(X)
+        return self
+
+    def _kernel(self, X, Y=None):
+        """k(X, Y) with this estimator's kernel parameters (Y = the training data by default)."""
+        if self.kernel == "precomputed":
+            return np.array(X, dtype=np.float64)  # a copy: centring writes into it
+        params = _kernel_params(self.kernel, self.gamma_, self.degree, self.coef0, self.kernel_params)
+        return pairwise_kernels(X, Y, kernel=self.kernel, **params)
+
+    def _eigen(self, K):
+        """Top eigenpairs (μ, α) of the centred K, cleaned, sorted and sign-fixed."""
+        n = K.shape[0]
+        k = n if self.n_components is None else min(self.n_components, n)
+        solver = self.eigen_solver
+        if solver == "auto":  # Lanczos needs far fewer flops than a full tridiagonalization for k ≪ N
+            solver = "arpack" if n > 200 and (k < 10 or k < n / 20) else "dense"
+        if solver == "arpack" and k >= n:
+            solver = "dense"  # ARPACK needs k < N
+        rng = check_random_state(self.random_state)
+        values, vectors = _top_eigenpairs(K, k, solver, self.tol, self.max_iter, self.iterated_power, rng)
+
+        values = np.where(values < 1e-12 * max(values.max(initial=0.0), 0.0), 0.0, values)
+        order = np.argsort(values, kind="stable")[::-1]
+        values, vectors = values[order], vectors[:, order]
+        peaks = vectors[np.argmax(np.abs(vectors), axis=0), np.arange(vectors.shape[1])]
+        vectors = vectors * np.where(peaks < 0, -1.0, 1.0)
+        if self.remove_zero_eig or self.n_components is None:
+            vectors, values = vectors[:, values > 0], values[values > 0]
+        return values, vectors
+
+    def _fit_preimage(self, X):
+        """Kernel ridge regression Z → X on the training scores (Bakır et al. 2004)."""
+        Z = self.eigenvectors_ * np.sqrt(self.eigenvalues_)
+        K_z = self._kernel(Z)
+        K_z.flat[:: K_z.shape[0] + 1] += self.alpha
+        try:
+            self.dual_coef_ = scipy.linalg.solve(K_z, X, assume_a="pos")
+        except np.linalg.LinAlgError:  # α too small against a huge kernel: minimum-norm least squares
+            self.dual_coef_ = scipy.linalg.lstsq(K_z, X, check_finite=False)[0]
+        self.X_transformed_fit_ = Z
+
+    def transform(self, X):
+        """Project new points: zⱼ = k̃(x)ᵀαⱼ/√μⱼ with the centred kernel row k̃(x)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        K = X.copy() if self.kernel == "precomputed" else self._kernel(X, self.X_fit_)
+        if K.shape[1] != self.eigenvectors_.shape[0]:
+            raise ValueError(f"The kernel of new points must have {self.eigenvectors_.shape[0]} columns "
+                             f"(one per training sample); got {K.shape[1]}.")
+        K -= K.mean(axis=1, keepdims=True)
+        K -= self._row_means
+        K += self._grand_mean
+        return K @ self._scaled_alphas()
+
+    def _scaled_alphas(self):
+        """αⱼ/√μⱼ, and 0 for μⱼ = 0."""
+        scale = np.zeros_like(self.eigenvalues_)
+        positive = self.eigenvalues_ > 0
+        scale[positive] = 1.0 / np.sqrt(self.eigenvalues_[positive])
+        return self.eigenvectors_ * scale
+
+    def fit_transform(self, X, y=None):
+        """Fit and return the training scores √μⱼ αⱼ."""
+        self.fit(X)
+        return self.eigenvectors_ * np.sqrt(self.eigenvalues_)
+
+    @available_if(lambda self: self.fit_inverse_transform)
+    def inverse_transform(self, X):
+        """Approximate pre-images of scores X: k(X, Z_fit) · dual_coef_ (only with ``fit_inverse_transform``)."""
+        check_is_fitted(self)
+        Z = check_array(X, dtype=np.float64)
+        return self._kernel(Z, self.X_transformed_fit_) @ self.dual_coef_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.transformer_tags.preserves_dtype = ["float64"]
+        return tags
+
+    @property
+    def _n_features_out(self):
+        return self.eigenvalues_.shape[0]
+
+
+def _center_gram(K):
+    """Centre K in place: K̃ = K − 1_N K − K 1_N + 1_N K 1_N; return (column means, grand mean)."""
+    means, grand = center_gram(K)
+    return means, float(grand)
+
+
+def _top_eigenpairs(K, k, solver, tol, max_iter, iterated_power, rng):
+    """The k algebraically largest eigenpairs of the symmetric K (unsorted)."""
+    n = K.shape[0]
+    if solver == "dense":
+        with blas_threads(1) if n <= SMALL_MATRIX else nullcontext():
+            return scipy.linalg.eigh(K, subset_by_index=[n - k, n - 1], check_finite=False)
+    if solver == "arpack":
+        v0 = rng.uniform(-1.0, 1.0, size=n)
+        return scipy.sparse.linalg.eigsh(K, k, which="LA", tol=tol, maxiter=max_iter, v0=v0)
+    n_iter = resolve_power_iterations(iterated_power, k, K.shape)
+    Q = randomized_range_finder(K, min(k + 10, n), n_iter, "LU" if n_iter > 2 else "none", rng)
+    values, small = np.linalg.eigh(Q.T @ K @ Q)  # K ≈ Q (QᵀKQ) Qᵀ
+    top = np.argsort(values)[::-1][:k]
+    return values[top], Q @ small[:, top]

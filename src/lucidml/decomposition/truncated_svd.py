@@ -1,0 +1,187 @@
+"""Truncated SVD of the uncentred data (latent semantic analysis)."""
+
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse
+import scipy.sparse.linalg
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+)
+from sklearn.utils import check_array, check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..utils import Interval, Options, validate_params
+from ._randomized import randomized_svd
+from .svd_tools import _flip_signs
+
+
+class TruncatedSVD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Rank-k SVD X ≈ U_k Σ_k V_kᵀ of X itself, without centring, so sparse X stays sparse.
+
+    By Eckart–Young, U_k Σ_k V_kᵀ is the best rank-k approximation of X (seeds: 002 §7.2.2,
+    (7.40)); ``transform`` returns the scores X V_k = U_k Σ_k. On a term–document matrix this is
+    latent semantic analysis (000 §15.2). Unlike PCA the mean is not removed, so the first
+    component mostly points at the mean.
+
+    Algorithms:
+
+    - ``"randomized"`` (Halko, Martinsson & Tropp 2011): Y = (XXᵀ)^q XΩ for a Gaussian Ω with
+      k + ``n_oversamples`` columns, re-normalized between products; Q = orth(Y); the SVD of
+      the small QᵀX gives Σ and V. Cost O(nnz·(k + p)·q).
+    - ``"arpack"``: Lanczos bidiagonalization (ARPACK via SciPy ``svds``), k < min(m, n).
+    - ``"full"``: LAPACK's SVD of dense X (sparse input is refused: it would be densified).
+
+    Signs are fixed: the largest-magnitude entry of each component is positive (scikit-learn's
+    rule).
+
+    Parameters
+    ----------
+    n_components : int, default=2
+        k.
+    algorithm : {"randomized", "arpack", "full"}, default="randomized"
+    n_iter : int, default=5
+        Power iterations q of ``"randomized"``.
+    n_oversamples : int, default=10
+        Extra random directions p of ``"randomized"``.
+    power_iteration_normalizer : {"auto", "QR", "LU", "none"}, default="auto"
+        Re-normalization between power iterations; "auto" = LU, or none for q ≤ 2.
+    random_state : int, RandomState instance or None, default=None
+        Random test matrix of ``"randomized"``, start vector of ``"arpack"``.
+    tol : float, default=0.0
+        ARPACK's tolerance (0 = machine precision).
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        V_kᵀ, the right singular vectors as rows.
+    singular_values_ : ndarray of shape (n_components,)
+        σ₁ ≥ … ≥ σ_k.
+    explained_variance_ : ndarray of shape (n_components,)
+        Variance of each score column (of the training scores X V_k).
+    explained_variance_ratio_ : ndarray of shape (n_components,)
+        explained_variance_ over the total variance of the features.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when X was a data frame with string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from lucidml.decomposition.truncated_svd import TruncatedSVD
+    >>> X = sp.csr_matrix(np.array([[1.0, 2.0], [-2.0, 1.0], [3.0, 2.0]]))
+    >>> svd = TruncatedSVD(n_components=1, algorithm="full").fit(X.toarray())
+    >>> (svd.singular_values_ ** 2).round(6)
+    array([18.])
+    >>> svd.components_.round(4)
+    array([[0.8321, 0.5547]])
+    >>> TruncatedSVD(n_components=1, random_state=0).fit_transform(X).round(4).ravel()
+    array([ 1.9415, -1.1094,  3.6056])
+    """
+
+    _parameter_constraints = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "algorithm": [Options({"randomized", "arpack", "full"})],
+        "n_iter": [Interval(Integral, 0, None, closed="left")],
+        "n_oversamples": [Interval(Integral, 1, None, closed="left")],
+        "power_iteration_normalizer": [Options({"auto", "QR", "LU", "none"})],
+        "random_state": ["random_state"],
+        "tol": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(self, n_components=2, *, algorithm="randomized", n_iter=5, n_oversamples=10,
+                 power_iteration_normalizer="auto", random_state=None, tol=0.0):
+        self.n_components = n_components
+        self.algorithm = algorithm
+        self.n_iter = n_iter
+        self.n_oversamples = n_oversamples
+        self.power_iteration_normalizer = power_iteration_normalizer
+        self.random_state = random_state
+        self.tol = tol
+
+    def fit(self, X, y=None):
+        """Compute the rank-k SVD of X (n_samples, n_features); dense or sparse."""
+        self.fit_transform(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit and return the scores U_k Σ_k."""
+        validate_params(self)
+        X = validate_data(self, X, dtype=np.float64, accept_sparse=("csr", "csc"), ensure_min_features=2)
+        k = self.n_components
+        if k > X.shape[1]:
+            raise ValueError(f"n_components={k} must be at most n_features={X.shape[1]}.")
+        if k > min(X.shape) or (self.algorithm == "arpack" and k >= min(X.shape)):
+            bound = "< " if self.algorithm == "arpack" else "≤ "
+            raise ValueError(f"n_components={k} must be {bound}min(n_samples, n_features) (n_samples="
+                             f"{X.shape[0]}, n_features={X.shape[1]}) with algorithm={self.algorithm!r}.")
+        rng = check_random_state(self.random_state)
+        s, Vt = _truncated_svd(X, k, self.algorithm, self.n_iter, self.n_oversamples,
+                                  self.power_iteration_normalizer, self.tol, rng)
+        _, Vt = _flip_signs(None, Vt)
+        self.components_ = Vt
+        self.singular_values_ = s
+        # X V_k, not U_k Σ_k: equal for an exact SVD, and for an approximate one this keeps
+        # fit_transform(X) identical to fit(X).transform(X).
+        scores = np.asarray(X @ Vt.T)
+        self.explained_variance_ = scores.var(axis=0)
+        total = _total_variance(X)
+        self.explained_variance_ratio_ = self.explained_variance_ / total if total > 0 else np.zeros(k)
+        return scores
+
+    def transform(self, X):
+        """Scores X V_k."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, accept_sparse=("csr", "csc"), reset=False)
+        return np.asarray(X @ self.components_.T)
+
+    def inverse_transform(self, X):
+        """Back to feature space: Z V_kᵀ (the rank-k approximation of the original rows)."""
+        check_is_fitted(self)
+        Z = check_array(X, dtype=np.float64)
+        if Z.shape[1] != self.components_.shape[0]:
+            raise ValueError(f"inverse_transform expects {self.components_.shape[0]} columns; got {Z.shape[1]}.")
+        return Z @ self.components_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self.algorithm != "full"
+        tags.transformer_tags.preserves_dtype = ["float64"]
+        return tags
+
+    @property
+    def _n_features_out(self):
+        return self.components_.shape[0]
+
+
+def _truncated_svd(X, k, algorithm, n_iter, n_oversamples, normalizer, tol, rng):
+    """(σ, V_kᵀ) of X, largest σ first."""
+    if algorithm == "randomized":
+        _, s, Vt = randomized_svd(X, k, n_oversamples=n_oversamples, n_iter=n_iter, normalizer=normalizer,
+                                  rng=rng, compute_u=False)
+        return s, Vt
+    if algorithm == "arpack":
+        v0 = rng.uniform(-1.0, 1.0, size=min(X.shape))
+        _, s, Vt = scipy.sparse.linalg.svds(X, k=k, tol=tol, v0=v0, solver="arpack")
+        order = np.argsort(s)[::-1]
+        return s[order], Vt[order]
+    if scipy.sparse.issparse(X):
+        raise TypeError("TruncatedSVD(algorithm='full') needs dense X (it would densify a sparse matrix); "
+                        "use algorithm='randomized' or 'arpack' for sparse X.")
+    _, s, Vt = scipy.linalg.svd(X, full_matrices=False, check_finite=False)
+    return s[:k], Vt[:k]
+
+
+def _total_variance(X):
+    """Σⱼ Var(xⱼ) (population), for dense or sparse X without densifying."""
+    n = X.shape[0]
+    if scipy.sparse.issparse(X):
+        mean = np.asarray(X.mean(axis=0)).ravel()
+        second = np.asarray(X.multiply(X).sum(axis=0)).ravel() / n
+        return float(np.maximum(second - mean**2, 0.0).sum())
+    return float(X.var(axis=0).sum())

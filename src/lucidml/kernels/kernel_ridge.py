@@ -1,0 +1,153 @@
+"""Kernel ridge regression: ridge regression in the feature space of a kernel, solved in the dual."""
+
+import warnings
+from numbers import Real
+from typing import ClassVar
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..utils import Interval, Options, check_sample_weight, validate_params
+from .pairwise import KERNELS, _kernel_params, pairwise_kernels
+
+
+class KernelRidge(RegressorMixin, BaseEstimator):
+    """Kernel ridge regression (Saunders, Gammerman & Vovk 1998).
+
+    Ridge regression min_w Σᵢ sᵢ(yᵢ − wᵀφ(xᵢ))² + λ‖w‖² (000 §1.6) with w = Σᵢ βᵢφ(xᵢ) (the kernel trick,
+    004 §9) becomes, with S = diag(s) the sample weights, the linear system
+
+        (S^½ K S^½ + λI) β̃ = S^½ y,    β = S^½ β̃,
+
+    solved by a Cholesky factorisation (least squares if the matrix is not positive definite, e.g. λ = 0
+    with a singular K or a non-Mercer kernel). Predictions are f(x) = Σᵢ βᵢ k(xᵢ, x) (+ ȳ, see
+    ``center_y``). It is the fixed point of :class:`~lucidml.kernels.kernel_lms.KernelLMS` with the same λ.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_targets,), default=1.0
+        Ridge penalty λ ≥ 0 (one per target if an array), as in scikit-learn.
+    kernel : str or callable, default="linear"
+        A name of :data:`lucidml.kernels.pairwise.KERNELS`, "precomputed" (X is then the Gram matrix),
+        or a callable (see :func:`~lucidml.kernels.pairwise.pairwise_kernels`).
+    gamma, degree, coef0 : float, int, float
+        Kernel parameters, passed to named kernels that accept them (gamma=None: 1/n_features).
+    kernel_params : dict or None, default=None
+        Further keyword arguments of the kernel (the only ones a callable receives).
+    center_y : bool, default=False
+        There is no intercept (the constant can live in the kernel, e.g. coef0 of "polynomial"). With
+        True, y is centred by its (weighted) mean ȳ before the solve and ȳ is added back in ``predict``,
+        as SPEC §7 prescribes; this helps kernels that decay to 0 far from the data (rbf). The default
+        False fits exactly scikit-learn's ``KernelRidge``.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n_samples,) or (n_samples, n_targets)
+        The dual weights β.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        Training inputs (the Gram matrix for kernel="precomputed"), needed to predict.
+    y_mean_ : float or ndarray of shape (n_targets,)
+        The ȳ added to predictions (0 unless ``center_y``).
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lucidml.kernels.kernel_ridge import KernelRidge
+    >>> X = np.linspace(0, 3, 20).reshape(-1, 1)
+    >>> y = np.sin(X[:, 0])
+    >>> model = KernelRidge(alpha=1e-3, kernel="rbf", gamma=1.0).fit(X, y)
+    >>> round(float(model.predict([[1.5]])[0]), 2)
+    1.0
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
+        "kernel": [Options(set(KERNELS) | {"precomputed"}), "callable"],
+        "gamma": [Interval(Real, 0, None, closed="left"), None],
+        "degree": [Interval(Real, 0, None, closed="left")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "kernel_params": [dict, None],
+        "center_y": ["boolean"],
+    }
+
+    def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1.0, kernel_params=None,
+                 center_y=False):
+        self.alpha = alpha
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.center_y = center_y
+
+    def _gram(self, X, Y=None):
+        params = _kernel_params(self.kernel, self.gamma, self.degree, self.coef0, self.kernel_params)
+        return pairwise_kernels(X, Y, kernel=self.kernel, **params)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (n_samples, n_features) — or the Gram matrix if kernel="precomputed" — and y."""
+        validate_params(self)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, multi_output=True)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(f"kernel='precomputed' needs a square Gram matrix, got shape {X.shape}.")
+        alpha = np.atleast_1d(np.asarray(self.alpha, dtype=np.float64))
+        n_targets = 1 if y.ndim == 1 else y.shape[1]
+        if alpha.ndim != 1 or alpha.size not in (1, n_targets) or np.any(alpha < 0) or not np.all(np.isfinite(alpha)):
+            raise ValueError(f"alpha must be a non-negative float or one per target ({n_targets}), got {self.alpha!r}.")
+        y = np.array(y, dtype=np.float64)
+        self.y_mean_ = np.average(y, axis=0, weights=sample_weight) if self.center_y else np.zeros(y.shape[1:])
+        if self.center_y:
+            y -= self.y_mean_
+        if y.ndim == 1:
+            self.y_mean_ = float(self.y_mean_)
+        K = self._gram(X)
+        self.dual_coef_ = _kernel_ridge_solve(K, y, alpha, sample_weight)
+        self.X_fit_ = X
+        return self
+
+    def predict(self, X):
+        """f(x) = Σᵢ βᵢ k(xᵢ, x) + ȳ; for kernel="precomputed", X is K(X_test, X_train)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        K = X if self.kernel == "precomputed" else self._gram(X, self.X_fit_)
+        return K @ self.dual_coef_ + self.y_mean_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.target_tags.multi_output = True
+        return tags
+
+
+def _kernel_ridge_solve(K, y, alpha, sample_weight):
+    """β = S^½ (S^½ K S^½ + λI)⁻¹ S^½ y, by Cholesky (one λ for all targets) or per target."""
+    Y = y.reshape(len(y), -1)
+    weighted = sample_weight is not None
+    if weighted:
+        root = np.sqrt(sample_weight)
+        K = K * np.outer(root, root)
+        Y = Y * root[:, None]
+    if alpha.size == 1:
+        beta = _solve_spd(K, alpha[0], Y)
+    else:
+        beta = np.column_stack([_solve_spd(K, a, Y[:, [k]])[:, 0] for k, a in enumerate(alpha)])
+    if weighted:
+        beta *= root[:, None]
+    return beta[:, 0] if y.ndim == 1 else beta
+
+
+def _solve_spd(K, lam, Y):
+    A = K.copy()
+    A.flat[:: A.shape[0] + 1] += lam
+    try:
+        return scipy.linalg.cho_solve(scipy.linalg.cho_factor(A, lower=True, check_finite=False), Y,
+                                      check_finite=False)
+    except np.linalg.LinAlgError:
+        warnings.warn("K + alpha·I is not positive definite (alpha = 0 with a singular K, or a non-Mercer kernel); "
+                      "using the least-squares solution instead.", scipy.linalg.LinAlgWarning, stacklevel=3)
+        return scipy.linalg.lstsq(A, Y, check_finite=False)[0]

@@ -1,0 +1,375 @@
+"""What the feed-forward estimators (MLP, CNN) share: fitting by mini-batches or L-BFGS.
+
+A subclass says which layers to stack (``_hidden_layers``) and how its input becomes the
+network's input (``_flatten_input``, ``_input_shape``, ``_to_network``); this base does the
+rest the way scikit-learn's MLP does, so that the parameters mean the same thing:
+initialization, shuffling, the stopping rule on the training loss or validation score,
+``warm_start`` and ``partial_fit``.
+"""
+
+import warnings
+from contextlib import nullcontext
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.optimize
+import scipy.sparse
+from sklearn.base import is_classifier
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import LabelBinarizer
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import unique_labels
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils.linalg import blas_threads
+from ._network import Sequential
+from .activations import get_activation
+from .dense import Dense
+from .initializers import check_init
+from .losses import get_loss
+from .optimizers import SGD, Adam
+
+STOCHASTIC_SOLVERS = ("sgd", "adam", "gd")
+# Multiply-adds of a batch's largest matrix product below which training runs on one BLAS thread:
+# for products of a few milliseconds, waking and syncing more threads costs more than it saves
+# (measured 10–20× slower on two busy cores, in scikit-learn's MLP as well).
+SMALL_BATCH_WORK = 2**26
+
+
+def blas_context(net, batch_size):
+    """One BLAS thread while the batch's products are small (see SMALL_BATCH_WORK)."""
+    return blas_threads(1) if net.batch_work(batch_size) <= SMALL_BATCH_WORK else nullcontext()
+
+COMMON_CONSTRAINTS = {
+    "activation": [Options({"identity", "logistic", "tanh", "relu"})],
+    "solver": [Options({"sgd", "adam", "gd", "lbfgs"})],
+    "alpha": [Interval(Real, 0, None, closed="left")],
+    "batch_size": [Options({"auto"}), Interval(Integral, 1, None, closed="left")],
+    "learning_rate": [Options({"constant", "invscaling", "adaptive"})],
+    "learning_rate_init": [Interval(Real, 0, None, closed="neither")],
+    "power_t": [Interval(Real, 0, None, closed="left")],
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+    "shuffle": ["boolean"],
+    "random_state": ["random_state"],
+    "tol": [Interval(Real, 0, None, closed="left")],
+    "verbose": ["boolean", Interval(Integral, 0, None, closed="left")],
+    "warm_start": ["boolean"],
+    "momentum": [Interval(Real, 0, 1, closed="both")],
+    "nesterovs_momentum": ["boolean"],
+    "early_stopping": ["boolean"],
+    "validation_fraction": [Interval(Real, 0, 1, closed="left")],
+    "beta_1": [Interval(Real, 0, 1, closed="left")],
+    "beta_2": [Interval(Real, 0, 1, closed="left")],
+    "epsilon": [Interval(Real, 0, None, closed="neither")],
+    "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+    "max_fun": [Interval(Integral, 1, None, closed="left")],
+    "init": [str, tuple],
+}
+
+
+class _BaseNetwork:
+    """Fitting machinery; mixed into the estimator classes before ``BaseEstimator``."""
+
+    _accept_sparse = False
+
+    # -- input handling (overridden by the CNN) --------------------------------------------
+    def _flatten_input(self, X, reset):
+        return X
+
+    def _input_shape(self):
+        return (self.n_features_in_,)
+
+    def _to_network(self, X):
+        return X
+
+    def _validate_input(self, X, y, reset):
+        X = self._flatten_input(X, reset)
+        accept = ["csr", "csc"] if self._accept_sparse else False
+        X, y = validate_data(self, X, y, accept_sparse=accept, multi_output=True, dtype=(np.float64, np.float32),
+                             y_numeric=not is_classifier(self), reset=reset)
+        return X, y
+
+    def _check_predict_input(self, X):
+        check_is_fitted(self)
+        X = self._flatten_input(X, reset=False)
+        accept = ["csr", "csc"] if self._accept_sparse else False
+        X = validate_data(self, X, accept_sparse=accept, dtype=(np.float64, np.float32), reset=False)
+        return self._to_network(X).astype(self._net.theta.dtype, copy=False)  # the dtype it was fitted in
+
+    def _output(self, X):
+        """The network's output g(Z) for validated network input X."""
+        return self._net.predict(X)
+
+    # -- fitting --------------------------------------------------------------------------------
+    def _fit(self, X, y, sample_weight, incremental):
+        validate_params(self)
+        check_init(self.init)
+        first = not hasattr(self, "_net") or (not self.warm_start and not incremental)
+        X, y = self._validate_input(X, y, reset=first)
+        Y = self._encode_targets(y, first, incremental)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
+        X = self._to_network(X)
+        self._random_state = check_random_state(self.random_state)
+        if first:
+            self._initialize(X, Y)
+        elif X.dtype != self._net.theta.dtype:
+            X = X.astype(self._net.theta.dtype)
+        if self.solver in STOCHASTIC_SOLVERS:
+            self._fit_stochastic(X, Y, sample_weight, incremental)
+        else:
+            self._fit_lbfgs(X, Y, sample_weight)
+        if not np.all(np.isfinite(self._net.theta)):
+            raise ValueError("The solver produced non-finite weights; scale the input or lower the learning rate.")
+        return self
+
+    def _initialize(self, X, Y):
+        self.n_iter_, self.t_ = 0, 0
+        self.n_outputs_ = Y.shape[1]
+        layers = self._hidden_layers() + [Dense(self.n_outputs_)]
+        self._net = Sequential(layers, output=self.out_activation_).build(
+            self._input_shape(), dtype=X.dtype, init=self.init, random_state=self._random_state, gain=self.activation)
+        self.n_layers_ = sum(1 for layer in layers if layer.param_specs) + 1
+        self._optimizer = None
+        self._best_theta = self._net.theta.copy()
+        if self.solver in STOCHASTIC_SOLVERS:
+            self.loss_curve_ = []
+            self._no_improvement_count = 0
+            if self.early_stopping:
+                self.validation_scores_, self.best_validation_score_, self.best_loss_ = [], -np.inf, None
+            else:
+                self.validation_scores_, self.best_validation_score_, self.best_loss_ = None, None, np.inf
+
+    @property
+    def coefs_(self):
+        """The weight matrices, layer by layer (views of the flat parameter vector)."""
+        return self._net.coefs
+
+    @property
+    def intercepts_(self):
+        """The bias vectors, layer by layer."""
+        return self._net.intercepts
+
+    def _make_optimizer(self):
+        size, dtype = self._net.theta.size, self._net.theta.dtype
+        if self.solver == "adam":
+            return Adam(size, dtype, self.learning_rate_init, self.beta_1, self.beta_2, self.epsilon)
+        return SGD(size, dtype, self.learning_rate_init, self.learning_rate, self.momentum,
+                   self.nesterovs_momentum, self.power_t)
+
+    def _fit_stochastic(self, X, Y, sample_weight, incremental):
+        if self.early_stopping and incremental:
+            raise ValueError("partial_fit does not support early_stopping=True.")
+        if not incremental or self._optimizer is None:
+            self._optimizer = self._make_optimizer()
+        X_val = Y_val = sw_val = None
+        if self.early_stopping:
+            stratify = Y if is_classifier(self) and self.n_outputs_ == 1 else None
+            arrays = (X, Y) if sample_weight is None else (X, Y, sample_weight)
+            split = train_test_split(*arrays, random_state=self._random_state, test_size=self.validation_fraction,
+                                     stratify=stratify)
+            X, X_val, Y, Y_val = split[:4]
+            if sample_weight is not None:
+                sample_weight, sw_val = split[4:]
+            if X_val.shape[0] < 2:
+                raise ValueError("The validation set is too small; increase validation_fraction or the data size.")
+        batch_size = self._batch_size(X.shape[0])
+        self.n_iter_ = 0
+        with blas_context(self._net, batch_size):
+            self._epochs(X, Y, sample_weight, X_val, Y_val, sw_val, incremental, batch_size)
+        if self.early_stopping:
+            self._net.theta[:] = self._best_theta
+
+    def _epochs(self, X, Y, sample_weight, X_val, Y_val, sw_val, incremental, batch_size):
+        n = X.shape[0]
+        loss = get_loss(self._loss_name())
+        shuffle = self.shuffle and self.solver != "gd"
+        order = np.arange(n)
+        buffer = None if scipy.sparse.issparse(X) or not shuffle else np.empty_like(X)
+        decoupled = getattr(self, "weight_decay", "coupled") == "decoupled"
+        per_epoch = getattr(self, "forward_per", "batch") == "epoch"
+        for _ in range(self.max_iter):
+            if shuffle:
+                order = order[self._random_state.permutation(n)]  # scikit-learn's shuffle(order)
+            self.loss_ = _train_epoch(self._net, loss, self._optimizer, X, Y, sample_weight, order if shuffle else None,
+                                      batch_size, self.alpha, decoupled, per_epoch, buffer)
+            self.n_iter_ += 1
+            self.t_ += n
+            self.loss_curve_.append(self.loss_)
+            if self.verbose:
+                print(f"Iteration {self.n_iter_}, loss = {self.loss_:.8f}")
+            self._update_no_improvement_count(X_val, Y_val, sw_val)
+            self._optimizer.iteration_ends(self.t_)
+            if self._no_improvement_count > self.n_iter_no_change:
+                if self._optimizer.trigger_stopping():
+                    break
+                self._no_improvement_count = 0
+            if incremental:
+                break
+            if self.n_iter_ == self.max_iter:
+                warnings.warn(f"Stochastic optimizer: maximum iterations ({self.max_iter}) reached and the "
+                              "optimization hasn't converged yet.", ConvergenceWarning)
+
+    def _batch_size(self, n):
+        if self.solver == "gd":
+            return n
+        if self.batch_size == "auto":
+            return min(200, n)
+        if self.batch_size > n:
+            warnings.warn(f"batch_size={self.batch_size} is larger than the {n} samples; it is clipped to {n}.")
+        return min(self.batch_size, n)
+
+    def _update_no_improvement_count(self, X_val, Y_val, sw_val):
+        """scikit-learn's stopping rule: count epochs that improve the tracked figure by less than tol."""
+        if self.early_stopping:
+            score = self._validation_score(X_val, Y_val, sw_val)
+            self.validation_scores_.append(score)
+            self._no_improvement_count = 0 if score >= self.best_validation_score_ + self.tol \
+                else self._no_improvement_count + 1
+            if score > self.best_validation_score_:
+                self.best_validation_score_ = score
+                self._best_theta = self._net.theta.copy()
+        else:
+            last = self.loss_curve_[-1]
+            self._no_improvement_count = 0 if last <= self.best_loss_ - self.tol else self._no_improvement_count + 1
+            self.best_loss_ = min(self.best_loss_, last)
+
+    def _fit_lbfgs(self, X, Y, sample_weight):
+        net, loss, curve = self._net, get_loss(self._loss_name()), []
+
+        def fun(theta):
+            net.theta[:] = theta
+            value = net.loss_and_grad(X, Y, loss, self.alpha, sample_weight)
+            return value, net.grad.astype(np.float64)
+
+        with blas_context(net, X.shape[0]):
+            result = self._minimize(fun, curve)
+        net.theta[:] = result.x
+        self.n_iter_, self.loss_, self.loss_curve_ = int(result.nit), float(result.fun), curve
+        if result.status == 1:
+            warnings.warn(f"L-BFGS stopped at max_iter={self.max_iter} or max_fun={self.max_fun} before converging.",
+                          ConvergenceWarning)
+
+    def _minimize(self, fun, curve):
+        return scipy.optimize.minimize(
+            fun, self._net.theta.astype(np.float64), jac=True, method="L-BFGS-B",
+            options={"maxiter": self.max_iter, "maxfun": self.max_fun, "gtol": self.tol},
+            callback=lambda intermediate_result: curve.append(float(intermediate_result.fun)))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self._accept_sparse
+        return tags
+
+
+class _ClassifierNetwork(_BaseNetwork):
+    """Labels ↔ output units, as scikit-learn's MLPClassifier: one logistic unit for two classes,
+    softmax units for more, independent logistic units for multilabel indicator targets."""
+
+    def _encode_targets(self, y, first, incremental):
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = column_or_1d(y, warn=True)
+        if first and not incremental:
+            self._label_binarizer = LabelBinarizer().fit(y)
+            self.classes_ = self._label_binarizer.classes_
+        elif self.warm_start and not incremental:
+            if set(unique_labels(y)) != set(self.classes_):
+                raise ValueError(f"warm_start needs the same classes as the previous fit: {self.classes_}; "
+                                 f"y has {unique_labels(y)}.")
+        elif len(np.setdiff1d(unique_labels(y), self.classes_)):
+            raise ValueError(f"y has labels outside the classes given at the first partial_fit, {self.classes_}: "
+                             f"{np.setdiff1d(unique_labels(y), self.classes_)}.")
+        if len(self.classes_) < 2:
+            raise ValueError(f"The classifier needs at least 2 classes; got one class: {self.classes_}.")
+        if first:
+            multiclass = self._label_binarizer.y_type_ == "multiclass"
+            self.out_activation_ = "softmax" if multiclass and getattr(self, "output", "auto") == "auto" else "logistic"
+        return self._label_binarizer.transform(y).astype(self._fit_dtype, copy=False)
+
+    def _validate_input(self, X, y, reset):
+        X, y = super()._validate_input(X, y, reset)
+        self._fit_dtype = X.dtype
+        return X, y
+
+    def _loss_name(self):
+        return "log_loss" if self.out_activation_ == "softmax" else "binary_log_loss"
+
+    def _start_partial_fit(self, y, classes):
+        """The first call fixes the classes (from ``classes``, or from y for multilabel targets)."""
+        if not hasattr(self, "classes_"):
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            self._label_binarizer = LabelBinarizer().fit(y if np.ndim(y) == 2 and np.shape(y)[1] > 1 else classes)
+            self.classes_ = self._label_binarizer.classes_
+        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(f"classes={classes} differs from the classes of the first call, {self.classes_}.")
+
+    def _labels(self, out):
+        return self._label_binarizer.inverse_transform(out.ravel() if self.n_outputs_ == 1 else out)
+
+    def predict(self, X):
+        """The predicted class (or label set) of each sample."""
+        return self._labels(self._output(self._check_predict_input(X)))
+
+    def predict_proba(self, X):
+        """Class probabilities, columns in the order of ``classes_``."""
+        out = self._output(self._check_predict_input(X))
+        if self.n_outputs_ == 1:
+            return np.hstack([1 - out, out])
+        if self.out_activation_ == "logistic" and self._label_binarizer.y_type_ == "multiclass":
+            out /= out.sum(axis=1, keepdims=True)  # output="sigmoid": independent units, normalized
+        return out
+
+    def predict_log_proba(self, X):
+        """log of :meth:`predict_proba`."""
+        proba = self.predict_proba(X)
+        with np.errstate(divide="ignore"):
+            return np.log(proba, out=proba)
+
+    def _validation_score(self, X, Y, sample_weight):
+        return accuracy_score(self._labels(Y), self._labels(self._output(X)), sample_weight=sample_weight)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_label = True
+        return tags
+
+
+def _train_epoch(net, loss, optimizer, X, Y, sample_weight, order, batch_size, alpha, decoupled, per_epoch, buffer):
+    """One epoch of mini-batch descent; returns the epoch's mean loss (with the penalty).
+
+    For each batch B: L_B(θ) = (1/|B|) Σ_{i∈B} ℓ(yᵢ, f(xᵢ; θ)) + (α / 2|B|) ‖W‖², g = ∇L_B by
+    back-propagation, then one optimizer step. ``decoupled`` instead shrinks the weights after
+    the step, W ← W − αW (seed 000 §5.3); ``per_epoch`` runs the forward pass once per epoch and
+    back-propagates every batch through those stored activations (000's ``train_neural_network``).
+    """
+    if order is not None:  # gather the shuffled rows once per epoch; batches are then contiguous slices
+        X = X[order] if buffer is None else np.take(X, order, axis=0, out=buffer)
+        Y = Y[order]
+        sample_weight = None if sample_weight is None else sample_weight[order]
+    n, total = X.shape[0], 0.0
+    coupled_alpha = 0.0 if decoupled else alpha
+    if per_epoch:
+        A_all = get_activation(net.output).apply_(net.forward(X, training=True))
+    for start in range(0, n, batch_size):
+        rows = slice(start, min(start + batch_size, n))
+        sw = None if sample_weight is None else sample_weight[rows]
+        if per_epoch:
+            for layer in net.layers:
+                layer.use_rows(rows)
+            A = A_all[rows].copy()
+            value = loss.value(A, Y[rows], sw)
+            net.backward(loss.delta_(A, Y[rows], sw))
+            if coupled_alpha:
+                value += net.add_l2(coupled_alpha / (A.shape[0] if sw is None else sw.sum()))
+        else:
+            value = net.loss_and_grad(X[rows], Y[rows], loss, coupled_alpha, sw)
+        optimizer.step(net.theta, net.grad)
+        if decoupled and alpha:
+            weights = net.theta[: net.n_weights]
+            value += 0.5 * alpha * float(weights @ weights)
+            weights *= 1.0 - alpha
+        total += value * (rows.stop - rows.start)
+    return total / n

@@ -1,0 +1,165 @@
+"""Kernel values for the SVMs: compiled columns for the SMO cache, BLAS blocks for Gram matrices.
+
+The four kernels of libsvm are computed here without going through the general
+:func:`lucidml.kernels.pairwise.pairwise_kernels`, because SMO asks for one column
+k(xᵢ, ·) at a time, thousands of times, and each must cost as little as possible:
+
+    linear    k(x, z) = xᵀz
+    poly      k(x, z) = (γ xᵀz + c₀)^d
+    rbf       k(x, z) = exp(−γ ‖x − z‖²),  ‖x − z‖² = ‖x‖² + ‖z‖² − 2xᵀz clipped at 0
+    sigmoid   k(x, z) = tanh(γ xᵀz + c₀)
+
+Everything reduces to inner products (seeds: 000 §6.4–6.6, 002 §5.3.5), so a column is one pass
+over the rows of X (vectorised dot products) followed by an element-wise map, and a block of many
+columns is one BLAS matrix product followed by the same map. The exponential of the rbf kernel
+is evaluated by :func:`exp_inplace`, a branch-free exp that the compiler vectorises.
+"""
+
+import math
+
+import numpy as np
+
+from ..utils import njit
+
+__all__ = ["KIND", "exp_inplace", "kernel_block", "kernel_column", "kernel_column_all", "kernel_map", "row_norms"]
+
+#: kernel name → code used inside the compiled solver (0 = values read from a Gram matrix)
+KIND = {"precomputed": 0, "linear": 1, "poly": 2, "polynomial": 2, "rbf": 3, "sigmoid": 4}
+
+_LOG2E = 1.4426950408889634
+_LN2_HI = 0.6931471803691238  # ln 2 split in two so that k·ln2 is exact in the high part
+_LN2_LO = 1.9082149292705877e-10
+_ROUND = 6755399441055744.0  # 1.5·2⁵²: adding it rounds a double to an integer in the low bits
+_ROUND_BITS = 0x4338000000000000  # the bit pattern of _ROUND
+
+
+@njit(error_model="numpy")
+def exp_inplace(a, work):
+    """a ← exp(a) for a 1-D float64 array, vectorisable (no calls, no branches in the loop).
+
+    exp(x) = 2ᵏ · exp(r) with k = round(x / ln 2) and |r| ≤ ln2 / 2; exp(r) is its Taylor series
+    to degree 13 (error below 1e-16 relative on that interval) and 2ᵏ is built directly from the
+    exponent bits. Inputs below −708 give exp(−708) ≈ 3e−308 instead of a subnormal, which
+    no kernel value cares about. ``work`` is scratch of the same length.
+    """
+    n = a.shape[0]
+    for t in range(n):
+        x = min(max(a[t], -708.0), 709.0)
+        shifted = x * _LOG2E + _ROUND
+        k = shifted - _ROUND
+        r = (x - k * _LN2_HI) - k * _LN2_LO
+        p = 1.0 / 6227020800.0
+        p = p * r + 1.0 / 479001600.0
+        p = p * r + 1.0 / 39916800.0
+        p = p * r + 1.0 / 3628800.0
+        p = p * r + 1.0 / 362880.0
+        p = p * r + 1.0 / 40320.0
+        p = p * r + 1.0 / 5040.0
+        p = p * r + 1.0 / 720.0
+        p = p * r + 1.0 / 120.0
+        p = p * r + 1.0 / 24.0
+        p = p * r + 1.0 / 6.0
+        p = p * r + 0.5
+        p = p * r + 1.0
+        a[t] = p * r + 1.0
+        work[t] = shifted
+    bits = work.view(np.int64)
+    for t in range(n):  # the low bits of `shifted` hold k; move k + 1023 into the exponent field
+        bits[t] = (bits[t] - _ROUND_BITS + 1023) << 52
+    scale = bits.view(np.float64)
+    for t in range(n):
+        a[t] *= scale[t]
+
+
+@njit(fastmath=True)
+def _dot(x, z):
+    acc = 0.0
+    for f in range(x.shape[0]):
+        acc += x[f] * z[f]
+    return acc
+
+
+@njit
+def row_norms(X):
+    """‖xᵢ‖² of every row, summed exactly as :func:`kernel_column` sums xᵢᵀxⱼ (so k(x, x) is exact)."""
+    out = np.empty(X.shape[0])
+    for i in range(X.shape[0]):
+        out[i] = _dot(X[i], X[i])
+    return out
+
+
+@njit
+def kernel_map(v, n, kind, gamma, coef0, degree, work):
+    """Turn inner products v[:n] into kernel values in place (rbf: v holds ‖x − z‖² already)."""
+    if kind == 2:
+        for t in range(n):
+            v[t] = (gamma * v[t] + coef0) ** degree
+    elif kind == 3:
+        for t in range(n):
+            v[t] = -gamma * max(v[t], 0.0)
+        exp_inplace(v[:n], work[:n])
+    elif kind == 4:
+        for t in range(n):
+            v[t] = math.tanh(gamma * v[t] + coef0)
+
+
+@njit
+def kernel_column(X, sq, kind, gamma, coef0, degree, i, rows, n_rows, out, buf, work):
+    """out[r] ← k(x_i, x_r) for the n_rows sample indices r in ``rows`` (other entries untouched)."""
+    xi = X[i]
+    for t in range(n_rows):
+        buf[t] = _dot(xi, X[rows[t]])
+    if kind == 3:
+        for t in range(n_rows):
+            buf[t] = sq[i] + sq[rows[t]] - 2.0 * buf[t]
+    kernel_map(buf, n_rows, kind, gamma, coef0, degree, work)
+    for t in range(n_rows):
+        out[rows[t]] = buf[t]
+
+
+@njit
+def kernel_column_all(X, sq, kind, gamma, coef0, degree, i, out, work):
+    """out ← k(x_i, x_r) for every sample r: one BLAS matrix-vector product, then the map."""
+    np.dot(X, X[i], out)
+    n = out.shape[0]
+    if kind == 3:
+        for t in range(n):
+            out[t] = sq[i] + sq[t] - 2.0 * out[t]
+        out[i] = 0.0  # ‖x_i − x_i‖² exactly, whatever BLAS summed
+    kernel_map(out, n, kind, gamma, coef0, degree, work)
+
+
+@njit
+def _map_block(K, sq_a, sq_b, kind, gamma, coef0, degree):
+    """Kernel values from the inner-product block K = A Bᵀ, row by row, in place."""
+    work = np.empty(K.shape[1])
+    for r in range(K.shape[0]):
+        row = K[r]
+        if kind == 3:
+            for t in range(row.shape[0]):
+                row[t] = sq_a[r] + sq_b[t] - 2.0 * row[t]
+        kernel_map(row, row.shape[0], kind, gamma, coef0, degree, work)
+
+
+_BLOCK_ELEMENTS = 2**22  # rows of A per BLAS block: ≈ 4M kernel values (32 MB) at a time
+
+
+def kernel_block(A, B, kind, gamma, coef0, degree, out=None):
+    """K[a, b] = k(A[a], B[b]) for a named kernel, by BLAS products over blocks of rows of A.
+
+    When A is B the diagonal of the rbf kernel is set to exactly 1 (the expansion
+    ‖x‖² + ‖x‖² − 2xᵀx can leave round-off there).
+    """
+    n, m = A.shape[0], B.shape[0]
+    K = np.empty((n, m)) if out is None else out
+    sq_b = row_norms(B) if kind == 3 else np.empty(0)
+    sq_a = (sq_b if A is B else row_norms(A)) if kind == 3 else np.empty(0)
+    step = max(1, _BLOCK_ELEMENTS // max(1, m))
+    for start in range(0, n, step):
+        stop = min(n, start + step)
+        block = K[start:stop]
+        np.matmul(A[start:stop], B.T, out=block)
+        _map_block(block, sq_a[start:stop] if kind == 3 else sq_a, sq_b, kind, gamma, coef0, degree)
+    if A is B and kind == 3:
+        np.fill_diagonal(K, 1.0)
+    return K

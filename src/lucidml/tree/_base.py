@@ -1,0 +1,237 @@
+"""What both CART estimators share: parameters, input checks, the call into the compiled builder."""
+
+from math import ceil
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+from sklearn.utils import Bunch, check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..utils import Interval, Options, check_sample_weight, validate_params
+from ._binning import apply_bins, fit_bin_edges
+from ._builder import grow_tree
+from ._criteria import ABSOLUTE_ERROR
+from ._pruning import ccp_path, prune_ccp, prune_error
+from ._random import new_state
+from ._tree import tree_from_store
+
+_NO_LIMIT = np.iinfo(np.int64).max // 4
+_POOL_BYTES = 128 * 2**20  # memory for histograms kept for subtraction
+
+
+class _BaseDecisionTree(BaseEstimator):
+    """Shared machinery of DecisionTreeClassifier and DecisionTreeRegressor (not public)."""
+
+    _parameter_constraints = {
+        "splitter": [Options({"best", "random"})],
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "min_samples_split": [Interval(Integral, 2, None, closed="left"), Interval(Real, 0.0, 1.0, closed="right")],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"), Interval(Real, 0.0, 1.0, closed="neither")],
+        "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
+        "max_features": [Interval(Integral, 1, None, closed="left"), Interval(Real, 0.0, 1.0, closed="right"),
+                         Options({"sqrt", "log2"}), None],
+        "random_state": ["random_state"],
+        "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
+        "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
+        "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
+        "max_bins": [Interval(Integral, 2, 65535, closed="both"), None],
+        "categorical_features": ["array-like", None],
+        "error_prune_lambda": [Interval(Real, 0.0, None, closed="left"), None],
+    }
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on X (n_samples, n_features) and targets y; NaN in X is allowed."""
+        validate_params(self)
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan",
+                             y_numeric=not self._is_classifier)
+        self._check_target(y)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        return self._fit_validated(X, y, sample_weight)
+
+    def _fit_validated(self, X, y, sample_weight=None):
+        """``fit`` on already validated input (the fast path for ensembles).
+
+        X: float64/float32 array (n_samples, n_features) without infinities; y: 1-D labels
+        (classifier) or floats (regressor); sample_weight: None or finite, non-negative floats.
+        Parameters are still checked; ``n_features_in_`` is set here.
+        """
+        validate_params(self)
+        n_samples, n_features = X.shape
+        self.n_features_in_ = n_features
+        self.n_outputs_ = 1
+        y_codes, y_values, n_values, weight = self._encode_target(y, sample_weight)
+        samples = np.flatnonzero(weight > 0).astype(np.int32)
+        if samples.size == 0:
+            raise ValueError("sample_weight is zero for every sample; at least one weight must be positive.")
+        criterion = self._criterion_code()
+        if criterion == ABSOLUTE_ERROR and np.isnan(X).any():
+            raise ValueError("criterion='absolute_error' does not support missing values (NaN) in X.")
+        if criterion == ABSOLUTE_ERROR and self.max_bins is not None:
+            raise ValueError("max_bins (histogram search) supports only criterion='squared_error' for regression.")
+        rng = check_random_state(self.random_state)
+        is_cat = self._categorical_mask(n_features)
+        total_weight = float(weight[samples].sum())
+        rules = self._stopping_rules(n_samples, n_features, total_weight)
+        max_leaf_nodes = -1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
+
+        if self.max_bins is None:
+            data = _presorted(X, samples)
+        else:
+            data = _binned(X, samples, is_cat, int(self.max_bins), n_values if self._is_classifier else 2, rng)
+        target = (y_codes, y_values, weight, criterion, self._is_classifier, total_weight, is_cat, new_state(rng))
+        work = _work_arrays(n_samples, samples.size, n_features, n_values, criterion, data)
+        store, node_count = grow_tree(data, target, rules, work, max_leaf_nodes, samples.size, n_values)
+        tree = tree_from_store(store, node_count, n_features, self._n_classes_array(), max_leaf_nodes < 0)
+        if self.ccp_alpha > 0.0:
+            tree = prune_ccp(tree, float(self.ccp_alpha))
+        if self.error_prune_lambda is not None:
+            tree = prune_error(tree, float(self.error_prune_lambda), self._is_classifier)
+        self.tree_ = tree
+        return self
+
+    def _stopping_rules(self, n_samples, n_features, total_weight):
+        msl = self.min_samples_leaf
+        msl = ceil(msl * n_samples) if isinstance(msl, Real) and not isinstance(msl, Integral) else int(msl)
+        mss = self.min_samples_split
+        mss = max(2, ceil(mss * n_samples)) if isinstance(mss, Real) and not isinstance(mss, Integral) \
+            else int(mss)
+        mss = max(mss, 2 * msl)
+        self.max_features_ = _resolve_max_features(self.max_features, n_features)
+        max_depth = _NO_LIMIT if self.max_depth is None else int(self.max_depth)
+        mwl = float(self.min_weight_fraction_leaf) * total_weight
+        return (max_depth, mss, msl, mwl, float(self.min_impurity_decrease), self.max_features_,
+                self.splitter == "random")
+
+    def _categorical_mask(self, n_features):
+        mask = np.zeros(n_features, dtype=np.bool_)
+        if self.categorical_features is None:
+            return mask
+        spec = np.asarray(self.categorical_features)
+        if spec.dtype == bool:
+            if spec.shape != (n_features,):
+                raise ValueError(f"categorical_features as a mask needs {n_features} entries; got {spec.size}.")
+            return spec.copy()
+        if spec.size and (not np.issubdtype(spec.dtype, np.integer) or spec.min() < 0 or spec.max() >= n_features):
+            raise ValueError(f"categorical_features must be feature indices in [0, {n_features}); got {spec!r}.")
+        mask[spec.astype(np.intp)] = True
+        return mask
+
+    def _prepare_X(self, X):
+        check_is_fitted(self)
+        nan = "allow-nan" if self._nan_allowed() else True
+        return validate_data(self, X, reset=False, dtype=[np.float64, np.float32], ensure_all_finite=nan, order="C")
+
+    def _nan_allowed(self):
+        return self.criterion != "absolute_error"
+
+    def apply(self, X):
+        """Index of the leaf each sample ends in (the categorical node itself for an unseen category)."""
+        X = self._prepare_X(X)
+        return self.tree_.apply(X)
+
+    def decision_path(self, X):
+        """Sparse indicator (n_samples, node_count) of the nodes each sample passes through."""
+        X = self._prepare_X(X)
+        return self.tree_.decision_path(X)
+
+    def get_depth(self):
+        """Depth of the tree: the longest root-to-leaf path (a lone root has depth 0)."""
+        check_is_fitted(self)
+        return self.tree_.max_depth
+
+    def get_n_leaves(self):
+        """Number of leaves."""
+        check_is_fitted(self)
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self):
+        """Weighted impurity decrease brought by each feature, normalised to sum to 1."""
+        check_is_fitted(self)
+        return self.tree_.compute_feature_importances()
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """The weakest-link path: Bunch(ccp_alphas, impurities) of the unpruned tree (000 §7.6)."""
+        est = clone(self).set_params(ccp_alpha=0.0, error_prune_lambda=None)
+        est.fit(X, y, sample_weight=sample_weight)
+        alphas, impurities = ccp_path(est.tree_)
+        return Bunch(ccp_alphas=alphas, impurities=impurities)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = self._nan_allowed()
+        return tags
+
+
+def _resolve_max_features(max_features, n_features):
+    if max_features is None:
+        return n_features
+    if max_features == "sqrt":
+        return max(1, int(np.sqrt(n_features)))
+    if max_features == "log2":
+        return max(1, int(np.log2(n_features)))
+    if isinstance(max_features, Integral):
+        if max_features > n_features:
+            raise ValueError(f"max_features={max_features} exceeds the number of features ({n_features}).")
+        return int(max_features)
+    return max(1, int(max_features * n_features))
+
+
+def _presorted(X, samples):
+    """Every column of X[samples] sorted once (NaN last): indices and values, shape (n_features, m)."""
+    full = samples.size == X.shape[0]
+    columns = np.ascontiguousarray((X if full else X[samples]).T, dtype=np.float64)
+    order = np.argsort(columns, axis=1)
+    sval = np.take_along_axis(columns, order, axis=1)
+    sidx = (order if full else samples[order]).astype(np.int32)
+    hist_dummy = _hist_dummies()
+    return (False, sidx, sval, np.empty(samples.size, np.int32), np.empty(samples.size)) + hist_dummy
+
+
+def _hist_dummies():
+    return (np.zeros((2, 2), dtype=np.uint8, order="F"),  # (2, 2): typed F-ordered like real bins
+            np.zeros(1, np.int32), np.zeros(1, np.int32), np.zeros(1),
+            np.zeros(2, np.int64), np.zeros(1, np.int64), np.zeros((1, 1)), np.zeros((1, 1, 1, 1)),
+            np.zeros((1, 1, 1)), np.zeros(0, np.int64))
+
+
+def _binned(X, samples, is_cat, max_bins, n_stats_values, rng):
+    """Quantile bins (categorical features: one bin per category) and the histogram pool."""
+    Xs = X if samples.size == X.shape[0] else X[samples]
+    edges = fit_bin_edges(Xs, max_bins, random_state=rng)
+    n_features = X.shape[1]
+    bin_values = np.full((n_features, max_bins + 1), np.nan)
+    for j in np.flatnonzero(is_cat):
+        levels = np.unique(Xs[:, j][~np.isnan(Xs[:, j])])
+        if levels.size > max_bins:
+            raise ValueError(f"categorical feature {j} has {levels.size} categories, more than max_bins={max_bins}.")
+        edges[j] = 0.5 * levels[:-1] + 0.5 * levels[1:]
+        bin_values[j, : levels.size] = levels
+    binned = apply_bins(X, edges, max_bins)  # uint8 (≤ 255 bins) or uint16, Fortran order
+    lengths = np.array([len(e) for e in edges], dtype=np.int64)
+    edge_ptr = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    flat = np.concatenate([np.asarray(e, dtype=np.float64) for e in edges] + [np.zeros(1)])
+    n_stats = n_stats_values + 1
+    slot_bytes = n_features * (max_bins + 1) * n_stats * 8
+    n_slots = int(max(2, min(256, _POOL_BYTES // slot_bytes)))
+    pool = np.zeros((n_slots, n_features, max_bins + 1, n_stats))
+    scratch = np.zeros((n_features, max_bins + 1, n_stats))
+    return (True, np.zeros((1, 1), np.int32), np.zeros((1, 1)), np.zeros(1, np.int32), np.zeros(1), binned,
+            samples.copy(), np.empty(samples.size, np.int32), flat, edge_ptr, lengths + 1, bin_values, pool, scratch,
+            np.zeros(n_slots, np.int64))
+
+
+def _work_arrays(n_samples, m, n_features, n_values, criterion, data):
+    """Scratch buffers of the builder and splitters, allocated once per fit."""
+    mae = criterion == ABSOLUTE_ERROR
+    m_mae = m if mae else 1
+    exact = (np.zeros(n_values), np.empty(m), np.empty(m), np.empty(m, np.int32), np.empty(n_features, np.int64),
+             np.empty(m + 2, np.int64), np.empty(m + 2, np.int64), np.empty(n_samples if mae else 1, np.int64),
+             np.empty(m_mae), np.zeros((2, m_mae + 1)), np.zeros((2, m_mae)))
+    n_bins = data[11].shape[1]
+    n_stats = data[13].shape[2]
+    hist = (np.empty(n_features, np.int64), np.empty(n_bins + 1, np.int64), np.empty(n_bins + 1, np.int64),
+            np.zeros(n_stats), np.zeros(n_stats))
+    return (np.zeros(max(n_values, 1)), np.empty(m), np.empty(m), np.empty(n_samples, np.int32), exact, hist,
+            np.zeros(n_stats), np.zeros(n_bins, np.int64))

@@ -1,0 +1,355 @@
+"""Growing a tree greedily (000 Alg. 9; 002 (5.67)): depth-first, or best-first with a leaf budget.
+
+A node is *evaluated* when it is created: its value and impurity are stored, and unless a
+stopping rule holds, its best split is searched, its samples are partitioned into the children
+segments, and the split is kept only on a strict decrease of Σ_c W_c I_c (000) that also
+meets ``min_impurity_decrease``. *Expanding* a node creates its children (which are evaluated
+in turn). Depth-first expansion (a stack, first child first) gives scikit-learn's node order
+once renumbered in pre-order; best-first expansion (a max-heap on the weighted impurity
+decrease) stops when the next split would exceed ``max_leaf_nodes``.
+
+All node data live in three growable arrays indexed by creation order (integer columns,
+float columns, values) plus a list of child segments shared by binary and multiway splits.
+"""
+
+import numpy as np
+
+from ..utils import njit
+from ._criteria import class_counts, class_impurity, regression_stats
+from ._histogram import (
+    assign_children_hist,
+    build_histogram,
+    find_split_hist,
+    partition_samples,
+)
+from ._splitter import (
+    CATEGORICAL_SPLIT,
+    NO_SPLIT,
+    assign_children,
+    find_split_exact,
+    partition_rows,
+)
+
+# integer columns of a node
+FEATURE, KIND, N_SAMPLES, DEPTH, START, END, MISSING_LEFT, CH_PTR, N_GROUPS, EXPANDED, SLOT, SPLITTABLE = range(12)
+N_INT = 12
+# float columns of a node
+THRESHOLD, IMPURITY, WEIGHT, IMPROVEMENT = range(4)
+N_FLOAT = 4
+
+_EPSILON = np.finfo(np.float64).eps
+_STRICT = 1e-12  # relative: a "decrease" below this is rounding noise, not an improvement
+
+
+@njit
+def _node_stats(row, start, end, yk, y, w, criterion, is_class, buf, work_y, work_w):
+    """(impurity, weight, pure) of the samples row[start:end]; the node value is left in ``buf``."""
+    if is_class:
+        total = class_counts(row, start, end, yk, w, buf)
+        nonzero = 0
+        for c in buf:
+            nonzero += c > 0.0
+        impurity = class_impurity(buf, total, criterion)
+        for k in range(buf.size):
+            buf[k] /= total
+        return impurity, total, nonzero <= 1
+    value, impurity, total, constant = regression_stats(row, start, end, y, w, criterion, work_y, work_w)
+    buf[0] = value
+    return impurity, total, constant
+
+
+@njit
+def _grow(store, counter, need_nodes, need_list):
+    """Double the node arrays and/or the child list when they cannot hold what comes next."""
+    inode, fnode, value, ch_bounds, ch_values, ch_ids = store
+    if counter[0] + need_nodes > inode.shape[0]:
+        cap = max(2 * inode.shape[0], counter[0] + need_nodes)
+        new_i = np.empty((cap, N_INT), dtype=np.int64)
+        new_f = np.empty((cap, N_FLOAT))
+        new_v = np.empty((cap, value.shape[1]))
+        for u in range(counter[0]):
+            for k in range(N_INT):
+                new_i[u, k] = inode[u, k]
+            for k in range(N_FLOAT):
+                new_f[u, k] = fnode[u, k]
+            for k in range(value.shape[1]):
+                new_v[u, k] = value[u, k]
+        inode, fnode, value = new_i, new_f, new_v
+    if counter[1] + need_list > ch_bounds.size:
+        cap = max(2 * ch_bounds.size, counter[1] + need_list)
+        new_b = np.empty(cap, dtype=np.int64)
+        new_c = np.empty(cap)
+        new_d = np.empty(cap, dtype=np.int64)
+        for e in range(counter[1]):
+            new_b[e] = ch_bounds[e]
+            new_c[e] = ch_values[e]
+            new_d[e] = ch_ids[e]
+        ch_bounds, ch_values, ch_ids = new_b, new_c, new_d
+    return inode, fnode, value, ch_bounds, ch_values, ch_ids
+
+
+@njit
+def _acquire(free, counter):
+    if counter[2] == 0:
+        return -1
+    counter[2] -= 1
+    return free[counter[2]]
+
+
+@njit
+def _release(free, counter, slot):
+    if slot >= 0:
+        free[counter[2]] = slot
+        counter[2] += 1
+
+
+@njit
+def _create_node(store, counter, start, end, depth, slot, data, target, rules, work):
+    """Create and evaluate one node; returns its id (creation order)."""
+    inode, fnode, value, ch_bounds, ch_values = store[0], store[1], store[2], store[3], store[4]
+    use_hist, sidx, sval, tmp_idx, tmp_val, binned, samples, tmp_samples, edges, edge_ptr, n_value_bins, \
+        bin_values, pool, scratch, free = data
+    yk, y, w, criterion, is_class, total_weight, is_cat, state = target
+    max_depth, min_samples_split, msl, mwl, min_impurity_decrease, max_features, random_splitter = rules
+    buf, work_y, work_w, child_of, exact_work, hist_work, node_hist_stats, bin_to_group = work
+
+    nid = counter[0]
+    counter[0] += 1
+    row = samples if use_hist else sidx[0]
+    n = end - start
+    impurity, total, pure = _node_stats(row, start, end, yk, y, w, criterion, is_class, buf, work_y, work_w)
+    for k in range(value.shape[1]):
+        value[nid, k] = buf[k]
+    inode[nid, FEATURE] = -2
+    inode[nid, KIND] = NO_SPLIT
+    inode[nid, N_SAMPLES] = n
+    inode[nid, DEPTH] = depth
+    inode[nid, START] = start
+    inode[nid, END] = end
+    inode[nid, MISSING_LEFT] = 0
+    inode[nid, N_GROUPS] = 0
+    inode[nid, EXPANDED] = 0
+    inode[nid, SPLITTABLE] = 0
+    inode[nid, SLOT] = -1
+    fnode[nid, THRESHOLD] = -2.0
+    fnode[nid, IMPURITY] = impurity
+    fnode[nid, WEIGHT] = total
+    fnode[nid, IMPROVEMENT] = 0.0
+    if depth >= max_depth or n < min_samples_split or n < 2 * msl or total < 2.0 * mwl or pure:
+        _release(free, counter, slot)
+        return nid
+
+    params = (msl, mwl, max_features, random_splitter)
+    if use_hist:
+        hist = scratch
+        if slot < 0:
+            slot = _acquire(free, counter)
+            hist = scratch if slot < 0 else pool[slot]
+            build_histogram(binned, samples, start, end, yk, y, w, is_class, hist)
+        else:
+            hist = pool[slot]
+        node_hist_stats[:] = 0.0
+        for b in range(hist.shape[1]):  # any feature's bins add up to the node
+            for s in range(node_hist_stats.size):
+                node_hist_stats[s] += hist[0, b, s]
+        kind, feature, pos, threshold, missing_left, n_groups, _ = find_split_hist(
+            hist, node_hist_stats, n_value_bins, edges, edge_ptr, is_cat, is_class, criterion, params, state,
+            hist_work)
+    else:
+        node_sum = buf[0] * total
+        counts = np.empty(buf.size)  # the node's class counts; exact_work[0] is the sweep's scratch
+        if is_class:
+            class_counts(row, start, end, yk, w, counts)
+        kind, feature, pos, threshold, missing_left, n_groups, _ = find_split_exact(
+            sidx, sval, start, end, yk, y, w, counts, node_sum, total, criterion, params, is_cat, state, exact_work)
+    if kind == NO_SPLIT:
+        _release(free, counter, slot)
+        return nid
+
+    if use_hist:
+        sizes = assign_children_hist(binned, samples, start, end, kind, feature, pos, missing_left, n_groups,
+                                     hist_work[2], child_of, bin_to_group)
+        partition_samples(samples, start, end, child_of, sizes, tmp_samples)
+    else:
+        sizes = assign_children(sidx, sval, start, end, kind, feature, pos, missing_left, n_groups,
+                                exact_work[6], child_of)
+        partition_rows(sidx, sval, start, end, child_of, sizes, tmp_idx, tmp_val)
+
+    # Keep the split only on a strict decrease of Σ_c W_c I_c that meets min_impurity_decrease.
+    decrease = total * impurity
+    lo = start
+    ptr = counter[1]
+    for c in range(sizes.size):
+        hi = lo + sizes[c]
+        child_impurity, child_weight, _ = _node_stats(row, lo, hi, yk, y, w, criterion, is_class, buf, work_y,
+                                                      work_w)
+        decrease -= child_weight * child_impurity
+        ch_bounds[ptr + c] = lo
+        if kind == CATEGORICAL_SPLIT:
+            ch_values[ptr + c] = bin_values[feature, hist_work[2][c]] if use_hist else sval[feature, lo]
+        else:
+            ch_values[ptr + c] = np.nan
+        lo = hi
+    ch_bounds[ptr + sizes.size] = end
+    improvement = decrease / total_weight
+    if not decrease > _STRICT * total * impurity or improvement + _EPSILON < min_impurity_decrease:
+        _release(free, counter, slot)
+        return nid
+    counter[1] += sizes.size + 1
+    inode[nid, FEATURE] = feature
+    inode[nid, KIND] = kind
+    inode[nid, MISSING_LEFT] = missing_left
+    inode[nid, CH_PTR] = ptr
+    inode[nid, N_GROUPS] = sizes.size
+    inode[nid, SPLITTABLE] = 1
+    inode[nid, SLOT] = slot
+    fnode[nid, THRESHOLD] = threshold
+    fnode[nid, IMPROVEMENT] = improvement
+    return nid
+
+
+@njit
+def _expand(store, counter, u, data, target, rules, work):
+    """Create the children of node u (histograms by subtraction where a pool slot allows)."""
+    inode = store[0]
+    ch_bounds, ch_ids = store[3], store[5]
+    use_hist, binned, samples, pool, free = data[0], data[5], data[6], data[12], data[14]
+    yk, y, w, is_class = target[0], target[1], target[2], target[4]
+    ptr = inode[u, CH_PTR]
+    r = inode[u, N_GROUPS]
+    depth = inode[u, DEPTH] + 1
+    slots = np.full(r, -1, dtype=np.int64)
+    parent_slot = inode[u, SLOT]
+    inode[u, SLOT] = -1
+    if use_hist and parent_slot >= 0:
+        largest = 0
+        for c in range(r):
+            if ch_bounds[ptr + c + 1] - ch_bounds[ptr + c] > ch_bounds[ptr + largest + 1] - ch_bounds[ptr + largest]:
+                largest = c
+        ok = True
+        for c in range(r):
+            if c != largest:
+                slots[c] = _acquire(free, counter)
+                ok = ok and slots[c] >= 0
+        if ok:
+            for c in range(r):
+                if c != largest:
+                    build_histogram(binned, samples, ch_bounds[ptr + c], ch_bounds[ptr + c + 1], yk, y, w, is_class,
+                                    pool[slots[c]])
+                    _subtract(pool[parent_slot], pool[slots[c]])
+            slots[largest] = parent_slot
+        else:
+            for c in range(r):
+                _release(free, counter, slots[c])
+                slots[c] = -1
+            _release(free, counter, parent_slot)
+    for c in range(r):
+        ch_ids[ptr + c] = _create_node(store, counter, ch_bounds[ptr + c], ch_bounds[ptr + c + 1], depth, slots[c],
+                                       data, target, rules, work)
+    inode[u, EXPANDED] = 1
+
+
+@njit
+def grow_tree(data, target, rules, work, max_leaf_nodes, n_samples, n_values):
+    """Grow the whole tree; returns the store (trimmed to the nodes made) and the node count."""
+    cap = 64
+    store = (np.empty((cap, N_INT), dtype=np.int64), np.empty((cap, N_FLOAT)), np.empty((cap, n_values)),
+             np.empty(4 * cap, dtype=np.int64), np.empty(4 * cap), np.empty(4 * cap, dtype=np.int64))
+    counter = np.zeros(3, dtype=np.int64)
+    counter[2] = data[14].size  # all histogram slots free
+    for s in range(data[14].size):
+        data[14][s] = s
+    store = _grow(store, counter, 1, n_samples + 2)
+    _create_node(store, counter, 0, n_samples, 0, -1, data, target, rules, work)
+    if max_leaf_nodes < 0:  # depth-first
+        stack = np.empty(64, dtype=np.int64)
+        top = 0
+        if store[0][0, SPLITTABLE]:
+            stack[0] = 0
+            top = 1
+        while top > 0:
+            top -= 1
+            u = stack[top]
+            r = store[0][u, N_GROUPS]
+            store = _grow(store, counter, r, store[0][u, END] - store[0][u, START] + 2 * r + 2)
+            _expand(store, counter, u, data, target, rules, work)
+            if top + r > stack.size:
+                stack = np.concatenate((stack, np.empty(stack.size + r, dtype=np.int64)))
+            ptr = store[0][u, CH_PTR]
+            for c in range(r - 1, -1, -1):
+                child = store[5][ptr + c]
+                if store[0][child, SPLITTABLE]:
+                    stack[top] = child
+                    top += 1
+    else:  # best-first: a binary max-heap on the improvement
+        heap_val = np.empty(64)
+        heap_id = np.empty(64, dtype=np.int64)
+        size = 0
+        if store[0][0, SPLITTABLE]:
+            size = _heap_push(heap_val, heap_id, size, store[1][0, IMPROVEMENT], 0)
+        leaves = 1
+        while size > 0:
+            u = heap_id[0]
+            size = _heap_pop(heap_val, heap_id, size)
+            r = store[0][u, N_GROUPS]
+            if leaves + r - 1 > max_leaf_nodes:
+                _release(data[14], counter, store[0][u, SLOT])
+                store[0][u, SLOT] = -1
+                continue
+            leaves += r - 1
+            store = _grow(store, counter, r, store[0][u, END] - store[0][u, START] + 2 * r + 2)
+            _expand(store, counter, u, data, target, rules, work)
+            if size + r > heap_val.size:
+                heap_val = np.concatenate((heap_val, np.empty(heap_val.size + r)))
+                heap_id = np.concatenate((heap_id, np.empty(heap_id.size + r, dtype=np.int64)))
+            ptr = store[0][u, CH_PTR]
+            for c in range(r):
+                child = store[5][ptr + c]
+                if store[0][child, SPLITTABLE]:
+                    size = _heap_push(heap_val, heap_id, size, store[1][child, IMPROVEMENT], child)
+    return store, counter[0]
+
+
+@njit
+def _subtract(a, b):
+    """a −= b for two histograms (parent minus a child)."""
+    for f in range(a.shape[0]):
+        for k in range(a.shape[1]):
+            for s in range(a.shape[2]):
+                a[f, k, s] -= b[f, k, s]
+
+
+@njit
+def _heap_push(val, ids, size, v, i):
+    k = size
+    val[k] = v
+    ids[k] = i
+    while k > 0:
+        parent = (k - 1) // 2
+        if val[parent] >= val[k]:
+            break
+        val[parent], val[k] = val[k], val[parent]
+        ids[parent], ids[k] = ids[k], ids[parent]
+        k = parent
+    return size + 1
+
+
+@njit
+def _heap_pop(val, ids, size):
+    size -= 1
+    val[0] = val[size]
+    ids[0] = ids[size]
+    k = 0
+    while True:
+        left = 2 * k + 1
+        if left >= size:
+            break
+        c = left
+        if left + 1 < size and val[left + 1] > val[left]:
+            c = left + 1
+        if val[k] >= val[c]:
+            break
+        val[k], val[c] = val[c], val[k]
+        ids[k], ids[c] = ids[c], ids[k]
+        k = c
+    return size

@@ -1,0 +1,191 @@
+"""Histogram split search (``max_bins=k``): candidate thresholds are the quantile bin edges.
+
+Features are binned once per fit (``_binning``: at most k bins, NaN in its own last bin). A
+node's histogram holds, per feature and bin, the sample count and the weighted class counts
+(classification) or the weight and Σ wᵢyᵢ (squared error). The split search then scans bins,
+not samples, and a parent's histogram minus its smaller children's histograms gives the
+largest child's histogram without touching its samples ("histogram subtraction").
+"""
+
+import numpy as np
+
+from ..utils import njit
+from ._criteria import class_proxy
+from ._random import rand_int
+from ._splitter import CATEGORICAL_SPLIT, NO_SPLIT, THRESHOLD_SPLIT
+
+
+@njit
+def build_histogram(binned, samples, start, end, yk, y, w, is_class, hist):
+    """hist[f, b] = (count, weighted stats) of the samples[start:end] falling in bin b of feature f."""
+    hist[:] = 0.0
+    for f in range(binned.shape[1]):
+        col = binned[:, f]
+        h = hist[f]
+        if is_class:
+            for p in range(start, end):
+                i = samples[p]
+                b = col[i]
+                h[b, 0] += 1.0
+                h[b, 1 + yk[i]] += w[i]
+        else:
+            for p in range(start, end):
+                i = samples[p]
+                b = col[i]
+                h[b, 0] += 1.0
+                h[b, 1] += w[i]
+                h[b, 2] += w[i] * y[i]
+
+
+@njit
+def _proxy(stats, is_class, criterion):
+    """Proxy term of one child from its accumulated histogram row (count, stats...)."""
+    if is_class:
+        total = 0.0
+        for k in range(1, stats.size):
+            total += stats[k]
+        return class_proxy(stats[1:], total, criterion), total
+    if stats[1] <= 0.0:
+        return 0.0, 0.0
+    return stats[2] * stats[2] / stats[1], stats[1]
+
+
+@njit
+def find_split_hist(hist, node_stats, n_value_bins, edges, edge_ptr, is_cat, is_class, criterion, params, state,
+                    work):
+    """Best split of a node from its histogram ``hist`` (n_features, n_bins + 1, n_stats).
+
+    Returns (kind, feature, last left bin, threshold, missing_left, n_groups, proxy); the bins
+    of the groups of a categorical split are left in ``work[2]``.
+    """
+    msl, mwl, max_features, random_splitter = params
+    features, grp_cur, grp_best, left, right = work[0], work[1], work[2], work[3], work[4]
+    n_features = hist.shape[0]
+    missing_bin = hist.shape[1] - 1
+    n_node = node_stats[0]
+    for f in range(n_features):
+        features[f] = f
+    best = -np.inf
+    best_kind, best_feature, best_bin, best_threshold, best_ml, best_groups = NO_SPLIT, -1, -1, np.nan, False, 0
+    visited = 0
+    for f_i in range(n_features):
+        if visited >= max_features:
+            break
+        j = rand_int(state, f_i, n_features)
+        f = features[j]
+        features[j] = features[f_i]
+        features[f_i] = f
+        h = hist[f]
+        nb = n_value_bins[f]
+        lo = -1
+        hi = -1
+        for b in range(nb):
+            if h[b, 0] > 0:
+                hi = b
+                if lo < 0:
+                    lo = b
+        n_miss = h[missing_bin, 0]
+        if lo < 0 or (lo == hi and n_miss == 0):
+            continue  # constant in this node
+        visited += 1
+
+        if is_cat[f]:
+            n_groups = 0
+            proxy = 0.0
+            ok = True
+            for b in range(missing_bin + 1):
+                if h[b, 0] > 0:
+                    pg, wg = _proxy(h[b], is_class, criterion)
+                    ok = ok and h[b, 0] >= msl and wg >= mwl
+                    proxy += pg
+                    grp_cur[n_groups] = b
+                    n_groups += 1
+            if ok and n_groups >= 2 and proxy > best:
+                best, best_kind, best_feature, best_groups = proxy, CATEGORICAL_SPLIT, f, n_groups
+                best_threshold = np.nan
+                for g in range(n_groups):
+                    grp_best[g] = grp_cur[g]
+            continue
+
+        first_b = lo
+        last_b = hi - 1 if n_miss == 0 else hi  # with NaN, "all values left" is a candidate
+        if random_splitter:
+            first_b = rand_int(state, lo, hi) if hi > lo else hi
+            last_b = first_b
+        for missing_left in (False, True):
+            if missing_left and (n_miss == 0 or random_splitter):
+                break
+            ml = missing_left
+            if random_splitter and n_miss > 0:
+                ml = rand_int(state, 0, 2) == 1
+            for s in range(left.size):
+                left[s] = h[missing_bin, s] if ml else 0.0
+            for b in range(lo, last_b + 1):
+                if h[b, 0] > 0:
+                    for s in range(left.size):
+                        left[s] += h[b, s]
+                elif not random_splitter:
+                    continue
+                if b < first_b:
+                    continue
+                if ml and b == hi:
+                    break  # everything left
+                n_left = left[0]
+                if n_left < msl:
+                    continue
+                if n_node - n_left < msl:
+                    break
+                for s in range(right.size):
+                    right[s] = node_stats[s] - left[s]
+                pl, wl = _proxy(left, is_class, criterion)
+                pr, wr = _proxy(right, is_class, criterion)
+                if wl < mwl or wr < mwl:
+                    continue
+                if pl + pr > best:
+                    best, best_kind, best_feature, best_bin = pl + pr, THRESHOLD_SPLIT, f, b
+                    best_threshold = np.inf if b == hi else edges[edge_ptr[f] + b]
+                    best_ml = ml if n_miss > 0 else n_left > n_node - n_left
+    return best_kind, best_feature, best_bin, best_threshold, best_ml, best_groups, best
+
+
+@njit
+def assign_children_hist(binned, samples, start, end, kind, feature, last_bin, missing_left, n_groups, group_bins,
+                         child_of, bin_to_group):
+    """child_of[i] for the node's samples from a histogram split; returns the child sizes."""
+    col = binned[:, feature]
+    missing_bin = bin_to_group.size - 1
+    if kind == CATEGORICAL_SPLIT:
+        for g in range(n_groups):
+            bin_to_group[group_bins[g]] = g
+        sizes = np.zeros(n_groups, dtype=np.int64)
+    else:
+        sizes = np.zeros(2, dtype=np.int64)
+    for p in range(start, end):
+        i = samples[p]
+        b = np.int64(col[i])
+        if kind == CATEGORICAL_SPLIT:
+            c = bin_to_group[b]
+        elif b == missing_bin:
+            c = 0 if missing_left else 1
+        else:
+            c = 0 if b <= last_bin else 1
+        child_of[i] = c
+        sizes[c] += 1
+    return sizes
+
+
+@njit
+def partition_samples(samples, start, end, child_of, sizes, tmp):
+    """Stable partition of samples[start:end] by child."""
+    offsets = np.empty(sizes.size, dtype=np.int64)
+    acc = start
+    for c in range(sizes.size):
+        offsets[c] = acc
+        acc += sizes[c]
+    for p in range(start, end):
+        i = samples[p]
+        c = child_of[i]
+        tmp[offsets[c]] = i
+        offsets[c] += 1
+    for p in range(start, end):
+        samples[p] = tmp[p]

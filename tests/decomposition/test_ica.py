@@ -1,0 +1,86 @@
+"""ICA: recovers mixed non-Gaussian sources up to permutation, sign and scale."""
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+
+from lucidml.decomposition.ica import ICA
+
+RNG = np.random.RandomState(0)
+N = 2000
+MIXING = np.array([[1.0, 1.0], [0.5, 2.0]])
+SOURCES = {
+    "laplace": RNG.laplace(size=(N, 2)),
+    "laplace+student": np.c_[RNG.laplace(size=N), RNG.standard_t(3, size=N)],
+}
+
+
+def _best_correlations(S, S_hat):
+    """For every true source, the largest |correlation| with a recovered one (permutation, sign free)."""
+    corr = np.abs(np.corrcoef(S.T, S_hat.T)[: S.shape[1], S.shape[1]:])
+    assert len(set(corr.argmax(axis=1))) == S.shape[1]  # each source found by a different component
+    return corr.max(axis=1)
+
+
+@pytest.mark.parametrize("name", SOURCES)
+@pytest.mark.parametrize("algorithm", ["natural_gradient", "gradient"])
+@pytest.mark.parametrize("fun", ["logistic", "laplace"])
+def test_recovers_super_gaussian_sources(name, algorithm, fun):
+    S = SOURCES[name]
+    X = S @ MIXING.T + 3.0
+    ica = ICA(algorithm=algorithm, fun=fun, random_state=0)
+    S_hat = ica.fit_transform(X)
+    assert np.all(_best_correlations(S, S_hat) > 0.99)
+    np.testing.assert_allclose(S_hat, ica.transform(X), atol=1e-10)
+    np.testing.assert_allclose(ica.inverse_transform(S_hat), X, atol=1e-8)  # square: exact round trip
+
+
+def test_mini_batches_and_loss_decreases():
+    S = SOURCES["laplace"]
+    ica = ICA(batch_size=32, learning_rate=1e-2, random_state=0).fit(S @ MIXING.T)
+    assert np.all(_best_correlations(S, ica.transform(S @ MIXING.T)) > 0.99)
+    assert ica.loss_curve_[-1] < ica.loss_curve_[0]
+    assert ica.n_iter_ == len(ica.loss_curve_)
+
+
+def test_three_sources_with_dimension_reduction():
+    S = np.c_[RNG.laplace(size=N), RNG.standard_t(4, size=N), RNG.exponential(size=N) - 1.0]
+    A = RNG.standard_normal((5, 3))  # 5 sensors, 3 sources: whitening reduces to 3 dimensions
+    ica = ICA(n_components=3, random_state=0).fit(S @ A.T)
+    assert ica.components_.shape == (3, 5) and ica.mixing_.shape == (5, 3)
+    assert np.all(_best_correlations(S, ica.transform(S @ A.T)) > 0.98)
+
+
+def test_mixing_is_recovered_up_to_scale_and_permutation():
+    S = SOURCES["laplace"]
+    ica = ICA(random_state=0).fit(S @ MIXING.T)
+    # components_ · A should be a scaled permutation matrix
+    P = np.abs(ica.components_ @ MIXING)
+    P /= P.max(axis=1, keepdims=True)
+    assert np.sort(P, axis=1)[:, 0].max() < 0.05
+
+
+def test_without_whitening():
+    S = SOURCES["laplace"]
+    ica = ICA(whiten=False, learning_rate=1e-3, random_state=0).fit(S @ MIXING.T)
+    assert ica.whitening_ is None
+    assert np.all(_best_correlations(S, ica.transform(S @ MIXING.T)) > 0.99)
+
+
+def test_convergence_warning():
+    with pytest.warns(ConvergenceWarning):
+        ICA(max_iter=1, random_state=0).fit(SOURCES["laplace"])
+
+
+def test_bad_input():
+    X = SOURCES["laplace"] @ MIXING.T
+    with pytest.raises(ValueError, match="n_features=2"):
+        ICA(n_components=3).fit(X)
+    with pytest.raises(ValueError, match="rank"):
+        ICA().fit(np.c_[X[:, 0], 2 * X[:, 0]])
+    with pytest.raises(ValueError, match="NaN"):
+        ICA().fit(np.where(X > 5, np.nan, X))
+    with pytest.raises(ValueError, match="whitening"):
+        ICA(n_components=1, whiten=False).fit(X)
+    with pytest.raises(ValueError, match="fun"):
+        ICA(fun="cube").fit(X)

@@ -1,0 +1,86 @@
+"""KernelPCA against scikit-learn (rbf, poly, linear, precomputed), centring of new points, bad input."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_wine
+from sklearn.decomposition import PCA as SkPCA
+from sklearn.decomposition import KernelPCA as SkKernelPCA
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.preprocessing import StandardScaler
+
+from lucidml.decomposition.kernel_pca import KernelPCA
+
+X = StandardScaler().fit_transform(load_wine().data)
+X_NEW = StandardScaler().fit_transform(load_breast_cancer().data)[:25, :13]  # other points, same dimension
+
+
+@pytest.mark.parametrize("kernel, params", [("rbf", {"gamma": 0.1}), ("rbf", {}), ("poly", {"degree": 2, "gamma": 0.1}),
+                                            ("sigmoid", {"gamma": 0.01})])
+@pytest.mark.parametrize("solver", ["dense", "arpack", "randomized"])
+def test_matches_sklearn(kernel, params, solver):
+    ours = KernelPCA(5, kernel=kernel, eigen_solver=solver, iterated_power=30, random_state=0, **params).fit(X)
+    ref = SkKernelPCA(5, kernel=kernel, eigen_solver="dense", **params).fit(X)
+    np.testing.assert_allclose(ours.eigenvalues_, ref.eigenvalues_, rtol=1e-10)
+    # same sign rule as scikit-learn: equal, not only up to sign
+    np.testing.assert_allclose(ours.eigenvectors_, ref.eigenvectors_, atol=1e-10)
+    np.testing.assert_allclose(ours.transform(X_NEW), ref.transform(X_NEW), atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "linear", "laplacian"])
+def test_fit_transform_equals_transform(kernel):
+    kpca = KernelPCA(4, kernel=kernel, gamma=0.05)
+    Z = kpca.fit_transform(X)
+    np.testing.assert_allclose(Z, kpca.transform(X), atol=1e-9)
+
+
+def test_linear_kernel_is_pca():
+    """With k(x, z) = xᵀz, the centred Gram matrix gives PCA's scores and μⱼ = (m − 1)λⱼ."""
+    kpca = KernelPCA(3, kernel="linear").fit(X)
+    pca = SkPCA(3).fit(X)
+    np.testing.assert_allclose(kpca.eigenvalues_, pca.explained_variance_ * (len(X) - 1), rtol=1e-10)
+    np.testing.assert_allclose(np.abs(kpca.transform(X_NEW)), np.abs(pca.transform(X_NEW)), atol=1e-9)
+
+
+def test_new_points_are_centred():
+    """The notes never centre new kernel rows: without it a shifted kernel would shift the scores."""
+    shifted = KernelPCA(3, kernel="precomputed").fit(rbf_kernel(X, gamma=0.1) + 5.0)
+    plain = KernelPCA(3, kernel="precomputed").fit(rbf_kernel(X, gamma=0.1))
+    K_new = rbf_kernel(X_NEW, X, gamma=0.1)
+    np.testing.assert_allclose(shifted.transform(K_new + 5.0), plain.transform(K_new), atol=1e-9)
+
+
+def test_precomputed_matches_kernel():
+    ours = KernelPCA(4, kernel="precomputed").fit(rbf_kernel(X, gamma=0.1))
+    ref = KernelPCA(4, kernel="rbf", gamma=0.1).fit(X)
+    np.testing.assert_allclose(ours.transform(rbf_kernel(X_NEW, X, gamma=0.1)), ref.transform(X_NEW), atol=1e-10)
+
+
+def test_all_components_drop_zero_eigenvalues():
+    ours = KernelPCA(kernel="linear").fit(X)  # rank ≤ 13 after centring
+    ref = SkKernelPCA(kernel="linear").fit(X)
+    assert ours.eigenvalues_.shape == ref.eigenvalues_.shape == (13,)
+    assert np.all(ours.eigenvalues_ > 0)
+
+
+def test_inverse_transform_matches_sklearn():
+    ours = KernelPCA(4, kernel="rbf", gamma=0.1, fit_inverse_transform=True, alpha=0.1).fit(X)
+    ref = SkKernelPCA(4, kernel="rbf", gamma=0.1, fit_inverse_transform=True, alpha=0.1).fit(X)
+    np.testing.assert_allclose(ours.inverse_transform(ours.transform(X_NEW)),
+                               ref.inverse_transform(ref.transform(X_NEW)), atol=1e-8)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="square"):
+        KernelPCA(kernel="precomputed").fit(X)
+    with pytest.raises(ValueError, match="precomputed"):
+        KernelPCA(kernel="precomputed", fit_inverse_transform=True).fit(rbf_kernel(X))
+    with pytest.raises(ValueError, match="NaN"):
+        KernelPCA(2).fit(np.where(X > 2, np.nan, X))
+    with pytest.raises(ValueError, match="kernel"):
+        KernelPCA(2, kernel="gaussian").fit(X)
+    with pytest.raises(ValueError, match="features"):
+        KernelPCA(2).fit(X).transform(X[:, :5])
+    # Without fit_inverse_transform the method does not exist (so hasattr() tells the truth).
+    assert not hasattr(KernelPCA(2).fit(X), "inverse_transform")
+    with pytest.raises(AttributeError):
+        KernelPCA(2).fit(X).inverse_transform(np.ones((2, 2)))

@@ -1,0 +1,162 @@
+"""PCA: oracle tests against scikit-learn on real data, every solver; properties; bad input."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_digits, load_iris, load_wine
+from sklearn.decomposition import PCA as SkPCA
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.preprocessing import StandardScaler
+
+from lucidml.decomposition.pca import PCA
+
+# n_components where the kept eigenvalues are well separated (digits has zero-variance pixels)
+DATA = {"iris": (load_iris().data, 3), "wine": (load_wine().data, 10), "digits": (load_digits().data, 20)}
+EXACT = ["full", "covariance_eigh", "randomized", "arpack"]
+
+
+@pytest.mark.parametrize("name", DATA)
+@pytest.mark.parametrize("solver", EXACT + ["deflation"])
+def test_components_match_sklearn(name, solver):
+    X, k = DATA[name]
+    ref = SkPCA(k, svd_solver="full").fit(X)
+    # enough power iterations that the randomized and deflation solvers converge
+    pca = PCA(k, svd_solver=solver, random_state=0, iterated_power=40, max_iter=5000).fit(X)
+    tol = 1e-6 if solver == "deflation" else 1e-8  # deflation stops at ‖Δw‖ ≤ 1e-10, error ≈ Δw/(1 − λ₂/λ₁)
+    # same sign rule as scikit-learn: equal, not only up to sign
+    np.testing.assert_allclose(pca.components_, ref.components_, atol=tol)
+    np.testing.assert_allclose(pca.explained_variance_, ref.explained_variance_, rtol=1e-9)
+    np.testing.assert_allclose(pca.explained_variance_ratio_, ref.explained_variance_ratio_, rtol=1e-9)
+    np.testing.assert_allclose(pca.singular_values_, ref.singular_values_, rtol=1e-9)
+    np.testing.assert_allclose(pca.noise_variance_, ref.noise_variance_, rtol=1e-6)
+    np.testing.assert_allclose(pca.mean_, ref.mean_, rtol=1e-12)
+    np.testing.assert_allclose(pca.transform(X), ref.transform(X), atol=1e-6 * np.abs(ref.transform(X)).max())
+
+
+def test_default_auto_solver_choices():
+    rng = np.random.RandomState(0)
+    assert PCA(2).fit(rng.rand(200, 5))._fit_svd_solver == "covariance_eigh"  # tall
+    assert PCA(2).fit(rng.rand(50, 40))._fit_svd_solver == "full"  # small
+    assert PCA(5).fit(rng.rand(600, 200))._fit_svd_solver == "randomized"
+    assert PCA(0.9).fit(rng.rand(600, 200))._fit_svd_solver == "full"
+
+
+@pytest.mark.parametrize("solver", ["full", "covariance_eigh", "deflation"])
+def test_float_n_components_matches_sklearn(solver):
+    X = load_digits().data
+    for ratio in (0.5, 0.8) if solver == "deflation" else (0.5, 0.8, 0.95):
+        ref = SkPCA(ratio, svd_solver="full").fit(X)
+        pca = PCA(ratio, svd_solver=solver, random_state=0, max_iter=5000, tol=1e-8).fit(X)
+        assert pca.n_components_ == ref.n_components_
+        assert pca.explained_variance_ratio_.sum() >= ratio
+        assert pca.explained_variance_ratio_[:-1].sum() < ratio
+
+
+def test_whiten_matches_sklearn_and_has_unit_variance():
+    X = load_wine().data
+    pca, ref = PCA(5, whiten=True).fit(X), SkPCA(5, whiten=True).fit(X)
+    Z = pca.transform(X)
+    np.testing.assert_allclose(Z, ref.transform(X), atol=1e-9)
+    np.testing.assert_allclose(Z.var(axis=0, ddof=1), 1.0, rtol=1e-10)
+    np.testing.assert_allclose(pca.inverse_transform(Z), ref.inverse_transform(ref.transform(X)), atol=1e-8)
+
+
+@pytest.mark.parametrize("whiten", [False, True])
+@pytest.mark.parametrize("standardize", [False, True])
+def test_inverse_transform_round_trip_with_all_components(whiten, standardize):
+    X = load_wine().data
+    pca = PCA(whiten=whiten, standardize=standardize).fit(X)
+    np.testing.assert_allclose(pca.inverse_transform(pca.transform(X)), X, rtol=1e-9, atol=1e-9)
+
+
+def test_reconstruction_error_is_the_discarded_variance():
+    X = load_iris().data
+    pca = PCA(2).fit(X)
+    residual = X - pca.inverse_transform(pca.transform(X))
+    discarded = PCA().fit(X).explained_variance_[2:].sum()
+    assert np.isclose((residual**2).sum() / (len(X) - 1), discarded, rtol=1e-10)
+
+
+@pytest.mark.parametrize("solver", EXACT + ["deflation"])
+def test_standardize_equals_pca_of_standardized_data(solver):
+    X = load_wine().data
+    ref = SkPCA(4).fit(StandardScaler().fit_transform(X))  # StandardScaler divides by the population σ
+    pca = PCA(4, standardize=True, svd_solver=solver, random_state=0, iterated_power=30).fit(X)
+    np.testing.assert_allclose(pca.components_, ref.components_, atol=1e-7)
+    np.testing.assert_allclose(pca.transform(X), ref.transform(StandardScaler().fit_transform(X)), atol=1e-6)
+
+
+def test_standardize_leaves_constant_features_alone():
+    X = np.c_[load_iris().data, np.full(150, 7.0)]
+    pca = PCA(standardize=True).fit(X)
+    assert pca.scale_[-1] == 1.0
+    assert np.all(np.isfinite(pca.components_))
+
+
+@pytest.mark.parametrize("solver", ["covariance_eigh", "randomized", "arpack", "deflation", "auto"])
+def test_sparse_input_is_centred_implicitly(solver):
+    S = sp.random(300, 40, density=0.1, random_state=0, format="csr")
+    ref = SkPCA(5, svd_solver="full").fit(S.toarray())
+    pca = PCA(5, svd_solver=solver, random_state=0, iterated_power=60).fit(S)
+    np.testing.assert_allclose(np.abs(pca.components_ @ ref.components_.T), np.eye(5), atol=1e-6)
+    np.testing.assert_allclose(pca.transform(S), pca.transform(S.toarray()), atol=1e-12)
+
+
+def test_score_samples_is_the_probabilistic_pca_likelihood():
+    X = load_digits().data
+    pca, ref = PCA(10).fit(X), SkPCA(10).fit(X)
+    np.testing.assert_allclose(pca.score_samples(X), ref.score_samples(X), rtol=1e-10)
+    assert np.isclose(pca.score(X), ref.score(X), rtol=1e-12)
+
+
+def test_fit_transform_equals_transform_and_signs_are_deterministic():
+    X = load_wine().data
+    a = PCA(3, svd_solver="randomized", random_state=1).fit(X)
+    b = PCA(3, svd_solver="randomized", random_state=2).fit(X)
+    np.testing.assert_allclose(a.components_, b.components_, atol=1e-8)
+    np.testing.assert_allclose(a.fit_transform(X), a.transform(X), atol=1e-10)
+    peak = np.abs(a.components_).argmax(axis=1)
+    assert np.all(a.components_[np.arange(3), peak] > 0)
+
+
+def test_principal_directions_are_orthonormal_and_variances_decrease():
+    X = load_digits().data
+    pca = PCA(15, svd_solver="deflation", random_state=0, max_iter=5000).fit(X)
+    np.testing.assert_allclose(pca.components_ @ pca.components_.T, np.eye(15), atol=1e-10)
+    assert np.all(np.diff(pca.explained_variance_) <= 0)
+
+
+def test_deflation_warns_when_max_iter_is_too_small():
+    X = load_digits().data
+    with pytest.warns(ConvergenceWarning, match="deflation"):
+        pca = PCA(20, svd_solver="deflation", max_iter=5, random_state=0).fit(X)
+    assert pca.n_iter_ == 5
+
+
+def test_deflation_converges_without_warning_on_iris():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        pca = PCA(4, svd_solver="deflation", random_state=0).fit(load_iris().data)
+    assert 1 < pca.n_iter_ < 1000
+
+
+def test_bad_input():
+    X = load_iris().data
+    with pytest.raises(ValueError, match="n_features=4"):
+        PCA(5).fit(X)
+    with pytest.raises(ValueError, match="NaN"):
+        PCA(2).fit(np.where(X > 7, np.nan, X))
+    with pytest.raises(TypeError, match="dense"):
+        PCA(2, svd_solver="full").fit(sp.csr_matrix(X))
+    with pytest.raises(ValueError, match="whole spectrum"):
+        PCA(0.9, svd_solver="randomized").fit(X)
+    with pytest.raises(ValueError, match="arpack"):
+        PCA(4, svd_solver="arpack").fit(X)
+    with pytest.raises(ValueError, match="svd_solver"):
+        PCA(2, svd_solver="eig").fit(X)
+    with pytest.raises(ValueError, match="n_components"):
+        PCA(1.5).fit(X)
+    with pytest.raises(ValueError, match="shape"):
+        PCA(2).fit(X).inverse_transform(np.ones((3, 3)))

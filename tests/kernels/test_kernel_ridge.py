@@ -1,0 +1,85 @@
+"""KernelRidge against scikit-learn, its centring option, weights and bad input."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_diabetes
+from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
+from threadpoolctl import threadpool_limits
+
+from lucidml.kernels.kernel_ridge import KernelRidge
+from lucidml.kernels.pairwise import pairwise_kernels
+
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    """Small dense solves run faster on one BLAS thread on a shared 2-core machine (as in CI)."""
+    with threadpool_limits(1):
+        yield
+
+X, y = load_diabetes(return_X_y=True)
+weights = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+
+
+@pytest.mark.parametrize("params", [{}, {"kernel": "rbf", "gamma": 0.5, "alpha": 0.1},
+                                    {"kernel": "poly", "degree": 2, "alpha": 0.01},
+                                    {"kernel": "laplacian", "alpha": 0.3}, {"kernel": "sigmoid", "alpha": 2.0}])
+@pytest.mark.parametrize("sample_weight", [None, weights])
+def test_matches_sklearn(params, sample_weight):
+    ours = KernelRidge(**params).fit(X, y, sample_weight=sample_weight)
+    theirs = SkKernelRidge(**params).fit(X, y, sample_weight=sample_weight)
+    np.testing.assert_allclose(ours.dual_coef_, theirs.dual_coef_, rtol=1e-8, atol=1e-8 * np.abs(theirs.dual_coef_).max())
+    np.testing.assert_allclose(ours.predict(X[:40]), theirs.predict(X[:40]), rtol=1e-8)
+
+
+def test_multi_target_with_one_alpha_per_target():
+    Y = np.c_[y, np.sqrt(y)]
+    ours = KernelRidge(kernel="rbf", alpha=[0.1, 1.0]).fit(X, Y)
+    theirs = SkKernelRidge(kernel="rbf", alpha=[0.1, 1.0]).fit(X, Y)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-8)
+
+
+def test_precomputed_equals_named():
+    K = pairwise_kernels(X, kernel="rbf", gamma=0.5)
+    named = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, y)
+    pre = KernelRidge(kernel="precomputed", alpha=0.1).fit(K, y)
+    np.testing.assert_allclose(pre.predict(K[:10]), named.predict(X[:10]), rtol=1e-10)
+
+
+def test_center_y_is_the_intercept_form():
+    model = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1, center_y=True).fit(X, y)
+    assert model.y_mean_ == pytest.approx(y.mean())
+    direct = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, y - y.mean())
+    np.testing.assert_allclose(model.predict(X), direct.predict(X) + y.mean(), rtol=1e-12)
+    far = np.full((1, X.shape[1]), 50.0)  # rbf weights vanish far away: the centred model falls back to ȳ
+    assert model.predict(far)[0] == pytest.approx(y.mean())
+
+
+def test_integer_weights_equal_repeated_samples():
+    rep = np.array([1, 2, 3] * (len(y) // 3) + [1] * (len(y) % 3))
+    weighted = KernelRidge(kernel="rbf", alpha=0.5).fit(X, y, sample_weight=rep.astype(float))
+    repeated = KernelRidge(kernel="rbf", alpha=0.5).fit(np.repeat(X, rep, axis=0), np.repeat(y, rep))
+    np.testing.assert_allclose(weighted.predict(X[:20]), repeated.predict(X[:20]), rtol=1e-8)
+
+
+def test_alpha_zero_interpolates():
+    Xs, ys = X[:30], y[:30]
+    model = KernelRidge(kernel="rbf", gamma=10.0, alpha=0.0).fit(Xs, ys)
+    np.testing.assert_allclose(model.predict(Xs), ys, rtol=1e-8)
+
+
+def test_bad_input():
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        KernelRidge().fit(bad, y)
+    with pytest.raises(ValueError, match="kernel"):
+        KernelRidge(kernel="gauss").fit(X, y)
+    with pytest.raises(ValueError, match="alpha"):
+        KernelRidge(alpha=-1.0).fit(X, y)
+    with pytest.raises(ValueError, match="alpha"):
+        KernelRidge(alpha=[1.0, 2.0, 3.0]).fit(X, np.c_[y, y])
+    model = KernelRidge().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :5])
+    with pytest.raises(ValueError, match="square"):
+        KernelRidge(kernel="precomputed").fit(X, y)

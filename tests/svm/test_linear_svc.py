@@ -1,0 +1,152 @@
+"""LinearSVC (dual coordinate descent) against liblinear, optimality conditions and bad input."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import LinearSVC as SkLinearSVC
+
+from lucidml.svm.linear_svc import LinearSVC
+
+
+def _scaled(loader):
+    X, y = loader(return_X_y=True)
+    return StandardScaler().fit_transform(X), y
+
+
+def _compare(X, y, dual=True, **params):
+    ours = LinearSVC(dual=dual, random_state=0, **params).fit(X, y)
+    theirs = SkLinearSVC(dual=True, random_state=0, **params).fit(X, y)
+    W_ours = np.c_[ours.coef_, ours.intercept_]
+    W_theirs = np.c_[theirs.coef_, np.broadcast_to(theirs.intercept_, len(theirs.coef_))]
+    rel = np.abs(W_ours - W_theirs).max() / np.abs(W_theirs).max()
+    return ours, theirs, rel
+
+
+@pytest.mark.parametrize("loss, dual", [("squared_hinge", True), ("hinge", True), ("squared_hinge", False)])
+@pytest.mark.parametrize("loader", [load_breast_cancer, load_iris, load_wine])
+def test_matches_liblinear(loader, loss, dual):
+    # measured: relative differences ≤ 2e-6 at tol=1e-6 for the dual (both stop on the same dual gradient
+    # rule), ≤ 2e-11 for the primal Newton (exact once the violator set settles)
+    X, y = _scaled(loader)
+    ours, theirs, rel = _compare(X, y, dual=dual, loss=loss, C=1.0, tol=1e-6, max_iter=100_000)
+    assert rel < (1e-4 if dual else 1e-6)  # the primal is exact: the rest is liblinear's tol
+    assert abs(ours.score(X, y) - theirs.score(X, y)) <= 0.005
+    np.testing.assert_array_equal(ours.classes_, theirs.classes_)
+
+
+@pytest.mark.parametrize("dual", [True, False])
+def test_matches_liblinear_on_digits(dual):
+    X, y = _scaled(load_digits)
+    ours, theirs, rel = _compare(X, y, dual=dual, C=0.1, tol=1e-4)
+    assert rel < 1e-2
+    assert abs(ours.score(X, y) - theirs.score(X, y)) <= 0.005
+    assert ours.coef_.shape == (10, 64) and ours.decision_function(X).shape == (len(y), 10)
+
+
+@pytest.mark.parametrize("params", [{"class_weight": "balanced"}, {"class_weight": {0: 3.0, 1: 1.0, 2: 0.5}},
+                                    {"fit_intercept": False, "loss": "hinge"}, {"intercept_scaling": 10.0},
+                                    {"dual": False, "class_weight": "balanced", "intercept_scaling": 3.0},
+                                    {"dual": False, "fit_intercept": False}])
+def test_options_match_liblinear(params):
+    X, y = _scaled(load_wine)  # unbalanced classes: class weights matter
+    _, _, rel = _compare(X, y, tol=1e-8, max_iter=100_000, **params)
+    assert rel < 1e-6
+
+
+def test_primal_and_dual_reach_the_same_optimum():
+    X, y = _scaled(load_breast_cancer)
+    primal = LinearSVC(dual=False, tol=1e-10).fit(X, y)
+    dual = LinearSVC(dual=True, tol=1e-10, max_iter=100_000).fit(X, y)
+    np.testing.assert_allclose(primal.coef_, dual.coef_, rtol=1e-6, atol=1e-8)
+    assert primal.n_iter_ < 20 < dual.n_iter_
+    assert np.all(np.diff(primal.loss_curve_) <= 1e-9)  # primal objective falls
+    assert primal.loss_curve_[-1] == pytest.approx(dual.loss_curve_[-1], rel=1e-8)  # duality gap closes
+
+
+def test_sample_weight_matches_liblinear_and_zero_weight_drops_sample():
+    X, y = _scaled(load_wine)
+    sw = np.random.default_rng(0).uniform(0.0, 2.0, len(y))
+    sw[:5] = 0.0
+    ours = LinearSVC(dual=True, tol=1e-10, max_iter=100_000).fit(X, y, sample_weight=sw)
+    theirs = SkLinearSVC(dual=True, tol=1e-10, max_iter=100_000).fit(X, y, sample_weight=sw)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-6, atol=1e-8)
+    dropped = LinearSVC(tol=1e-10, max_iter=100_000).fit(X[5:], y[5:], sample_weight=sw[5:])
+    np.testing.assert_allclose(ours.coef_, dropped.coef_, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("loss", ["squared_hinge", "hinge"])
+def test_primal_optimality(loss):
+    """At the optimum the subgradient of P(w) = ½‖w̃‖² + C Σ ξᵢ contains 0 (checked through the dual α)."""
+    X, y = _scaled(load_breast_cancer)
+    C = 0.5
+    model = LinearSVC(loss=loss, C=C, tol=1e-10, max_iter=100_000).fit(X, y)
+    s = np.where(y == model.classes_[1], 1.0, -1.0)
+    w = np.r_[model.coef_[0], model.intercept_[0]]  # intercept_scaling = 1: b is the last weight
+    margin = s * model.decision_function(X)
+    if loss == "squared_hinge":  # smooth: ∇P = w̃ − 2C Σ max(0, 1 − m)·s·x̃ = 0
+        grad = w - 2 * C * (np.maximum(0.0, 1 - margin) * s) @ np.c_[X, np.ones(len(y))]
+        assert np.abs(grad).max() < 1e-6
+    else:  # α = C on violators (m < 1), 0 when m > 1: w̃ − Σ αᵢ sᵢ x̃ᵢ with α between on the margin
+        Xt = np.c_[X, np.ones(len(y))]
+        alpha = np.where(margin < 1 - 1e-6, C, 0.0)
+        on = np.abs(margin - 1) <= 1e-6
+        rest = w - (alpha * s) @ Xt
+        a_on, *_ = np.linalg.lstsq((s[on, None] * Xt[on]).T, rest, rcond=None)
+        assert np.abs((a_on * s[on]) @ Xt[on] - rest).max() < 1e-5
+        assert np.all(a_on > -1e-6) and np.all(a_on < C + 1e-6)
+
+
+def test_loss_curve_is_increasing_dual_and_reaches_primal():
+    X, y = _scaled(load_breast_cancer)
+    C = 1.0
+    model = LinearSVC(dual=True, C=C, tol=1e-10, max_iter=100_000).fit(X, y)
+    assert len(model.loss_curve_) == model.n_iter_
+    assert np.all(np.diff(model.loss_curve_) >= -1e-9)
+    s = np.where(y == model.classes_[1], 1.0, -1.0)
+    w = np.r_[model.coef_[0], model.intercept_[0]]
+    primal = 0.5 * w @ w + C * np.sum(np.maximum(0, 1 - s * model.decision_function(X)) ** 2)
+    assert model.loss_curve_[-1] == pytest.approx(primal, rel=1e-7)
+
+
+def test_reproducible_and_binary_labels():
+    X, y = _scaled(load_breast_cancer)
+    labels = np.array(["malignant", "benign"])[y]
+    a = LinearSVC(dual=True, random_state=3).fit(X, labels)
+    b = LinearSVC(dual=True, random_state=3).fit(X, labels)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert a.coef_.shape == (1, X.shape[1]) and a.decision_function(X).shape == (len(y),)
+    assert set(a.predict(X)) <= set(labels)
+    assert np.mean(a.predict(X) == labels) > 0.97
+
+
+def test_convergence_warning():
+    X, y = _scaled(load_digits)
+    with pytest.warns(ConvergenceWarning):
+        model = LinearSVC(dual=True, max_iter=2, tol=1e-8).fit(X, y)
+    assert model.n_iter_ == 2
+
+
+def test_bad_input():
+    X, y = _scaled(load_iris)
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        LinearSVC().fit(bad, y)
+    for C in (0.0, -1.0):
+        with pytest.raises(ValueError, match="'C' parameter"):
+            LinearSVC(C=C).fit(X, y)
+    with pytest.raises(ValueError, match="loss"):
+        LinearSVC(loss="log").fit(X, y)
+    with pytest.raises(ValueError, match="hinge"):
+        LinearSVC(loss="hinge", dual=False).fit(X, y)
+    with pytest.raises(ValueError, match="2 classes"):
+        LinearSVC().fit(X, np.zeros(len(y)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = LinearSVC().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :2])
