@@ -1,0 +1,203 @@
+"""What bagging and random forests share: bootstrap draws, parallel fitting, voting, out-of-bag scores.
+
+Each member m gets its own seed sₘ, drawn from ``random_state`` one after another exactly as
+scikit-learn draws the seeds of its forest trees. From sₘ come the member's bootstrap sample,
+as integer multiplicities cᵢ (how often sample i was drawn; cᵢ = 0 means out of bag), its
+feature subset (bagging only) and the member's own ``random_state``. The member is fitted with
+sample weights sᵢ·cᵢ, which for a tree equals fitting on the drawn sample with repetitions
+(seeds: 001 §11–12, 002 §5.4.2).
+"""
+
+import warnings
+from numbers import Integral
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, clone
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
+
+from ..utils import check_sample_weight, validate_params
+
+_MAX_SEED = np.iinfo(np.int32).max
+
+
+class _BaseForest(BaseEstimator):
+    """Fit/predict machinery; subclasses say how to build a member (``_make_member``)."""
+
+    _is_classifier = False
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit ``n_estimators`` members on bootstrap samples of X (n_samples, n_features) and y."""
+        validate_params(self)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not self._is_classifier)
+        n_samples = X.shape[0]
+        sw = check_sample_weight(sample_weight, n_samples)
+        sw = np.ones(n_samples) if sw is None else sw
+        if self._is_classifier:
+            check_classification_targets(y)
+            self.classes_, y = np.unique(y, return_inverse=True)
+            self.n_classes_ = len(self.classes_)
+            if self.n_classes_ < 2:
+                raise ValueError(f"{type(self).__name__} needs at least 2 classes; got 1 class ({self.classes_[0]!r}).")
+            sw = sw * self._class_weights(y)
+        self._n_draw = _n_draw(self.max_samples, n_samples, self.bootstrap)
+        self._n_feat = self._n_member_features(X.shape[1])
+
+        rng = check_random_state(self.random_state)
+        if not self.warm_start or not hasattr(self, "estimators_"):
+            self.estimators_, self.estimators_features_, self._seeds = [], [], []
+        n_more = self.n_estimators - len(self.estimators_)
+        if n_more < 0:
+            raise ValueError(f"n_estimators={self.n_estimators} must be at least the {len(self.estimators_)} "
+                             "members already fitted when warm_start=True.")
+        if n_more == 0:
+            warnings.warn("warm_start=True and n_estimators unchanged: nothing new to fit.", UserWarning, stacklevel=2)
+        else:
+            rng.randint(_MAX_SEED, size=len(self.estimators_))  # skip the seeds the kept members used
+            seeds = [int(rng.randint(_MAX_SEED)) for _ in range(n_more)]
+            members = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                delayed(self._fit_member)(X, y, sw, seed) for seed in seeds
+            )
+            for (member, features), seed in zip(members, seeds):
+                self.estimators_.append(member)
+                self.estimators_features_.append(features)
+                self._seeds.append(seed)
+        if self.oob_score:
+            if not self.bootstrap:
+                raise ValueError("oob_score=True needs bootstrap=True: without it no sample is out of bag.")
+            self._set_oob(X, y)
+        return self
+
+    # -- one member ------------------------------------------------------------------------
+    def _draw(self, seed, n_samples, n_features):
+        """The member's bootstrap multiplicities c (n_samples,) and its feature indices."""
+        rng = np.random.RandomState(seed)
+        if self.bootstrap:
+            counts = np.bincount(rng.randint(0, n_samples, self._n_draw), minlength=n_samples)
+        else:
+            counts = np.zeros(n_samples, dtype=np.intp)
+            counts[rng.choice(n_samples, self._n_draw, replace=False)] = 1
+        if self._n_feat == n_features and not getattr(self, "bootstrap_features", False):
+            return counts, np.arange(n_features)
+        features = rng.choice(n_features, self._n_feat, replace=bool(getattr(self, "bootstrap_features", False)))
+        return counts, np.sort(features)
+
+    def _fit_member(self, X, y, sw, seed):
+        counts, features = self._draw(seed, X.shape[0], X.shape[1])
+        member = self._make_member(seed)
+        Xm = X if len(features) == X.shape[1] and np.all(features == np.arange(X.shape[1])) else X[:, features]
+        if hasattr(member, "_fit_validated"):  # lucidml trees: skip re-validating the same X for every member
+            member._fit_validated(Xm, y, sw * counts)
+        elif has_fit_parameter(member, "sample_weight"):
+            member.fit(Xm, y, sample_weight=sw * counts)
+        else:  # no weights: the bootstrap sample itself, with its repetitions
+            rows = np.repeat(np.arange(X.shape[0]), counts)
+            member.fit(Xm[rows], y[rows])
+        return member, features
+
+    def _make_member(self, seed):
+        member = clone(self._member_prototype())
+        if "random_state" in member.get_params():
+            member.set_params(random_state=seed)
+        return member
+
+    def _class_weights(self, y):
+        return np.ones(len(y))
+
+    # -- prediction ------------------------------------------------------------------------
+    def _member_output(self, member, features, X):
+        """Class probabilities (classifier, n × n_classes) or predictions (regressor) of one member."""
+        Xm = X[:, features] if len(features) != X.shape[1] else X
+        if hasattr(member, "_fit_validated"):  # a lucidml tree: read its node table directly
+            leaf_values = member.tree_.value[member.tree_.apply(Xm), 0]
+            if not self._is_classifier:
+                return leaf_values[:, 0]
+            if self.voting == "soft" and leaf_values.shape[1] == self.n_classes_:
+                return leaf_values
+        if not self._is_classifier:
+            return member.predict(Xm)
+        out = np.zeros((X.shape[0], self.n_classes_))
+        if self.voting == "hard":
+            out[np.arange(X.shape[0]), np.asarray(member.predict(Xm)).astype(np.intp)] = 1.0
+        else:  # members see the encoded labels 0..K−1, possibly not all of them
+            out[:, np.asarray(member.classes_).astype(np.intp)] = member.predict_proba(Xm)
+        return out
+
+    def _mean_output(self, X, members=None):
+        members = list(zip(self.estimators_, self.estimators_features_)) if members is None else members
+        if self.n_jobs in (None, 1):
+            total = self._member_output(*members[0], X).copy()
+            for member, features in members[1:]:
+                total += self._member_output(member, features, X)
+        else:
+            total = sum(Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                delayed(self._member_output)(m, f, X) for m, f in members
+            ))
+        return total / len(members)
+
+    def _validate_X(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=np.float64, reset=False, order="C")
+
+    # -- out of bag ------------------------------------------------------------------------
+    def _set_oob(self, X, y):
+        n_samples = X.shape[0]
+        total = np.zeros((n_samples, self.n_classes_)) if self._is_classifier else np.zeros(n_samples)
+        n_votes = np.zeros(n_samples)
+        for member, features, seed in zip(self.estimators_, self.estimators_features_, self._seeds):
+            oob = np.flatnonzero(self._draw(seed, n_samples, X.shape[1])[0] == 0)
+            if oob.size:
+                total[oob] += self._member_output(member, features, X[oob])
+                n_votes[oob] += 1
+        seen = n_votes > 0
+        if not seen.all():
+            warnings.warn(f"{np.sum(~seen)} samples were never out of bag; their out-of-bag estimates are NaN and "
+                          "oob_score_ ignores them (use more estimators).", UserWarning, stacklevel=3)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = (total.T / n_votes).T
+        if self._is_classifier:
+            self.oob_decision_function_ = mean
+            self.oob_score_ = float(np.mean(np.argmax(mean[seen], axis=1) == y[seen]))
+        else:
+            self.oob_prediction_ = mean
+            resid = y[seen] - mean[seen]
+            self.oob_score_ = float(1 - np.dot(resid, resid) / np.sum((y[seen] - y[seen].mean()) ** 2))
+
+
+class _ForestClassifierMixin:
+    """predict / predict_proba by soft (mean probability) or hard (majority) voting."""
+
+    _is_classifier = True
+
+    def predict_proba(self, X):
+        """Mean member probabilities (soft voting) or the members' vote fractions (hard voting)."""
+        return self._mean_output(self._validate_X(X))
+
+    def predict_log_proba(self, X):
+        """log of ``predict_proba`` (−inf where it is 0)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """The class of highest mean probability (soft) or most votes (hard); ties to the smaller label."""
+        proba = self.predict_proba(X)  # first: it checks that the forest is fitted
+        return self.classes_[np.argmax(proba, axis=1)]
+
+
+class _ForestRegressorMixin:
+    def predict(self, X):
+        """Mean of the members' predictions."""
+        return self._mean_output(self._validate_X(X))
+
+
+def _n_draw(max_samples, n_samples, bootstrap):
+    """Sample size per member: n (None), an int, or a fraction of n."""
+    if max_samples is None:
+        return n_samples
+    if isinstance(max_samples, Integral):
+        if not bootstrap and max_samples > n_samples:
+            raise ValueError(f"max_samples={max_samples} exceeds n_samples={n_samples} (drawing without replacement).")
+        return int(max_samples)
+    return max(1, round(max_samples * n_samples))

@@ -1,0 +1,139 @@
+"""GAMRegressor (backfitting) and GAMClassifier (local scoring)."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_diabetes, make_moons
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from lucidml.gam._smoothers import fit_component, group_by_value
+from lucidml.gam.gam_classifier import GAMClassifier
+from lucidml.gam.gam_regressor import GAMRegressor
+
+
+@pytest.fixture(scope="module")
+def additive_data():
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-2, 2, size=(500, 3))
+    y = 1.5 + np.sin(X[:, 0]) + X[:, 1] ** 2 + rng.normal(0, 0.3, 500)  # x₃ has no effect
+    return X, y
+
+
+def _centred(v):
+    return v - v.mean()
+
+
+@pytest.mark.parametrize("smoother, tol", [("spline", 0.06), ("loess", 0.06)])
+def test_recovers_additive_truth_up_to_centring(additive_data, smoother, tol):
+    X, y = additive_data
+    gam = GAMRegressor(smoother=smoother).fit(X, y)
+    P = gam.partial_dependence(X)
+    rmse = lambda a, b: np.sqrt(np.mean((a - b) ** 2))
+    assert rmse(P[:, 0], _centred(np.sin(X[:, 0]))) < tol * 1.5
+    assert rmse(P[:, 1], _centred(X[:, 1] ** 2)) < tol
+    assert rmse(P[:, 2], 0.0) < tol
+    assert abs(gam.intercept_ - y.mean()) < 1e-12
+    assert np.allclose(P.mean(axis=0), 0.0, atol=1e-10)  # centred components
+    assert gam.n_iter_ < gam.max_iter
+
+
+def test_spline_backfitting_converges_monotonically_after_knot_search(additive_data):
+    X, y = additive_data
+    gam = GAMRegressor().fit(X, y)
+    tail = gam.loss_curve_[5:]
+    assert np.all(np.diff(tail) <= 1e-9 * tail[0])
+
+
+def test_linear_smoother_is_ordinary_least_squares():
+    X, y = load_diabetes(return_X_y=True)
+    X = X[:, [0, 1, 2, 3, 8]]  # the weakly correlated columns: backfitting converges in few sweeps
+    gam = GAMRegressor(smoother="linear", tol=1e-10, max_iter=2000).fit(X, y)
+    ols = LinearRegression().fit(X, y)
+    slopes = np.array([f.slope for f in gam.components_])
+    assert np.max(np.abs(slopes - ols.coef_) / np.abs(ols.coef_).max()) < 1e-6
+    assert np.allclose(gam.predict(X), ols.predict(X), atol=1e-6 * np.std(y))
+
+
+def test_prediction_clamps_to_training_range(additive_data):
+    X, y = additive_data
+    gam = GAMRegressor().fit(X, y)
+    inside = np.array([[X[:, 0].max(), 0.0, 0.0]])
+    outside = np.array([[X[:, 0].max() + 10.0, 0.0, 0.0]])
+    assert gam.predict(outside)[0] == pytest.approx(gam.predict(inside)[0])
+
+
+def test_sample_weight_equals_repetition(additive_data):
+    X, y = additive_data[0][:120], additive_data[1][:120]
+    w = np.arange(120) % 3
+    rows = np.repeat(np.arange(120), w)
+    a = GAMRegressor().fit(X, y, sample_weight=w)
+    b = GAMRegressor().fit(X[rows], y[rows])
+    assert np.allclose(a.predict(X), b.predict(X), atol=1e-8)
+
+
+def test_loess_smoother_fits_a_line_exactly():
+    x = np.linspace(0, 1, 50)
+    values, inverse = group_by_value(x)
+    f = fit_component("loess", values, inverse, 3 * x + 1, np.ones(50), smoothing=1.0, span=0.3, dispersion=None)
+    assert np.allclose(f(x), 3 * x - 1.5, atol=1e-10)  # the line, centred
+
+
+def test_convergence_warning():
+    X, y = load_diabetes(return_X_y=True)
+    with pytest.warns(ConvergenceWarning):
+        GAMRegressor(smoother="linear", max_iter=2).fit(X, y)
+
+
+def test_classifier_moons_and_local_scoring():
+    X, y = make_moons(200, noise=0.2, random_state=0)
+    clf = GAMClassifier().fit(X, y)
+    assert clf.score(X, y) > 0.9
+    proba = clf.predict_proba(X)
+    assert np.allclose(proba.sum(axis=1), 1.0)
+    assert np.array_equal(clf.predict(X), clf.classes_[(proba[:, 1] >= 0.5).astype(int)])
+    assert clf.loss_curve_[-1] < clf.loss_curve_[0]  # the deviance fell
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("params", [{"smoother": "linear"}, {"smoothing": 3.0, "max_iter": 30},
+                                    {"alpha_update": "weighted", "smoothing": 3.0, "max_iter": 30}])
+def test_classifier_breast_cancer_comparable_to_logistic(params):
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X[:, [0, 1, 4, 20, 21, 27]]  # a few informative features keep this fast
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    gam = cross_val_score(GAMClassifier(**params), X, y, cv=cv).mean()
+    lr = cross_val_score(make_pipeline(StandardScaler(), LogisticRegression()), X, y, cv=cv).mean()
+    assert gam > lr - 0.02
+
+
+def test_linear_gam_classifier_matches_logistic_regression():
+    X, y = make_moons(300, noise=0.3, random_state=1)
+    gam = GAMClassifier(smoother="linear", alpha_update="weighted", tol=1e-12, max_iter=500).fit(X, y)
+    lr = LogisticRegression(C=1e10, tol=1e-10, max_iter=1000).fit(X, y)
+    assert np.allclose(gam.decision_function(X), lr.decision_function(X), atol=1e-4)
+
+
+def test_multiclass_is_one_vs_rest_of_binary_local_scoring():
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    X = X[:, [2, 3]]
+    multi = GAMClassifier(smoother="linear", max_iter=30).fit(X, y)
+    assert multi.intercept_.shape == (3,) and multi.decision_function(X).shape == (150, 3)
+    for k in range(3):  # column k is the binary model of class k against the rest
+        binary = GAMClassifier(smoother="linear", max_iter=30).fit(X, (y == k).astype(int))
+        np.testing.assert_allclose(multi.decision_function(X)[:, k], binary.decision_function(X), atol=1e-10)
+    proba = multi.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert np.mean(multi.predict(X) == y) > 0.9
+
+
+def test_classifier_bad_input():
+    X = np.random.RandomState(0).normal(size=(30, 2))
+    with pytest.raises(ValueError, match="1 class"):
+        GAMClassifier().fit(X, np.zeros(30))
+    with pytest.raises(ValueError):
+        GAMRegressor(smoother="cubic").fit(X, X[:, 0])
