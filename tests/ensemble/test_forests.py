@@ -130,3 +130,36 @@ def test_bad_input():
         RandomForestClassifier(n_estimators=0).fit(X, y)
     with pytest.raises(ValueError):
         RandomForestClassifier(n_estimators=3).fit(X, y).predict(X[:, :2])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: RandomForestClassifier(15, random_state=0),
+        lambda: RandomForestClassifier(15, voting="hard", random_state=1),
+        lambda: BaggingClassifier(8, max_features=0.5, random_state=2),
+        lambda: RandomForestRegressor(10, random_state=3),
+        lambda: BaggingRegressor(6, max_features=0.6, bootstrap_features=True, random_state=4),
+    ],
+)
+def test_one_pass_prediction_equals_member_by_member(make):
+    X, y = load_wine(return_X_y=True)
+    X = X.copy()
+    X[::7, 3] = np.nan  # missing values take each node's learned direction in both paths
+    is_classifier = hasattr(make(), "predict_proba")
+    if not is_classifier:
+        y = X[:, 0] * 2.0 + np.nan_to_num(X[:, 3])
+    forest = make().fit(X, y)
+    assert forest._flat is not None  # lucidml trees: the packed table is used
+    Xc = np.ascontiguousarray(X)
+    members = list(zip(forest.estimators_, forest.estimators_features_))
+    expected = sum(forest._member_output(m, f, Xc) for m, f in members) / len(members)
+    got = forest.predict_proba(X) if is_classifier else forest.predict(X)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_foreign_members_predict_member_by_member():
+    X, y = load_iris(return_X_y=True)
+    forest = BaggingClassifier(5, estimator=GaussianNB(), random_state=0).fit(X, y)
+    assert forest._flat is None
+    assert forest.score(X, y) > 0.9

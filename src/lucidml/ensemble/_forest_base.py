@@ -14,11 +14,12 @@ from numbers import Integral
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, clone
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
 from ..utils import check_sample_weight, validate_params
+from ._forest_predict import FlatForest
 
 _MAX_SEED = np.iinfo(np.int32).max
 
@@ -31,7 +32,8 @@ class _BaseForest(BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit ``n_estimators`` members on bootstrap samples of X (n_samples, n_features) and y."""
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not self._is_classifier)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not self._is_classifier,
+                             ensure_all_finite=self._finite_check())
         n_samples = X.shape[0]
         sw = check_sample_weight(sample_weight, n_samples)
         sw = np.ones(n_samples) if sw is None else sw
@@ -64,6 +66,7 @@ class _BaseForest(BaseEstimator):
                 self.estimators_.append(member)
                 self.estimators_features_.append(features)
                 self._seeds.append(seed)
+        self._flat = self._flatten()
         if self.oob_score:
             if not self.bootstrap:
                 raise ValueError("oob_score=True needs bootstrap=True: without it no sample is out of bag.")
@@ -125,7 +128,30 @@ class _BaseForest(BaseEstimator):
             out[:, np.asarray(member.classes_).astype(np.intp)] = member.predict_proba(Xm)
         return out
 
+    def _node_values(self, member, tree):
+        """Per-node output vectors of a lucidml tree, as ``_member_output`` would give for its leaves."""
+        value = tree.value[:, 0, :]
+        if not self._is_classifier:
+            return value[:, :1]
+        out = np.zeros((tree.node_count, self.n_classes_))
+        columns = np.asarray(member.classes_).astype(np.intp)
+        if self.voting == "hard":
+            out[np.arange(tree.node_count), columns[np.argmax(value, axis=1)]] = 1.0
+        else:
+            out[:, columns] = value
+        return out
+
+    def _flatten(self):
+        """All members in one node table for prediction (see ``FlatForest``), or None if some member is not
+        a plain lucidml tree. Built at the end of ``fit``, so that predicting changes nothing."""
+        if FlatForest.supports(self.estimators_):
+            return FlatForest(self.estimators_, self.estimators_features_, self._node_values)
+        return None
+
     def _mean_output(self, X, members=None):
+        if members is None and getattr(self, "_flat", None) is not None:
+            mean = self._flat.sum_values(X) / len(self.estimators_)
+            return mean if self._is_classifier else mean[:, 0]
         members = list(zip(self.estimators_, self.estimators_features_)) if members is None else members
         if self.n_jobs in (None, 1):
             total = self._member_output(*members[0], X).copy()
@@ -139,7 +165,16 @@ class _BaseForest(BaseEstimator):
 
     def _validate_X(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False, order="C")
+        return validate_data(self, X, dtype=np.float64, reset=False, order="C", ensure_all_finite=self._finite_check())
+
+    def _finite_check(self):
+        """NaN passes through when the members handle it (lucidml trees send it down a learned side)."""
+        return "allow-nan" if get_tags(self._member_prototype()).input_tags.allow_nan else True
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = get_tags(self._member_prototype()).input_tags.allow_nan
+        return tags
 
     # -- out of bag ------------------------------------------------------------------------
     def _set_oob(self, X, y):

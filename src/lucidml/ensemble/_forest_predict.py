@@ -1,0 +1,75 @@
+"""A forest's trees in one node table, and one compiled pass that sums their leaf values.
+
+Predicting tree by tree costs a temporary (n_samples × n_classes) array and a Python round trip
+per tree. Here the trees' parallel arrays are concatenated once after ``fit`` (child ids shifted
+by each tree's offset, feature ids mapped through the member's feature subset), and one kernel
+adds each leaf's value into the output. The rows are split into one chunk per Numba thread;
+within a chunk the loop is tree-major (one tree over all the chunk's rows, then the next), which
+keeps the tree being walked in cache: measured on 12,500 × 20 rows and 20 full trees, tree-major
+took 30 ms against 47 ms for blocks of 64 rows walking every tree, and packing the nodes into
+one 32-byte record each was slower still (the float-to-int conversions).
+"""
+
+import numba
+import numpy as np
+from numba import prange
+
+from ..utils import njit
+
+
+class FlatForest:
+    """The members of a fitted forest as one table; ``sum_values(X)`` = Σ_trees value[leaf(x)].
+
+    ``values_of(member, tree)`` gives each node's value vector (n_nodes × n_outputs): class
+    fractions for soft voting, a one-hot majority for hard voting, the mean for regression.
+    Only lucidml trees without categorical (multiway) nodes are flattened: see ``supports``.
+    """
+
+    def __init__(self, members, features, values_of):
+        trees = [member.tree_ for member in members]
+        sizes = np.array([tree.node_count for tree in trees])
+        self.roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+        feature, left, right = [], [], []
+        for tree, member_features, root in zip(trees, features, self.roots):
+            internal = tree.children_left != -1
+            feature.append(np.where(internal, np.asarray(member_features)[np.maximum(tree.feature, 0)], -2))
+            left.append(np.where(internal, tree.children_left + root, -1))
+            right.append(np.where(internal, tree.children_right + root, -1))
+        self.feature = np.concatenate(feature).astype(np.intp)
+        self.left = np.concatenate(left).astype(np.intp)
+        self.right = np.concatenate(right).astype(np.intp)
+        self.threshold = np.concatenate([tree.threshold for tree in trees]).astype(np.float64)
+        self.missing_left = np.concatenate([tree.missing_go_to_left for tree in trees]).astype(np.bool_)
+        self.value = np.ascontiguousarray(np.concatenate([values_of(m, t) for m, t in zip(members, trees)]))
+
+    @staticmethod
+    def supports(members):
+        return all(hasattr(m, "_fit_validated") and not m.tree_.has_categories for m in members)
+
+    def sum_values(self, X):
+        """Σ over trees of the value of the leaf each row of X (C-ordered float64) reaches."""
+        out = np.zeros((X.shape[0], self.value.shape[1]))
+        n_chunks = max(1, min(numba.get_num_threads(), X.shape[0] // 256))
+        _sum_leaf_values(X, self.feature, self.threshold, self.left, self.right, self.missing_left, self.value,
+                         self.roots, n_chunks, out)
+        return out
+
+
+@njit(parallel=True)
+def _sum_leaf_values(X, feature, threshold, left, right, missing_left, value, roots, n_chunks, out):
+    n = X.shape[0]
+    for c in prange(n_chunks):
+        start, stop = c * n // n_chunks, (c + 1) * n // n_chunks
+        for t in range(roots.shape[0]):
+            for i in range(start, stop):
+                u = roots[t]
+                while left[u] != -1:
+                    v = X[i, feature[u]]
+                    if v <= threshold[u]:
+                        u = left[u]
+                    elif np.isnan(v):
+                        u = left[u] if missing_left[u] else right[u]
+                    else:
+                        u = right[u]
+                for k in range(value.shape[1]):
+                    out[i, k] += value[u, k]
