@@ -8,7 +8,9 @@ the first size of each case. ``target`` is the speed goal: the lucidml / scikit-
 the ``stage`` ("fit" or "predict") median time at most this. ``memory_queries``: also report
 the peak memory of one brute-force neighbour search over that many queries. ``fit_memory``: also
 report the peak resident memory one fit adds, for both libraries, each in a fresh process.
-``noise``: the synthetic generator's noise (e.g. the blobs' standard deviation).
+``noise``: the synthetic generator's noise (e.g. the blobs' standard deviation). ``versus``:
+compare with this scikit-learn class (dotted path, built with ``versus_params`` plus ``params``)
+instead of the registry's counterpart, e.g. gradient boosting against the histogram version.
 """
 
 from dataclasses import dataclass, field
@@ -27,6 +29,8 @@ class Case:
     memory_queries: int | None = None
     fit_memory: bool = False
     noise: float | None = None
+    versus: str | None = None
+    versus_params: dict = field(default_factory=dict)
 
 
 CASES = (
@@ -71,6 +75,40 @@ CASES = (
          params={"n_clusters": 8, "linkage": "ward"}, fit_memory=True),
     Case("agglomerative_single", "AgglomerativeClustering", "blobs", sizes=(6_250, 25_000), n_features=10,
          params={"n_clusters": 8, "linkage": "single"}, fit_memory=True),
+    # Kernels and SVMs (issue 5): SVC(rbf) on digits and on 20,000 × 20 (--full), LinearSVC on 100,000 × 50.
+    Case("svc_digits", "SVC", "digits"),
+    Case("svc", "SVC", "classification", sizes=(2_500, 25_000), n_features=20),
+    Case("svr", "SVR", "regression", sizes=(6_250,), n_features=20),
+    Case("linear_svc", "LinearSVC", "classification", sizes=(12_500, 125_000), n_features=50),
+    Case("kernel_ridge", "KernelRidge", "regression", sizes=(2_500,), n_features=20),
+    # Trees and ensembles (issue 6): 50,000 × 20, and 500,000 × 20 for the single tree in --full.
+    Case("decision_tree", "DecisionTreeClassifier", "classification", sizes=(6_250, 62_500, 625_000), n_features=20),
+    Case("decision_tree_regressor", "DecisionTreeRegressor", "regression", sizes=(6_250, 62_500), n_features=20),
+    Case("random_forest", "RandomForestClassifier", "classification", sizes=(6_250, 62_500), n_features=20,
+         params={"n_jobs": 1}),
+    Case("random_forest_2_jobs", "RandomForestClassifier", "classification", sizes=(6_250, 62_500), n_features=20,
+         params={"n_jobs": 2}),
+    Case("random_forest_predict", "RandomForestClassifier", "classification", sizes=(62_500,), n_features=20,
+         params={"n_estimators": 20}, stage="predict"),
+    Case("adaboost", "AdaBoostClassifier", "classification", sizes=(62_500,), n_features=20),
+    Case("gradient_boosting", "GradientBoostingClassifier", "classification", sizes=(6_250, 62_500), n_features=20,
+         target=0.1),
+    Case("gradient_boosting_vs_hist", "GradientBoostingClassifier", "classification",
+         sizes=(62_500, 625_000), n_features=20, target=1.5,
+         versus="sklearn.ensemble.HistGradientBoostingClassifier",
+         versus_params={"max_iter": 100, "max_depth": 3, "max_leaf_nodes": None, "min_samples_leaf": 1,
+                        "early_stopping": False, "random_state": 0}),
+    # Mixtures and decompositions (issue 8).
+    Case("pca", "PCA", "classification", sizes=(125_000,), n_features=100),
+    Case("gaussian_mixture", "GaussianMixture", "blobs", sizes=(125_000,), n_features=20),
+    Case("kernel_pca", "KernelPCA", "classification", sizes=(2_500,), n_features=20),
+    Case("truncated_svd", "TruncatedSVD", "documents", sizes=(125_000,), n_features=10_000),
+    Case("factor_analysis", "FactorAnalysis", "classification", sizes=(125_000,), n_features=20),
+    # Neural networks (issue 9): equal epochs and architecture (100 hidden units, adam, batches of 200).
+    Case("mlp_digits", "MLPClassifier", "digits",
+         params={"batch_size": 200, "max_iter": 20, "tol": 0.0, "n_iter_no_change": 1000}),
+    Case("mlp", "MLPClassifier", "multiclass", sizes=(62_500,), n_features=100,
+         params={"batch_size": 200, "max_iter": 20, "tol": 0.0, "n_iter_no_change": 1000}),
     Case("knn_digits", "KNeighborsClassifier", "digits", stage="predict"),
     Case("knn_20d", "KNeighborsClassifier", "classification", sizes=(12_500, 62_500), n_features=20,
          params={"algorithm": "brute"}, stage="predict", memory_queries=200_000),

@@ -18,6 +18,7 @@ and for scikit-learn.
 """
 
 import argparse
+import importlib
 import json
 import os
 import statistics
@@ -31,6 +32,7 @@ import numba
 import numpy as np
 import scipy.sparse
 from sklearn.base import clone, is_classifier, is_clusterer
+from sklearn.exceptions import NotFittedError
 from sklearn.metrics import accuracy_score, adjusted_rand_score, r2_score
 from sklearn.model_selection import train_test_split
 from sklearn.utils import get_tags
@@ -111,9 +113,10 @@ class _Side:
         if kind == "mean_log_likelihood":
             return float(self.fitted.score(self.X_test))
         if kind == "variance_kept":
-            if not hasattr(self.fitted, "inverse_transform"):
+            try:  # scikit-learn's KernelPCA has the method but refuses without fit_inverse_transform
+                return _variance_kept(self.X_test, self.fitted.inverse_transform(self._predict()))
+            except (AttributeError, NotFittedError):
                 return None
-            return _variance_kept(self.X_test, self.fitted.inverse_transform(self._predict()))
         metric = accuracy_score if kind == "accuracy" else r2_score
         return float(metric(self.y_test, self.fitted.predict(self.X_test)))
 
@@ -124,9 +127,19 @@ def _variance_kept(X, X_back):
     return float(1.0 - ((X - X_back) ** 2).sum() / ((X - X.mean(axis=0)) ** 2).sum())
 
 
+def _make_expression(case, library):
+    """Python source that builds the case's estimator of ``library`` in a fresh process (``entry`` in scope)."""
+    if library == "lucidml":
+        return f"entry.make(**{case.params!r})"
+    if case.versus is None:
+        return f"entry.make_sklearn(**{case.params!r})"
+    module, _, name = case.versus.rpartition(".")
+    return f"__import__('importlib').import_module({module!r}).{name}(**{case.versus_params!r})"
+
+
 def _cold_start(entry, case, cache_dir=None, library="lucidml"):
     """Seconds for import + first fit in a fresh interpreter."""
-    make = f"entry.make(**{case.params!r})" if library == "lucidml" else f"entry.make_sklearn(**{case.params!r})"
+    make = _make_expression(case, library)
     script = (
         "import time; t = time.perf_counter()\n"
         f"from lucidml.registry import get_entry; entry = get_entry({entry.name!r})\n"
@@ -151,7 +164,7 @@ def _fit_peak_rss(entry, case, n_samples, library):
     kernels, the peak (VmHWM) is reset (``clear_refs``), so neither the data generator's
     temporaries nor code loading hide or inflate the fit's own working memory.
     """
-    make = f"entry.make(**{case.params!r})" if library == "lucidml" else f"entry.make_sklearn(**{case.params!r})"
+    make = _make_expression(case, library)
     script = (
         "from benchmarks.runner import _data\n"
         "from benchmarks.cases import CASES\n"
@@ -192,7 +205,7 @@ def run_case(case, n_samples, repeats, threads):
     X_train, X_test, y_train, y_test = _data(case, n_samples)
     sides = {
         "lucidml": _Side(entry.make(**case.params), X_train, y_train, X_test, y_test),
-        "sklearn": _Side(entry.make_sklearn(**case.params), X_train, y_train, X_test, y_test),
+        "sklearn": _Side(_counterpart(entry, case), X_train, y_train, X_test, y_test),
     }
     order = ["lucidml", "sklearn"]
     for _ in range(repeats):
@@ -207,7 +220,7 @@ def run_case(case, n_samples, repeats, threads):
     return {
         "case": case.name,
         "estimator": entry.name,
-        "sklearn": entry.sklearn,
+        "sklearn": case.versus or entry.sklearn,
         "dataset": case.dataset,
         "sizes": {"n_train": len(y_train), "n_test": len(y_test), "n_features": int(X_train.shape[1])},
         "threads": threads,
@@ -227,6 +240,14 @@ def run_case(case, n_samples, repeats, threads):
         "fit_peak_rss_mib": {library: _fit_peak_rss(entry, case, n_samples, library) for library in ("lucidml", "sklearn")}
         if case.fit_memory else None,
     }
+
+
+def _counterpart(entry, case):
+    """The scikit-learn estimator a case compares with: the registry's, or the case's ``versus``."""
+    if case.versus is None:
+        return entry.make_sklearn(**case.params)
+    module, _, name = case.versus.rpartition(".")
+    return getattr(importlib.import_module(module), name)(**case.versus_params)
 
 
 def _metric_name(estimator):

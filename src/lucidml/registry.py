@@ -371,6 +371,26 @@ REGISTRY = (
         },
         compiled=True,
     ),
+    # Histogram trees with second-order (Newton) splits; scikit-learn's GradientBoosting* grows exact trees
+    # on the residuals, so the two fit the same model family at equal settings, not identical trees.
+    EstimatorEntry(
+        "lucidml.ensemble.GradientBoostingClassifier",
+        kind="classifier",
+        sklearn="sklearn.ensemble.GradientBoostingClassifier",
+        params={"random_state": 0},
+        sklearn_params={"random_state": 0},
+        check_params={"n_estimators": 10},
+        compiled=True,
+    ),
+    EstimatorEntry(
+        "lucidml.ensemble.GradientBoostingRegressor",
+        kind="regressor",
+        sklearn="sklearn.ensemble.GradientBoostingRegressor",
+        params={"random_state": 0},
+        sklearn_params={"random_state": 0},
+        check_params={"n_estimators": 10},
+        compiled=True,
+    ),
     EstimatorEntry("lucidml.gam.GAMRegressor", kind="regressor", check_params={"max_iter": 20}),
     EstimatorEntry("lucidml.gam.GAMClassifier", kind="classifier", check_params={"max_iter": 20}),
     EstimatorEntry(

@@ -2,8 +2,10 @@
 
 from .adaboost import AdaBoostClassifier
 from .bagging import BaggingClassifier, BaggingRegressor
+from .gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from .random_forest import RandomForestClassifier, RandomForestRegressor
 
 __all__ = [
-    "AdaBoostClassifier", "BaggingClassifier", "BaggingRegressor", "RandomForestClassifier", "RandomForestRegressor",
+    "AdaBoostClassifier", "BaggingClassifier", "BaggingRegressor", "GradientBoostingClassifier",
+    "GradientBoostingRegressor", "RandomForestClassifier", "RandomForestRegressor",
 ]

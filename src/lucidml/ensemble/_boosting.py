@@ -1,0 +1,314 @@
+"""The boosting loop shared by GradientBoostingRegressor and GradientBoostingClassifier."""
+
+from itertools import pairwise
+from numbers import Integral, Real
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.model_selection import train_test_split
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..tree._binning import apply_bins, fit_bin_edges
+from ..utils import Interval, Options, check_sample_weight
+from ._hist_grower import add_leaf_values, grow_tree, predict_forest
+
+NODE_DTYPE = np.dtype([
+    ("feature", np.int32), ("threshold", np.float64), ("missing_go_left", np.bool_), ("left", np.int32),
+    ("right", np.int32), ("value", np.float64), ("gain", np.float64), ("n_samples", np.int64), ("bin", np.int32),
+])
+
+# Children need some curvature, Σh > 10⁻³·(mean weight), as in LightGBM and scikit-learn's
+# HistGradientBoosting: it keeps log-loss trees from isolating samples that are already certain.
+MIN_CHILD_HESSIAN = 1e-3
+
+COMMON_DOC = """
+    Algorithm (000 §7.8.3–7.8.4, Alg 11; second-order trees as in XGBoost/LightGBM)::
+
+        f₀ = argmin_μ Σᵢ wᵢ L(yᵢ, μ)
+        for m = 1 … n_estimators:
+            gᵢ = wᵢ ∂L/∂f(xᵢ),  hᵢ = wᵢ ∂²L/∂f(xᵢ)²        (rᵢ = −gᵢ/wᵢ is the working target)
+            grow a tree on binned features, split gain ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)]
+            leaf γ = −G/(H+λ) (Newton), or the exact argmin_γ Σ_leaf L(y, f + γ)
+            f_m = f_{m−1} + ν · tree
+
+    With squared error (h = 1, λ = 0) this is Alg 11 exactly: the gain is the drop in the sum
+    of squared residuals and γ the mean residual. Features are cut once into at most
+    ``max_bins`` quantile bins (``lucidml.tree._binning``); a feature with fewer distinct values
+    keeps them all, so small data get the exact splits. Missing values (NaN) have their own bin
+    and go to whichever child lowers the loss (to the bigger child when the node saw none).
+    Histograms are built for the smaller child only; the sibling's is the parent's minus it.
+    Children must hold Σh > 10⁻³ (mean weight) as in LightGBM. Trees live in one flat node array
+    and are predicted in one compiled pass.
+
+    Parameters
+    ----------
+    learning_rate : float, default=0.1
+        Shrinkage ν of every tree (the notes use 1.0).
+    n_estimators : int, default=100
+        Number of boosting stages.
+    subsample : float in (0, 1], default=1.0
+        Fraction of samples drawn without replacement for each stage (stochastic boosting);
+        below 1 the out-of-bag loss is tracked in ``oob_improvement_``.
+    max_depth : int or None, default=3
+        Depth limit of each tree (edges from the root; None = unlimited).
+    max_leaf_nodes : int or None, default=None
+        When set, trees grow best-first (largest gain first) up to this many leaves.
+    min_samples_leaf : int, default=1
+        Minimum number of training samples in a leaf (HistGradientBoosting's default is 20).
+    l2_regularization : float, default=0.0
+        λ in the gain and in the Newton leaf −G/(H+λ).
+    max_bins : int, default=255
+        Maximum number of bins per feature for non-missing values (2 … 65535; above 255 the
+        bins are uint16 and the histograms larger).
+    validation_fraction : float, default=0.1
+        Share of the training data held out for early stopping.
+    n_iter_no_change : int or None, default=None
+        Stop when the validation loss has not beaten any of the last ``n_iter_no_change``
+        losses by ``tol``.
+    tol : float, default=1e-4
+        Required improvement of the validation loss for early stopping.
+    init : None or "zero", default=None
+        None starts from f₀ above, "zero" from f₀ = 0.
+    warm_start : bool, default=False
+        Keep the fitted stages and add new ones up to ``n_estimators`` (same data expected).
+    random_state : int, RandomState or None
+        Draws the subsamples, the bin subsample and the validation split.
+
+    Attributes
+    ----------
+    nodes_ : structured ndarray
+        Every node of every tree: ``feature``, ``threshold`` (go left iff x ≤ threshold),
+        ``missing_go_left``, ``left``/``right`` (indices into ``nodes_``, −1 at a leaf),
+        ``value`` (ν·γ, already shrunk), ``gain``, ``n_samples`` and the bin threshold ``bin``.
+    tree_roots_ : ndarray of shape (n_estimators_, n_trees_per_stage)
+        Index in ``nodes_`` of the root of each tree (the grid of scikit-learn's ``estimators_``).
+    baseline_prediction_ : ndarray of shape (n_trees_per_stage,)
+        f₀ on the raw (link) scale.
+    n_estimators_ : int
+        Stages fitted (fewer than ``n_estimators`` after early stopping); ``n_iter_`` is the same.
+    train_score_ : ndarray of shape (n_estimators_,)
+        Loss on the in-bag samples after each stage, on scikit-learn's scale; ``loss_curve_``
+        is the same array. (No ConvergenceWarning: n_estimators is a size, not an iteration cap.)
+    oob_improvement_, oob_scores_, oob_score_ : present when subsample < 1
+        Out-of-bag loss decrease per stage, out-of-bag loss per stage, and its last value.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Total split gain (loss reduction) per feature, normalised to sum to 1.
+    n_features_in_ : int
+"""
+
+
+class _BaseGradientBoosting(BaseEstimator):
+    """Histogram gradient boosting: state, the stage loop and raw (link-scale) predictions."""
+
+    _parameter_constraints: ClassVar[dict] = {
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "n_estimators": [Interval(Integral, 1, None)],
+        "subsample": [Interval(Real, 0, 1, closed="right")],
+        "max_depth": [Interval(Integral, 1, None), None],
+        "max_leaf_nodes": [Interval(Integral, 2, None), None],
+        "min_samples_leaf": [Interval(Integral, 1, None)],
+        "l2_regularization": [Interval(Real, 0, None)],
+        "max_bins": [Interval(Integral, 2, 65535)],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "n_iter_no_change": [Interval(Integral, 1, None), None],
+        "tol": [Interval(Real, 0, None)],
+        "init": [Options({"zero"}), None],
+        "warm_start": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def _continuing(self):
+        return self.warm_start and hasattr(self, "nodes_")
+
+    def _fit(self, X, y, sample_weight, loss, stratify):
+        """Boost on validated X (float64) and encoded y; sets every fitted attribute."""
+        w = check_sample_weight(sample_weight, X.shape[0])
+        continuing = self._continuing()
+        if continuing and self.n_estimators < self.n_estimators_:
+            raise ValueError(f"n_estimators={self.n_estimators} must be ≥ the {self.n_estimators_} stages "
+                             "already fitted when warm_start=True.")
+        validation = None
+        if self.n_iter_no_change is not None:
+            parts = train_test_split(X, y, *([] if w is None else [w]), test_size=self.validation_fraction,
+                                     random_state=self.random_state, stratify=y if stratify else None)
+            X, X_val, y, y_val = parts[:4]
+            w, w_val = (parts[4], parts[5]) if w is not None else (None, None)
+            validation = (X_val, y_val, w_val, self._raw_predict_validated(X_val) if continuing else None)
+        if continuing:
+            stages, scores = self._unflatten(), list(self.train_score_)
+            oob = (list(self.oob_improvement_), list(self.oob_scores_)) if hasattr(self, "oob_scores_") else None
+        else:
+            self._rng = check_random_state(self.random_state)
+            # Zero-weight samples add no threshold (weight 0 ≡ sample removed).
+            self._bin_edges = fit_bin_edges(X if w is None else X[w > 0], self.max_bins, random_state=self._rng)
+            self.baseline_prediction_ = (np.zeros(loss.n_trees) if self.init == "zero"
+                                         else loss.baseline(y, w).astype(np.float64))
+            stages, scores, oob = [], [], None
+        if self.subsample < 1.0 and oob is None:
+            oob = ([np.nan] * len(stages), [np.nan] * len(stages))
+        raw = self._raw_predict_validated(X) if continuing else np.tile(self.baseline_prediction_, (X.shape[0], 1))
+        if validation is not None and validation[3] is None:
+            validation = (*validation[:3], np.tile(self.baseline_prediction_, (validation[0].shape[0], 1)))
+        self._boost(X, y, w, loss, raw, stages, scores, oob, validation)
+        self._finish(stages, scores, oob)
+        return self
+
+    def _boost(self, X, y, w, loss, raw, stages, scores, oob, validation):
+        """Alg 11: stages of K trees on the gradients at the current raw predictions."""
+        n_bins = np.array([len(e) + 1 for e in self._bin_edges], dtype=np.int64)
+        n_bins_eff = max(2, int(n_bins.max()))  # low-cardinality data get small histograms
+        Xb = apply_bins(X, self._bin_edges, n_bins_eff)
+        flat_edges = np.concatenate([np.zeros(0), *self._bin_edges])
+        edge_offsets = np.concatenate(([0], np.cumsum(n_bins - 1))).astype(np.int64)
+        n, K = X.shape[0], loss.n_trees
+        n_inbag = max(1, int(self.subsample * n))
+        depth = -1 if self.max_depth is None else self.max_depth
+        leaves = -1 if self.max_leaf_nodes is None else self.max_leaf_nodes
+        pool = np.empty((leaves + 1 if leaves > 0 else (depth + 2 if depth > 0 else 8), X.shape[1], n_bins_eff + 1, 3))
+        g_ord, h_ord, buffer = np.empty(n), np.empty(n), np.empty(n, np.int32)
+        settings = (n_bins, n_bins_eff, flat_edges, edge_offsets, depth, leaves, self.min_samples_leaf,
+                    MIN_CHILD_HESSIAN * (1.0 if w is None else float(np.mean(w))), float(self.l2_regularization),
+                    self.learning_rate * getattr(loss, "leaf_factor", 1.0))
+        history = np.full(self.n_iter_no_change or 1, np.inf)
+        wsub = (lambda rows: None) if w is None else (lambda rows: w[rows])
+        # The log-losses return the training loss at f with the gradients at f: a stage's score
+        # is then filled in by the next stage's gradient pass (one pass over the data saved).
+        fused = hasattr(loss, "gradients_and_loss") and n_inbag == n
+
+        for stage in range(len(stages), self.n_estimators):
+            in_bag = np.arange(n, dtype=np.int32)
+            if n_inbag < n:
+                in_bag = np.sort(self._rng.choice(n, n_inbag, replace=False)).astype(np.int32)
+                out_of_bag = np.setdiff1d(np.arange(n), in_bag)
+                oob_before = loss(y[out_of_bag], raw[out_of_bag], wsub(out_of_bag))
+            trees = []
+            if fused:
+                g, h, current = loss.gradients_and_loss(y, raw, w)
+                if scores and scores[-1] is None:
+                    scores[-1] = current
+            else:
+                g, h = loss.gradients(y, raw, w)
+            for k in range(K):
+                idx = in_bag.copy()
+                nodes, pool = grow_tree(Xb, g[k], g[k] if h is None else h[k], h is None, idx, n_inbag == n,
+                                        *settings, pool, g_ord, h_ord, buffer)
+                tree = _as_node_array(nodes)
+                start, stop = nodes[9], nodes[10]
+                if not loss.newton:  # the exact line search of Alg 11 line 5, leaf by leaf
+                    for leaf in np.flatnonzero(tree["left"] == -1):
+                        rows = idx[start[leaf]:stop[leaf]]
+                        tree["value"][leaf] = self.learning_rate * loss.leaf_value(y[rows] - raw[rows, k], wsub(rows))
+                add_leaf_values(raw, k, idx, tree["left"], start, stop, tree["value"])
+                if n_inbag < n:
+                    raw[out_of_bag, k] += _apply_tree(X[out_of_bag], tree)
+                trees.append(tree)
+            stages.append(trees)
+            if fused:
+                scores.append(None)
+            else:
+                scores.append(loss(y[in_bag], raw[in_bag], wsub(in_bag)) if n_inbag < n else loss(y, raw, w))
+            if n_inbag < n:
+                oob[1].append(loss(y[out_of_bag], raw[out_of_bag], wsub(out_of_bag)))
+                oob[0].append(oob_before - oob[1][-1])
+            elif oob is not None:  # a warm start went on without subsampling
+                oob[0].append(np.nan)
+                oob[1].append(np.nan)
+            if validation is not None:
+                X_val, y_val, w_val, raw_val = validation
+                for k, tree in enumerate(trees):
+                    raw_val[:, k] += _apply_tree(X_val, tree)
+                # Go on while this loss beats one of the last n_iter_no_change by tol.
+                val_loss = loss(y_val, raw_val, w_val)
+                if not np.any(val_loss + self.tol < history):
+                    break
+                history[stage % history.size] = val_loss
+        if scores and scores[-1] is None:
+            scores[-1] = loss(y, raw, w)
+
+    def _finish(self, stages, scores, oob):
+        """Flatten the per-tree node arrays into nodes_ / tree_roots_ and set the summaries."""
+        trees = [t.copy() for trees in stages for t in trees]
+        offsets = np.concatenate(([0], np.cumsum([t.size for t in trees])[:-1])).astype(np.int64)
+        for t, offset in zip(trees, offsets):
+            for side in ("left", "right"):
+                t[side][t[side] >= 0] += offset
+        self.nodes_ = np.concatenate(trees)
+        self.tree_roots_ = offsets.reshape(len(stages), -1)
+        self._predictor = _predictor(self.nodes_)
+        self.n_estimators_ = self.n_iter_ = len(stages)
+        self.train_score_ = self.loss_curve_ = np.array(scores)
+        if oob is not None:
+            self.oob_improvement_, self.oob_scores_ = np.array(oob[0]), np.array(oob[1])
+            self.oob_score_ = float(self.oob_scores_[-1])
+
+    def _unflatten(self):
+        """The per-stage lists of per-tree node arrays that _finish flattened (for warm_start)."""
+        bounds = np.append(self.tree_roots_.ravel(), self.nodes_.size)
+        trees = []
+        for a, b in pairwise(bounds):
+            t = self.nodes_[a:b].copy()
+            for side in ("left", "right"):
+                t[side][t[side] >= 0] -= a
+            trees.append(t)
+        K = self.tree_roots_.shape[1]
+        return [trees[i:i + K] for i in range(0, len(trees), K)]
+
+    @property
+    def feature_importances_(self):
+        check_is_fitted(self)
+        split = self.nodes_["left"] >= 0
+        total = np.bincount(self.nodes_["feature"][split], weights=self.nodes_["gain"][split],
+                            minlength=self.n_features_in_)
+        return total / total.sum() if total.sum() > 0 else total
+
+    def _raw_predict_validated(self, X):
+        raw = np.tile(self.baseline_prediction_, (X.shape[0], 1))
+        predict_forest(np.ascontiguousarray(X), *self._predictor, self.tree_roots_.astype(np.uint32), raw)
+        return raw
+
+    def _validate_X(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
+
+    def _raw_predict(self, X):
+        return self._raw_predict_validated(self._validate_X(X))
+
+    def _staged_raw_predict(self, X):
+        X = np.ascontiguousarray(self._validate_X(X))
+        raw = np.tile(self.baseline_prediction_, (X.shape[0], 1))
+        roots = self.tree_roots_.astype(np.uint32)
+        for stage in range(self.n_estimators_):
+            predict_forest(X, *self._predictor, roots[stage:stage + 1], raw)
+            yield raw.copy()
+
+
+def _as_node_array(nodes):
+    """grow_tree's tuple of node arrays as one structured array (NODE_DTYPE)."""
+    tree = np.empty(nodes[0].shape[0], dtype=NODE_DTYPE)
+    names = ("feature", "bin", "threshold", "missing_go_left", "left", "right", "value", "gain", "n_samples")
+    for name, field in zip(names, nodes):
+        tree[name] = field
+    return tree
+
+
+def _predictor(nodes):
+    """What predict_forest reads: (feature, left child) as uint32 with left = 0 at a leaf, ..."""
+    split = nodes["left"] >= 0
+    nav = np.zeros((nodes.size, 2), np.uint32)
+    nav[split, 0] = nodes["feature"][split]
+    nav[split, 1] = nodes["left"][split]
+    return nav, nodes["threshold"].copy(), nodes["missing_go_left"].copy(), nodes["value"].copy()
+
+
+def _apply_tree(X, tree):
+    """One tree's values for the rows of X."""
+    out = np.zeros((X.shape[0], 1))
+    predict_forest(np.ascontiguousarray(X), *_predictor(tree), np.zeros((1, 1), np.uint32), out)
+    return out[:, 0]

@@ -1,0 +1,302 @@
+"""Losses of gradient boosting: start value, gradients, leaf values and the reported loss.
+
+Each loss works on raw predictions ``raw`` of shape (n_samples, K) — K = 1 except for the
+multinomial log-loss — and supplies what Alg 11 of 000 §7.8.4 needs:
+
+- ``baseline(y, w)``: f₀ = argmin_μ Σ wᵢ L(yᵢ, μ) (line 1);
+- ``gradients(y, raw, w)``: g[k, i] = wᵢ ∂L/∂f_k and h[k, i] = wᵢ ∂²L/∂f_k² (line 3; tree k is
+  fitted to the working target rᵢ = −g[k, i]/wᵢ; h is None when it is 1 everywhere);
+- leaf values γ = argmin_γ Σ_leaf L(yᵢ, fᵢ + γ) (line 5): one Newton step −Σg/Σh for the smooth
+  losses (done inside the grower), the exact minimiser ``leaf_value`` for the others;
+- ``__call__(y, raw, w)``: the weighted mean loss on the scale of scikit-learn's
+  ``train_score_`` (squared error reports the MSE and binary log-loss the deviance 2·NLL,
+  as scikit-learn does for backward compatibility).
+"""
+
+import math
+
+import numpy as np
+from scipy.special import expit
+
+from ..utils import njit
+
+__all__ = ["LOSSES", "weighted_quantile"]
+
+
+def weighted_quantile(values, weights, q):
+    """The smallest value v with Σ_{x ≤ v} w ≥ q·Σw (NumPy's 'inverted_cdf' with weights).
+
+    This is scikit-learn's weighted percentile, so an even number of unit-weight values gives
+    the lower median.
+    """
+    if weights is None:
+        return np.quantile(values, q, method="inverted_cdf")
+    order = np.argsort(values, kind="stable")
+    cumulative = np.cumsum(weights[order])
+    k = np.searchsorted(cumulative, q * cumulative[-1], side="left")
+    return values[order[min(k, values.size - 1)]]
+
+
+def _average(x, w):
+    # An all-zero-weight subset (e.g. an out-of-bag sample) has no mean: NaN, not an error.
+    return np.average(x, weights=w) if w is None or w.sum() > 0 else np.nan
+
+
+_NO_WEIGHT = np.empty(0)
+
+
+@njit
+def _binomial_gradients(y, f, w, g, h):
+    """g = w(p − y), h = w·p(1 − p) with p = σ(f), and the mean loss at f, in one pass.
+
+    One exponential per sample serves both: e = e^{−|f|} gives p and log(1 + eᶠ) = max(f, 0) +
+    log1p(e). A w of size 0 means unit weights.
+    """
+    total = 0.0
+    weight = 0.0
+    for i in range(f.shape[0]):
+        e = math.exp(-abs(f[i]))
+        p = 1.0 / (1.0 + e) if f[i] >= 0 else e / (1.0 + e)
+        wi = w[i] if w.shape[0] else 1.0
+        g[i] = wi * (p - y[i])
+        h[i] = wi * p * (1.0 - p)
+        total += wi * (max(f[i], 0.0) + math.log1p(e) - y[i] * f[i])
+        weight += wi
+    return total / weight if weight > 0 else np.nan
+
+
+@njit
+def _binomial_mean_loss(y, f, w):
+    """Σ w [log(1 + eᶠ) − y f] / Σ w, with log(1 + eᶠ) = max(f, 0) + log1p(e^{−|f|})."""
+    total = 0.0
+    weight = 0.0
+    for i in range(f.shape[0]):
+        wi = w[i] if w.shape[0] else 1.0
+        total += wi * (max(f[i], 0.0) + math.log1p(math.exp(-abs(f[i]))) - y[i] * f[i])
+        weight += wi
+    return total / weight if weight > 0 else np.nan
+
+
+@njit
+def _softmax_rows(raw):
+    """Row-wise softmax, max-shifted so no exponent overflows."""
+    p = np.empty_like(raw)
+    for i in range(raw.shape[0]):
+        m = raw[i].max()
+        s = 0.0
+        for k in range(raw.shape[1]):
+            p[i, k] = math.exp(raw[i, k] - m)
+            s += p[i, k]
+        for k in range(raw.shape[1]):
+            p[i, k] /= s
+    return p
+
+
+@njit
+def _multinomial_gradients(y, raw, w, g, h):
+    """g[k] = w(p_k − 1[y = k]), h[k] = w·p_k(1 − p_k), p = softmax(f), and the mean loss at f."""
+    total = 0.0
+    weight = 0.0
+    n_classes = raw.shape[1]
+    p = np.empty(n_classes)
+    for i in range(raw.shape[0]):
+        m = raw[i].max()
+        s = 0.0
+        for k in range(n_classes):
+            p[k] = math.exp(raw[i, k] - m)
+            s += p[k]
+        wi = w[i] if w.shape[0] else 1.0
+        for k in range(n_classes):
+            pk = p[k] / s
+            g[k, i] = wi * (pk - (1.0 if y[i] == k else 0.0))
+            h[k, i] = wi * pk * (1.0 - pk)
+        total += wi * (m + math.log(s) - raw[i, y[i]])
+        weight += wi
+    return total / weight if weight > 0 else np.nan
+
+
+@njit
+def _multinomial_mean_loss(y, raw, w):
+    """Σ w [log Σ_c e^{f_c} − f_y] / Σ w (log-sum-exp, max-shifted)."""
+    total = 0.0
+    weight = 0.0
+    for i in range(raw.shape[0]):
+        m = raw[i].max()
+        s = 0.0
+        for k in range(raw.shape[1]):
+            s += math.exp(raw[i, k] - m)
+        wi = w[i] if w.shape[0] else 1.0
+        total += wi * (m + math.log(s) - raw[i, y[i]])
+        weight += wi
+    return total / weight if weight > 0 else np.nan
+
+
+class _SquaredError:
+    """L = ½(y − f)²: g = f − y, h = 1; the Newton leaf is the mean residual (exact)."""
+
+    n_trees = 1
+    newton = True
+    constant_hessian = True
+
+    def baseline(self, y, w):
+        return np.array([_average(y, w)])
+
+    def gradients(self, y, raw, w):
+        g = raw[:, 0] - y
+        return (g[None], None) if w is None else ((w * g)[None], w[None].copy())
+
+    def __call__(self, y, raw, w):
+        return _average((y - raw[:, 0]) ** 2, w)
+
+
+class _AbsoluteError:
+    """L = |y − f|: g = −sign(y − f) (the sign residuals), γ = weighted median of y − f."""
+
+    n_trees = 1
+    newton = False
+    constant_hessian = True
+
+    def baseline(self, y, w):
+        return np.array([weighted_quantile(y, w, 0.5)])
+
+    def gradients(self, y, raw, w):
+        g = np.where(raw[:, 0] > y, 1.0, -1.0)  # −sign(y − f), with sign(0) = +1
+        return (g[None], None) if w is None else ((w * g)[None], w[None].copy())
+
+    def leaf_value(self, residual, w):
+        return weighted_quantile(residual, w, 0.5)
+
+    def __call__(self, y, raw, w):
+        return _average(np.abs(y - raw[:, 0]), w)
+
+
+class _QuantileError:
+    """Pinball loss L = α(y − f)⁺ + (1 − α)(f − y)⁺: g = 1[y < f] − α, γ = α-quantile of y − f."""
+
+    n_trees = 1
+    newton = False
+    constant_hessian = True
+
+    def __init__(self, alpha):
+        self.alpha = alpha
+
+    def baseline(self, y, w):
+        return np.array([weighted_quantile(y, w, self.alpha)])
+
+    def gradients(self, y, raw, w):
+        g = np.where(y >= raw[:, 0], -self.alpha, 1.0 - self.alpha)
+        return (g[None], None) if w is None else ((w * g)[None], w[None].copy())
+
+    def leaf_value(self, residual, w):
+        return weighted_quantile(residual, w, self.alpha)
+
+    def __call__(self, y, raw, w):
+        d = y - raw[:, 0]
+        return _average(np.where(d >= 0, self.alpha * d, (self.alpha - 1.0) * d), w)
+
+
+class _Huber:
+    """Huber loss with δ = the α-quantile of |y − f| at the current stage (Friedman 2001).
+
+    L = ½r² for |r| ≤ δ, δ(|r| − δ/2) beyond; g = −clip(r, −δ, δ) with r = y − f; the leaf
+    is Friedman's one-step estimate γ = r̃ + mean(sign(r − r̃)·min(δ, |r − r̃|)), r̃ = median r.
+    """
+
+    n_trees = 1
+    newton = False
+    constant_hessian = True
+
+    def __init__(self, alpha):
+        self.alpha = alpha
+        self.delta = None
+
+    def baseline(self, y, w):
+        return np.array([weighted_quantile(y, w, 0.5)])
+
+    def gradients(self, y, raw, w):
+        r = y - raw[:, 0]
+        self.delta = float(weighted_quantile(np.abs(r), w, self.alpha))
+        g = -np.clip(r, -self.delta, self.delta)
+        return (g[None], None) if w is None else ((w * g)[None], w[None].copy())
+
+    def leaf_value(self, residual, w):
+        median = weighted_quantile(residual, w, 0.5)
+        d = residual - median
+        return median + _average(np.sign(d) * np.minimum(self.delta, np.abs(d)), w)
+
+    def __call__(self, y, raw, w):
+        r = np.abs(y - raw[:, 0])
+        delta = self.delta if self.delta is not None else float(weighted_quantile(r, w, self.alpha))
+        return _average(np.where(r <= delta, 0.5 * r**2, delta * (r - 0.5 * delta)), w)
+
+
+class _BinomialLogLoss:
+    """L = log(1 + eᶠ) − y f with p = σ(f): g = p − y, h = p(1 − p); leaf Σr / Σp(1−p)."""
+
+    n_trees = 1
+    newton = True
+    constant_hessian = False
+    leaf_factor = 1.0
+
+    def baseline(self, y, w):
+        p = np.clip(_average(y, w), 1e-15, 1 - 1e-15)
+        return np.array([np.log(p / (1 - p))])
+
+    def gradients(self, y, raw, w):
+        return self.gradients_and_loss(y, raw, w)[:2]
+
+    def gradients_and_loss(self, y, raw, w):
+        """(g, h, the loss at raw): the loss comes almost free with the gradients."""
+        g, h = np.empty((1, raw.shape[0])), np.empty((1, raw.shape[0]))
+        value = _binomial_gradients(y, np.ascontiguousarray(raw[:, 0]), _NO_WEIGHT if w is None else w, g[0], h[0])
+        return g, h, 2.0 * value
+
+    def probabilities(self, raw):
+        p = expit(raw[:, 0])
+        return np.column_stack((1.0 - p, p))
+
+    def __call__(self, y, raw, w):
+        return 2.0 * _binomial_mean_loss(y, np.ascontiguousarray(raw[:, 0]), _NO_WEIGHT if w is None else w)
+
+
+class _MultinomialLogLoss:
+    """L = log Σ_c e^{f_c} − f_y with p = softmax(f): tree k fits g = p_k − 1[y = k], h = p_k(1 − p_k).
+
+    Friedman's leaf (K − 1)/K · Σr/Σ|r|(1 − |r|) is the Newton step times (K − 1)/K.
+    """
+
+    newton = True
+    constant_hessian = False
+
+    def __init__(self, n_classes):
+        self.n_trees = n_classes
+        self.leaf_factor = (n_classes - 1) / n_classes
+
+    def baseline(self, y, w):
+        prior = np.bincount(y, weights=w, minlength=self.n_trees)
+        prior = np.clip(prior / prior.sum(), 1e-15, None)
+        return np.log(prior)
+
+    def gradients(self, y, raw, w):
+        return self.gradients_and_loss(y, raw, w)[:2]
+
+    def gradients_and_loss(self, y, raw, w):
+        """(g, h, the loss at raw); all K trees of a stage fit the gradients at the same f."""
+        g, h = np.empty((self.n_trees, raw.shape[0])), np.empty((self.n_trees, raw.shape[0]))
+        value = _multinomial_gradients(y, np.ascontiguousarray(raw), _NO_WEIGHT if w is None else w, g, h)
+        return g, h, value
+
+    def probabilities(self, raw):
+        return _softmax_rows(np.ascontiguousarray(raw))
+
+    def __call__(self, y, raw, w):
+        return _multinomial_mean_loss(y, np.ascontiguousarray(raw), _NO_WEIGHT if w is None else w)
+
+
+LOSSES = {
+    "squared_error": lambda alpha, n_classes: _SquaredError(),
+    "absolute_error": lambda alpha, n_classes: _AbsoluteError(),
+    "huber": lambda alpha, n_classes: _Huber(alpha),
+    "quantile": lambda alpha, n_classes: _QuantileError(alpha),
+    "log_loss": lambda alpha, n_classes: _BinomialLogLoss() if n_classes == 2 else _MultinomialLogLoss(n_classes),
+}
