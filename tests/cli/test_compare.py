@@ -90,7 +90,8 @@ def test_console_script_runs_in_a_fresh_process():
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "lucidml compare: error: unknown data set 'nosuch': use one of breast_cancer, diabetes, digits, iris, "
-        "wine, blobs, circles, classification, counts, moons, multiclass, regression, or the path of a CSV file"
+        "wine, blobs, circles, classification, counts, documents, images, moons, multiclass, regression, or the path "
+        "of a CSV file"
     ]
     listing = subprocess.run([sys.executable, "-m", "lucidml", "list"], capture_output=True, text=True, check=True)
     assert "GaussianNB" in listing.stdout and "sklearn.naive_bayes.GaussianNB" in listing.stdout

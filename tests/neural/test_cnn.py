@@ -78,3 +78,13 @@ def test_bad_input(digits):
     online = CNNClassifier(filters=(2,), random_state=0).partial_fit(Xtr[:50], ytr[:50], classes=np.arange(10))
     with pytest.raises(ValueError, match="outside the classes"):
         online.partial_fit(Xtr[:5], np.full(5, 11))
+
+
+def test_channels_last_images_are_refused_not_misread():
+    import numpy as np
+
+    from lucidml.neural.cnn import CNNClassifier
+
+    X = np.zeros((6, 8, 8, 3))
+    with pytest.raises(ValueError, match="channels-last"):
+        CNNClassifier(max_iter=1).fit(X, np.arange(6) % 2)

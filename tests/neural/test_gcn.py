@@ -75,3 +75,18 @@ def test_bad_graph_input(karate):
     fitted = GCNClassifier(max_iter=2).fit(X, y, adjacency=A)
     with pytest.raises(ValueError, match="square"):
         fitted.predict(X, adjacency=np.ones((34, 3)))
+
+
+def test_a_model_fitted_on_a_graph_refuses_to_predict_without_it():
+    import numpy as np
+
+    from lucidml.neural.gcn import GCNClassifier
+
+    rng = np.random.default_rng(0)
+    A = (rng.random((30, 30)) < 0.2).astype(float)
+    A = np.triu(A, 1) + np.triu(A, 1).T
+    X, y = rng.normal(size=(30, 4)), np.arange(30) % 2
+    gcn = GCNClassifier(max_iter=20, random_state=0).fit(X, y, adjacency=A)
+    assert gcn.fitted_on_graph_ and gcn.predict(X, adjacency=A).shape == (30,)
+    with pytest.raises(ValueError, match="adjacency"):
+        gcn.predict(X)

@@ -150,3 +150,15 @@ def test_bad_input():
         model = LinearSVC().fit(X, y)
     with pytest.raises(ValueError, match="features"):
         model.predict(X[:, :2])
+
+
+def test_balanced_class_weight_counts_sample_weights_as_scikit_learn_does():
+    from sklearn.datasets import load_iris
+    from sklearn.svm import LinearSVC as SkLinearSVC
+
+    X, y = load_iris(return_X_y=True)
+    X, y = X[:120], y[:120]
+    w = np.random.default_rng(0).uniform(0.2, 2.0, len(y))
+    ours = LinearSVC(class_weight="balanced", dual=True, tol=1e-10, max_iter=100_000).fit(X, y, sample_weight=w)
+    ref = SkLinearSVC(class_weight="balanced", dual=True, tol=1e-10, max_iter=100_000).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-4, atol=1e-5)

@@ -145,14 +145,14 @@ class ICA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.whitening_ = _whitening_matrix(Xc, k) if self.whiten else None
         Z = Xc @ self.whitening_.T if self.whiten else Xc
         W0 = scipy.linalg.qr(rng.standard_normal((k, k)))[0]  # a random rotation
-        W, losses = _infomax(Z, W0, self.algorithm == "natural_gradient", self.fun == "laplace",
+        W, losses, converged = _infomax(Z, W0, self.algorithm == "natural_gradient", self.fun == "laplace",
                              self.learning_rate, self.batch_size, self.max_iter, self.tol, rng)
         self.unmixing_ = W
         self.components_ = W @ self.whitening_ if self.whiten else W.copy()
         self.mixing_ = scipy.linalg.pinv(self.components_)
         self.loss_curve_ = np.asarray(losses)
         self.n_iter_ = len(losses)
-        if self.n_iter_ == self.max_iter and self.tol > 0:
+        if not converged and self.tol > 0:
             warnings.warn(f"ICA stopped at max_iter={self.max_iter} epochs before the loss changed by less "
                           f"than tol={self.tol}; increase max_iter or learning_rate.", ConvergenceWarning,
                           stacklevel=2)
@@ -186,7 +186,7 @@ def _whitening_matrix(Xc, k):
 
 
 def _infomax(Z, W, natural, laplace, eta, batch_size, max_iter, tol, rng):
-    """Stochastic ascent of ℓ(W) on the rows of Z, one epoch per iteration; (W, loss per epoch)."""
+    """Stochastic ascent of ℓ(W) on the rows of Z, one epoch per iteration; (W, loss per epoch, converged)."""
     W = np.ascontiguousarray(W)
     Z = np.ascontiguousarray(Z)
     batch_size = min(batch_size, Z.shape[0])
@@ -197,8 +197,8 @@ def _infomax(Z, W, natural, laplace, eta, batch_size, max_iter, tol, rng):
             raise FloatingPointError("ICA diverged (W is no longer finite); lower learning_rate.")
         losses.append(_negative_log_likelihood(Z, W, laplace))
         if len(losses) > 1 and abs(losses[-2] - losses[-1]) < tol:
-            break
-    return W, losses
+            return W, losses, True
+    return W, losses, False
 
 
 def _negative_log_likelihood(Z, W, laplace):

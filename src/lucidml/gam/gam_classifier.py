@@ -51,7 +51,10 @@ class GAMClassifier(ClassifierMixin, BaseEstimator):
     span : float, default=0.3
         Fraction of the unique values in each LOESS neighbourhood. Only ``"loess"``.
     alpha_update : {"mean", "weighted"}, default="mean"
-        The intercept update: the notes' mean of z, or the weighted intercept.
+        The intercept update: the notes' mean of z, or the weighted intercept. The notes' unweighted
+        mean is not the weighted least-squares intercept of the Newton step, so local scoring with it
+        can settle slightly above the smallest deviance (e.g. with the linear smoother, a little above
+        logistic regression's); ``"weighted"`` reaches it.
     max_iter : int, default=100
         Local-scoring iterations at most (the notes use 100).
     tol : float, default=1e-5
@@ -181,11 +184,11 @@ def _local_scoring(groups, y, sw, params, weighted_alpha, max_iter, tol):
         v = mu * (1 - mu)
         z = eta + (y - mu) / v
         w = sw * v
+        F_old, components_old, alpha_old = F.copy(), list(components), alpha  # where a halving goes back to
         if weighted_alpha:
             alpha = float(np.dot(w, z - F.sum(axis=1)) / w.sum())
         else:
             alpha = float(np.dot(sw, z) / sw.sum())
-        F_old, components_old, alpha_old = F.copy(), list(components), alpha
         backfit_sweep(groups, z - alpha, w, F, components, params, center_weight=None if weighted_alpha else sw,
                       freeze_knots=it >= KNOT_SEARCH_SWEEPS)
         eta_new = alpha + F.sum(axis=1)
@@ -202,7 +205,8 @@ def _local_scoring(groups, y, sw, params, weighted_alpha, max_iter, tol):
             components = [_Blend.halfway(a, b) for a, b in zip(components, components_old)]
         eta = eta_new
         deviances.append(deviance)
-        if it >= KNOT_SEARCH_SWEEPS and abs(deviance_old - deviance) <= tol * (abs(deviance) + 0.1):
+        knots_settled = params["kind"] != "spline" or it >= KNOT_SEARCH_SWEEPS
+        if knots_settled and abs(deviance_old - deviance) <= tol * (abs(deviance) + 0.1):
             return alpha, components, deviances, True
         deviance_old = deviance
     return alpha, components, deviances, False

@@ -38,9 +38,9 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         Further keyword arguments of the kernel (the only ones a callable receives).
     center_y : bool, default=False
         There is no intercept (the constant can live in the kernel, e.g. coef0 of "polynomial"). With
-        True, y is centred by its (weighted) mean ȳ before the solve and ȳ is added back in ``predict``,
-        as SPEC §7 prescribes; this helps kernels that decay to 0 far from the data (rbf). The default
-        False fits exactly scikit-learn's ``KernelRidge``.
+        True, y is centred by its (weighted) mean ȳ before the solve and ȳ is added back in ``predict``
+        (the specification's form); this helps kernels that decay to 0 far from the data (rbf). The
+        default False departs from that to fit exactly scikit-learn's ``KernelRidge``.
 
     Attributes
     ----------

@@ -34,8 +34,10 @@ class CNNClassifier(_ClassifierNetwork, ClassifierMixin, BaseEstimator):
     Images. ``X`` may be (n, h, w) grey images, (n, c, h, w) channels-first images, or flat rows
     (n, d) read as images of ``image_shape``. With flat rows and ``image_shape=None`` the shape is
     inferred: a square d = s² is one s × s grey image (8 × 8 digits, 28 × 28 MNIST), any other d
-    a 1 × d strip (so the convolution becomes a 1-D one along the features). Kernels and pools
-    larger than the image shrink to fit it.
+    a 1 × d strip (so the convolution becomes a 1-D one along the features); flat rows of
+    several channels need ``image_shape``. A 4-D array that looks channels-last (last axis ≤ 4,
+    second > 4) is refused rather than misread. Kernels and pools larger than the image shrink to
+    fit it.
 
     Parameters
     ----------
@@ -166,6 +168,9 @@ class CNNClassifier(_ClassifierNetwork, ClassifierMixin, BaseEstimator):
                 self._array_image_shape = None
             return X
         X = np.asarray(X)
+        if X.ndim == 4 and X.shape[3] <= 4 < X.shape[1]:
+            raise ValueError(f"X of shape {X.shape} looks channels-last (n, h, w, c); CNNClassifier reads "
+                             "(n, c, h, w): pass X.transpose(0, 3, 1, 2).")
         image = (1,) + X.shape[1:] if X.ndim == 3 else X.shape[1:]
         if reset:
             self._array_image_shape = tuple(int(s) for s in image)

@@ -44,7 +44,8 @@ class GCNClassifier(ClassifierMixin, BaseEstimator):
     through Â.
 
     ``adjacency=None`` stands for a graph without edges (Â = I), so the model is then a plain
-    MLP with dropout; pass the graph again to ``predict``, which labels every node given.
+    MLP with dropout; pass the graph again to ``predict``, which labels every node given (a model
+    fitted on a graph refuses to predict without one).
 
     Parameters
     ----------
@@ -71,6 +72,8 @@ class GCNClassifier(ClassifierMixin, BaseEstimator):
     ----------
     classes_ : ndarray
         The labels seen on labelled nodes.
+    fitted_on_graph_ : bool
+        Whether ``fit`` was given an adjacency matrix (then ``predict`` needs one too).
     coefs_, intercepts_ : list of ndarray
         W and b of each layer.
     loss_ : float
@@ -148,6 +151,7 @@ class GCNClassifier(ClassifierMixin, BaseEstimator):
         if len(self.classes_) < 2:
             raise ValueError(f"GCNClassifier needs labelled nodes of at least 2 classes; got one class: {self.classes_}.")
         A_hat = self._graph(adjacency, X.shape[0])
+        self.fitted_on_graph_ = adjacency is not None
         rng = check_random_state(self.random_state)
         self._net = self._build(X.shape[1], X.dtype, rng)
         self._set_graph(A_hat)
@@ -167,6 +171,9 @@ class GCNClassifier(ClassifierMixin, BaseEstimator):
         """Class probabilities of every node, columns in the order of ``classes_``."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=(np.float64, np.float32), reset=False)
+        if adjacency is None and self.fitted_on_graph_:
+            raise ValueError("GCNClassifier was fitted on a graph: pass it again, predict(X, adjacency=A); "
+                             "without it every node would be predicted as if it had no edges.")
         self._set_graph(self._graph(adjacency, X.shape[0]))
         try:
             return self._net.predict(X.astype(self._net.theta.dtype, copy=False))

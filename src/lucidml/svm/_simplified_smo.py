@@ -86,8 +86,12 @@ def _simplified_loop(K, y, upper, tol, max_passes, max_iter, seed):
                 step_j = new_j - alpha[j]
                 if abs(step_j) < _MIN_STEP:
                     continue
-                step_i = -s * step_j
-                new_i = alpha[i] + step_i
+                # Snap to the box (Platt 1998): round-off would leave αᵢ at 1e-17 or C − 1e-16, which
+                # later reads as a free support vector and skews b.
+                new_j = _snap(new_j, upper[j])
+                step_j = new_j - alpha[j]
+                new_i = _snap(alpha[i] - s * step_j, upper[i])
+                step_i = new_i - alpha[i]
                 # (6.15)/(6.16): b that puts the free one of the pair on its margin
                 b_j = b - error[j] - y[i] * K[i, j] * step_i - y[j] * K[j, j] * step_j
                 b_i = b - error[i] - y[i] * K[i, i] * step_i - y[j] * K[i, j] * step_j
@@ -112,3 +116,14 @@ def _simplified_loop(K, y, upper, tol, max_passes, max_iter, seed):
     grad = y * (error - b)  # ∇(½αᵀQα − Σα) = y(E − b)
     status = 0 if passes >= max_passes else 1
     return alpha, grad, history[: min(sweeps, history.shape[0])].copy(), sweeps, status, non_psd
+
+
+@njit
+def _snap(a, upper):
+    """a, or the bound 0 or ``upper`` when it is within round-off of it."""
+    eps = 1e-12 * max(upper, 1.0)
+    if a < eps:
+        return 0.0
+    if a > upper - eps:
+        return upper
+    return a

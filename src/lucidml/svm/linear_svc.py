@@ -128,7 +128,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
             raise ValueError(f"LinearSVC needs at least 2 classes; got 1 class ({self.classes_[0]!r}).")
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         weight = np.ones(X.shape[0]) if sample_weight is None else sample_weight
-        class_weight = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
+        class_weight = compute_class_weight(self.class_weight, classes=self.classes_, y=y, sample_weight=sample_weight)
         keep = weight > 0  # a zero-weight sample has Cᵢ = 0: it is simply left out
         X, y_index, weight = (X, y_index, weight) if keep.all() else (X[keep], y_index[keep], weight[keep])
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
