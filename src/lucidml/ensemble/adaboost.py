@@ -11,7 +11,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
-from ..utils import Interval, check_sample_weight, validate_params
+from ..utils import HasMethods, Interval, check_sample_weight, validate_params
 
 _MAX_SEED = np.iinfo(np.int32).max
 _MIN_ERROR = 1e-10  # a learner with no weighted error gets the weight of error 1e-10 (α ≈ 23)
@@ -79,7 +79,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "estimator": [object, None],
+        "estimator": [HasMethods(["fit", "predict"]), None],
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],

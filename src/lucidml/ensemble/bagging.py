@@ -4,11 +4,11 @@ from numbers import Integral, Real
 
 from sklearn.base import ClassifierMixin, RegressorMixin
 
-from ..utils import Interval, Options
+from ..utils import HasMethods, Interval, Options
 from ._forest_base import _BaseForest, _ForestClassifierMixin, _ForestRegressorMixin
 
 _BAGGING_CONSTRAINTS = {
-    "estimator": [object, None],
+    "estimator": [HasMethods(["fit", "predict"]), None],
     "n_estimators": [Interval(Integral, 1, None, closed="left")],
     "max_samples": [Interval(Integral, 1, None, closed="left"), Interval(Real, 0, 1, closed="right")],
     "max_features": [Interval(Integral, 1, None, closed="left"), Interval(Real, 0, 1, closed="right")],

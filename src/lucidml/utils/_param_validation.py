@@ -91,10 +91,23 @@ class Options:
         return "one of " + ", ".join(repr(v) for v in sorted(self.values, key=str))
 
 
+class HasMethods:
+    """An object with all of these methods (e.g. a base estimator: ``HasMethods(["fit", "predict"])``)."""
+
+    def __init__(self, methods):
+        self.methods = tuple(methods)
+
+    def is_satisfied_by(self, value):
+        return all(callable(getattr(value, name, None)) for name in self.methods)
+
+    def __str__(self):
+        return "an object with the methods " + ", ".join(self.methods)
+
+
 def _satisfies(value, constraint):
     if constraint is None:
         return value is None
-    if isinstance(constraint, (Interval, Options)):
+    if isinstance(constraint, (Interval, Options, HasMethods)):
         return constraint.is_satisfied_by(value)
     if constraint == "boolean":
         return isinstance(value, (bool, np.bool_))
