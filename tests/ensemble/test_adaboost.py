@@ -94,3 +94,15 @@ def test_estimator_without_sample_weight_is_rejected():
 def test_single_class_rejected():
     with pytest.raises(ValueError, match="1 class"):
         AdaBoostClassifier().fit(np.ones((5, 2)), np.zeros(5))
+
+
+def test_one_pass_decision_equals_the_last_staged_decision():
+    from sklearn.datasets import load_wine
+
+    from lucidml.ensemble.adaboost import AdaBoostClassifier as Ours
+
+    X, y = load_wine(return_X_y=True)
+    model = Ours(30, random_state=0).fit(X, y)
+    assert model._flat is not None  # lucidml stumps: the packed table is used
+    *_, last = model.staged_decision_function(X)
+    np.testing.assert_allclose(model.decision_function(X), last, rtol=1e-12, atol=1e-12)

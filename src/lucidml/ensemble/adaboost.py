@@ -12,6 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
 from ..utils import HasMethods, Interval, check_sample_weight, validate_params
+from ._forest_predict import FlatForest
 
 _MAX_SEED = np.iinfo(np.int32).max
 _MIN_ERROR = 1e-10  # a learner with no weighted error gets the weight of error 1e-10 (α ≈ 23)
@@ -109,7 +110,23 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             X, codes, sw / sw.sum(), prototype, self.n_classes_, self.n_estimators, self.learning_rate,
             check_random_state(self.random_state),
         )
+        self._flat = self._flatten(X.shape[1])
         return self
+
+    def _flatten(self, n_features):
+        """The learners as one node table whose leaves hold α_k · onehot(G_k(x)), so that one compiled
+        pass gives Σ_k α_k 1[G_k(x) = c] (see ``FlatForest``); None unless they are all lucidml trees."""
+        if not self.estimators_ or not FlatForest.supports(self.estimators_):
+            return None
+        alphas = {id(learner): alpha for learner, alpha in zip(self.estimators_, self.estimator_weights_)}
+
+        def votes(learner, tree):
+            out = np.zeros((tree.node_count, self.n_classes_))
+            label = np.asarray(learner.classes_)[np.argmax(tree.value[:, 0, :], axis=1)].astype(np.intp)
+            out[np.arange(tree.node_count), label] = alphas[id(learner)]
+            return out
+
+        return FlatForest(self.estimators_, [np.arange(n_features)] * len(self.estimators_), votes)
 
     def _prototype(self):
         if self.estimator is not None:
@@ -133,9 +150,13 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Per class c, f_c = (K·V_c − 1)/(K − 1) with V_c = Σ_k α_k 1[G_k(x) = c] / Σ_k α_k, as
         scikit-learn's SAMME; for two classes f₁ − f₀ = 2 Σ α_k G_k(x) / Σ α_k with G ∈ {−1, +1}."""
-        for decision in self.staged_decision_function(X):
-            pass
-        return decision
+        if getattr(self, "_flat", None) is None:
+            for decision in self.staged_decision_function(X):
+                pass
+            return decision
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False, order="C")
+        return _decision(self._flat.sum_values(X) / np.sum(self.estimator_weights_), self.n_classes_)
 
     def staged_predict(self, X):
         """Predicted labels after each round."""
