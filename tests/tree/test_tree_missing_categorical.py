@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from sklearn import tree as sk_tree
-from sklearn.datasets import load_breast_cancer, load_diabetes, make_classification
+from sklearn.datasets import load_breast_cancer, load_diabetes, make_classification, make_friedman1
 from sklearn.model_selection import train_test_split
 
 from lucidml.tree.decision_tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -127,11 +127,19 @@ def test_histogram_search(max_bins):
 
 
 def test_histogram_regression_and_nan():
+    # Friedman #1 rather than diabetes: a depth-6 tree explains ~60% of it, so the comparison
+    # measures the binning, not the tie-breaking between near-useless splits.
+    X, y = make_friedman1(2000, noise=1.0, random_state=0)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+    X_train, X_test = with_nan(X_train, 0.1, 0), with_nan(X_test, 0.1, 1)
+    hist = DecisionTreeRegressor(max_bins=64, max_depth=6, random_state=0).fit(X_train, y_train)
+    exact = DecisionTreeRegressor(max_depth=6, random_state=0).fit(X_train, y_train)
+    theirs = sk_tree.DecisionTreeRegressor(max_depth=6, random_state=0).fit(X_train, y_train)
+    assert hist.score(X_test, y_test) > 0.55
+    assert abs(hist.score(X_test, y_test) - exact.score(X_test, y_test)) < 0.02
+    assert abs(exact.score(X_test, y_test) - theirs.score(X_test, y_test)) < 0.02
     X, y = load_diabetes(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
-    hist = DecisionTreeRegressor(max_bins=64, max_depth=4).fit(with_nan(X_train, 0.1, 0), y_train)
-    exact = DecisionTreeRegressor(max_depth=4).fit(with_nan(X_train, 0.1, 0), y_train)
-    assert abs(hist.score(with_nan(X_test, 0.1, 1), y_test) - exact.score(with_nan(X_test, 0.1, 1), y_test)) < 0.1
     with pytest.raises(ValueError, match="max_bins"):
         DecisionTreeRegressor(criterion="absolute_error", max_bins=32).fit(X, y)
     # histogram search with a leaf budget (best-first) and sample weights
