@@ -25,6 +25,7 @@ training predictions without a tree traversal).
 """
 
 import numpy as np
+from numba import prange
 
 from ..utils import njit
 
@@ -34,12 +35,11 @@ __all__ = ["add_leaf_values", "grow_tree", "predict_forest"]
 NODE_FIELDS = ("feature", "bin", "threshold", "missing_left", "left", "right", "value", "gain", "count", "start", "stop")
 
 
-@njit
+@njit(parallel=True)
 def _build_histogram(Xb, sample_idx, start, stop, g, h, const_hess, identity, g_ord, h_ord, hist):
     """hist[j, b] = (Σg, Σh, count) over the node's samples whose feature j falls in bin b."""
     n_features = Xb.shape[1]
     m = stop - start
-    hist[:] = 0.0
     if identity:  # the root without subsampling: no index indirection
         for k in range(m):
             g_ord[k] = g[k]
@@ -49,9 +49,10 @@ def _build_histogram(Xb, sample_idx, start, stop, g, h, const_hess, identity, g_
             s = sample_idx[start + k]
             g_ord[k] = g[s]
             h_ord[k] = h[s]
-    for j in range(n_features):
+    for j in prange(n_features):
         column = Xb[:, j]
         hj = hist[j]
+        hj[:] = 0.0
         if identity:
             if const_hess:
                 for k in range(m):
@@ -309,27 +310,34 @@ def add_leaf_values(raw, column, sample_idx, left, start, stop, value):
                 raw[sample_idx[k], column] += v
 
 
-@njit
+# Rows per block of the parallel prediction pass.
+_PREDICT_BLOCK = 256
+
+
+@njit(parallel=True)
 def predict_forest(X, nav, threshold, missing_left, value, roots, raw):
     """raw[i, k] += Σ_stages value of the leaf that tree roots[stage, k] assigns to X[i].
 
     ``nav[node] = (feature, left child)`` as uint32, with left = 0 at a leaf (a root is never a
     child) and the right child at left + 1. Unsigned indices spare Numba the negative-index
-    wraparound test on every lookup; the child is chosen without a branch.
+    wraparound test on every lookup; the child is chosen without a branch. Blocks of rows go
+    to the threads; each row walks every tree (boosted trees are small and stay in cache).
     """
     n_stages, n_columns = roots.shape
-    for i in range(X.shape[0]):
-        row = X[i]
-        for s in range(n_stages):
-            for k in range(n_columns):
-                node = roots[s, k]
-                while True:
-                    child = nav[node, 1]
-                    if child == 0:
-                        break
-                    x = row[nav[node, 0]]
-                    right = not (x <= threshold[node])
-                    if right and np.isnan(x):
-                        right = not missing_left[node]
-                    node = child + np.uint32(right)
-                raw[i, k] += value[node]
+    n_blocks = (X.shape[0] + _PREDICT_BLOCK - 1) // _PREDICT_BLOCK
+    for block in prange(n_blocks):
+        for i in range(block * _PREDICT_BLOCK, min(X.shape[0], (block + 1) * _PREDICT_BLOCK)):
+            row = X[i]
+            for s in range(n_stages):
+                for k in range(n_columns):
+                    node = roots[s, k]
+                    while True:
+                        child = nav[node, 1]
+                        if child == 0:
+                            break
+                        x = row[nav[node, 0]]
+                        right = not (x <= threshold[node])
+                        if right and np.isnan(x):
+                            right = not missing_left[node]
+                        node = child + np.uint32(right)
+                    raw[i, k] += value[node]

@@ -16,6 +16,7 @@ multinomial log-loss — and supplies what Alg 11 of 000 §7.8.4 needs:
 import math
 
 import numpy as np
+from numba import prange
 from scipy.special import expit
 
 from ..utils import njit
@@ -45,36 +46,45 @@ def _average(x, w):
 _NO_WEIGHT = np.empty(0)
 
 
+# The per-sample passes below run in parallel over fixed chunks of rows; each chunk's partial
+# sums are added in chunk order afterwards, so the reported loss does not depend on the
+# number of threads.
+_CHUNK = 8192
+
+
 @njit
+def _n_chunks(n):
+    return (n + _CHUNK - 1) // _CHUNK
+
+
+@njit
+def _mean(totals, weights):
+    weight = weights.sum()
+    return totals.sum() / weight if weight > 0 else np.nan
+
+
+@njit(parallel=True)
 def _binomial_gradients(y, f, w, g, h):
     """g = w(p − y), h = w·p(1 − p) with p = σ(f), and the mean loss at f, in one pass.
 
     One exponential per sample serves both: e = e^{−|f|} gives p and log(1 + eᶠ) = max(f, 0) +
     log1p(e). A w of size 0 means unit weights.
     """
-    total = 0.0
-    weight = 0.0
-    for i in range(f.shape[0]):
-        e = math.exp(-abs(f[i]))
-        p = 1.0 / (1.0 + e) if f[i] >= 0 else e / (1.0 + e)
-        wi = w[i] if w.shape[0] else 1.0
-        g[i] = wi * (p - y[i])
-        h[i] = wi * p * (1.0 - p)
-        total += wi * (max(f[i], 0.0) + math.log1p(e) - y[i] * f[i])
-        weight += wi
-    return total / weight if weight > 0 else np.nan
-
-
-@njit
-def _binomial_mean_loss(y, f, w):
-    """Σ w [log(1 + eᶠ) − y f] / Σ w, with log(1 + eᶠ) = max(f, 0) + log1p(e^{−|f|})."""
-    total = 0.0
-    weight = 0.0
-    for i in range(f.shape[0]):
-        wi = w[i] if w.shape[0] else 1.0
-        total += wi * (max(f[i], 0.0) + math.log1p(math.exp(-abs(f[i]))) - y[i] * f[i])
-        weight += wi
-    return total / weight if weight > 0 else np.nan
+    n = f.shape[0]
+    totals, weights = np.zeros(_n_chunks(n)), np.zeros(_n_chunks(n))
+    for c in prange(_n_chunks(n)):
+        total = 0.0
+        weight = 0.0
+        for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
+            e = math.exp(-abs(f[i]))
+            p = 1.0 / (1.0 + e) if f[i] >= 0 else e / (1.0 + e)
+            wi = w[i] if w.shape[0] else 1.0
+            g[i] = wi * (p - y[i])
+            h[i] = wi * p * (1.0 - p)
+            total += wi * (max(f[i], 0.0) + math.log1p(e) - y[i] * f[i])
+            weight += wi
+        totals[c], weights[c] = total, weight
+    return _mean(totals, weights)
 
 
 @njit
@@ -92,43 +102,30 @@ def _softmax_rows(raw):
     return p
 
 
-@njit
+@njit(parallel=True)
 def _multinomial_gradients(y, raw, w, g, h):
     """g[k] = w(p_k − 1[y = k]), h[k] = w·p_k(1 − p_k), p = softmax(f), and the mean loss at f."""
-    total = 0.0
-    weight = 0.0
-    n_classes = raw.shape[1]
-    p = np.empty(n_classes)
-    for i in range(raw.shape[0]):
-        m = raw[i].max()
-        s = 0.0
-        for k in range(n_classes):
-            p[k] = math.exp(raw[i, k] - m)
-            s += p[k]
-        wi = w[i] if w.shape[0] else 1.0
-        for k in range(n_classes):
-            pk = p[k] / s
-            g[k, i] = wi * (pk - (1.0 if y[i] == k else 0.0))
-            h[k, i] = wi * pk * (1.0 - pk)
-        total += wi * (m + math.log(s) - raw[i, y[i]])
-        weight += wi
-    return total / weight if weight > 0 else np.nan
-
-
-@njit
-def _multinomial_mean_loss(y, raw, w):
-    """Σ w [log Σ_c e^{f_c} − f_y] / Σ w (log-sum-exp, max-shifted)."""
-    total = 0.0
-    weight = 0.0
-    for i in range(raw.shape[0]):
-        m = raw[i].max()
-        s = 0.0
-        for k in range(raw.shape[1]):
-            s += math.exp(raw[i, k] - m)
-        wi = w[i] if w.shape[0] else 1.0
-        total += wi * (m + math.log(s) - raw[i, y[i]])
-        weight += wi
-    return total / weight if weight > 0 else np.nan
+    n, n_classes = raw.shape
+    totals, weights = np.zeros(_n_chunks(n)), np.zeros(_n_chunks(n))
+    for c in prange(_n_chunks(n)):
+        p = np.empty(n_classes)
+        total = 0.0
+        weight = 0.0
+        for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
+            m = raw[i].max()
+            s = 0.0
+            for k in range(n_classes):
+                p[k] = math.exp(raw[i, k] - m)
+                s += p[k]
+            wi = w[i] if w.shape[0] else 1.0
+            for k in range(n_classes):
+                pk = p[k] / s
+                g[k, i] = wi * (pk - (1.0 if y[i] == k else 0.0))
+                h[k, i] = wi * pk * (1.0 - pk)
+            total += wi * (m + math.log(s) - raw[i, y[i]])
+            weight += wi
+        totals[c], weights[c] = total, weight
+    return _mean(totals, weights)
 
 
 class _SquaredError:
@@ -256,7 +253,7 @@ class _BinomialLogLoss:
         return np.column_stack((1.0 - p, p))
 
     def __call__(self, y, raw, w):
-        return 2.0 * _binomial_mean_loss(y, np.ascontiguousarray(raw[:, 0]), _NO_WEIGHT if w is None else w)
+        return self.gradients_and_loss(y, raw, w)[2]  # one kernel for both; the gradients are cheap
 
 
 class _MultinomialLogLoss:
@@ -290,7 +287,7 @@ class _MultinomialLogLoss:
         return _softmax_rows(np.ascontiguousarray(raw))
 
     def __call__(self, y, raw, w):
-        return _multinomial_mean_loss(y, np.ascontiguousarray(raw), _NO_WEIGHT if w is None else w)
+        return self.gradients_and_loss(y, raw, w)[2]
 
 
 LOSSES = {

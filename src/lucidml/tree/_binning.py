@@ -32,6 +32,7 @@ Fortran order by default (a histogram pass reads one feature column at a time).
 """
 
 import numpy as np
+from numba import prange
 from sklearn.utils import check_random_state
 
 from ..utils import njit
@@ -143,24 +144,36 @@ def apply_bins(X, edges, max_bins=255, order="F"):
     return out
 
 
-@njit
+# Rows per block of the parallel binning pass: a block of a C-ordered X is read once, front to back.
+_BLOCK_ROWS = 2048
+
+
+@njit(parallel=True)
 def _bin_columns(X, flat_edges, offsets, missing_bin, out):
-    """out[i, j] = #{t in edges_j : t < X[i, j]} by binary search, or missing_bin for NaN."""
+    """out[i, j] = #{t in edges_j : t < X[i, j]} by binary search, or missing_bin for NaN.
+
+    Blocks of rows are binned in parallel; within a block feature by feature, so the writes
+    into a Fortran-ordered ``out`` stay contiguous.
+    """
     n_samples, n_features = X.shape
-    for j in range(n_features):
-        start = offsets[j]
-        stop = offsets[j + 1]
-        for i in range(n_samples):
-            x = X[i, j]
-            if np.isnan(x):
-                out[i, j] = missing_bin
-                continue
-            lo = start
-            hi = stop
-            while lo < hi:  # first threshold ≥ x
-                mid = (lo + hi) >> 1
-                if flat_edges[mid] < x:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            out[i, j] = lo - start
+    n_blocks = (n_samples + _BLOCK_ROWS - 1) // _BLOCK_ROWS
+    for block in prange(n_blocks):
+        first = block * _BLOCK_ROWS
+        last = min(n_samples, first + _BLOCK_ROWS)
+        for j in range(n_features):
+            start = offsets[j]
+            stop = offsets[j + 1]
+            for i in range(first, last):
+                x = X[i, j]
+                if np.isnan(x):
+                    out[i, j] = missing_bin
+                    continue
+                lo = start
+                hi = stop
+                while lo < hi:  # first threshold ≥ x
+                    mid = (lo + hi) >> 1
+                    if flat_edges[mid] < x:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                out[i, j] = lo - start
