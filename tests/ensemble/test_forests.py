@@ -14,8 +14,10 @@ from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score
 from sklearn.naive_bayes import GaussianNB
 from sklearn.tree import DecisionTreeClassifier as SkTree
 
+from lucidml.ensemble.adaboost import AdaBoostClassifier
 from lucidml.ensemble.bagging import BaggingClassifier, BaggingRegressor
 from lucidml.ensemble.random_forest import RandomForestClassifier, RandomForestRegressor
+from lucidml.tree.decision_tree import DecisionTreeClassifier
 
 LOADERS = {"iris": load_iris, "wine": load_wine, "breast_cancer": load_breast_cancer, "digits": load_digits}
 
@@ -163,3 +165,32 @@ def test_foreign_members_predict_member_by_member():
     forest = BaggingClassifier(5, estimator=GaussianNB(), random_state=0).fit(X, y)
     assert forest._flat is None
     assert forest.score(X, y) > 0.9
+
+
+@pytest.mark.parametrize(
+    "ours, theirs",
+    [
+        (lambda: DecisionTreeClassifier(), lambda: SkTree()),
+        (lambda: RandomForestClassifier(5, oob_score=True, random_state=0),
+         lambda: ske.RandomForestClassifier(5, oob_score=True, random_state=0)),
+        (lambda: BaggingClassifier(5, random_state=0), lambda: ske.BaggingClassifier(n_estimators=5, random_state=0)),
+        (lambda: AdaBoostClassifier(5, random_state=0),
+         lambda: ske.AdaBoostClassifier(n_estimators=5, random_state=0)),
+    ],
+)
+def test_a_single_class_is_fitted_and_predicted_as_scikit_learn_does(ours, theirs):
+    X = np.random.default_rng(0).random((30, 3))
+    y = np.array(["spam"] * 30)
+    a, b = ours().fit(X, y), theirs().fit(X, y)
+    np.testing.assert_array_equal(a.classes_, b.classes_)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X))
+
+
+def test_log_loss_criterion_is_entropy_as_in_sklearn():
+    X, y = load_wine(return_X_y=True)
+    a = RandomForestClassifier(10, criterion="log_loss", random_state=0).fit(X, y)
+    b = RandomForestClassifier(10, criterion="entropy", random_state=0).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    with pytest.raises(ValueError, match="criterion"):
+        RandomForestClassifier(criterion="variance").fit(X, y)

@@ -41,8 +41,6 @@ class _BaseForest(BaseEstimator):
             check_classification_targets(y)
             self.classes_, y = np.unique(y, return_inverse=True)
             self.n_classes_ = len(self.classes_)
-            if self.n_classes_ < 2:
-                raise ValueError(f"{type(self).__name__} needs at least 2 classes; got 1 class ({self.classes_[0]!r}).")
             sw = sw * self._class_weights(y)
         self._n_draw = _n_draw(self.max_samples, n_samples, self.bootstrap)
         self._n_feat = self._n_member_features(X.shape[1])

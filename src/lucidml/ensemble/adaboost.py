@@ -99,8 +99,6 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)
-        if self.n_classes_ < 2:
-            raise ValueError(f"AdaBoostClassifier needs at least 2 classes; got 1 class ({self.classes_[0]!r}).")
         sw = check_sample_weight(sample_weight, X.shape[0])
         sw = np.ones(X.shape[0]) if sw is None else sw
         prototype = self._prototype()
@@ -203,6 +201,8 @@ def _samme(X, y, w, prototype, K, n_rounds, nu, rng):
         if "random_state" in learner.get_params():
             learner.set_params(random_state=seed)
         learner.fit(X, y, sample_weight=w)
+        if K == 1:  # one class (scikit-learn accepts it): a single learner that predicts it
+            return [learner], np.ones(1), np.zeros(1)
         miss = learner.predict(X) != y
         r = float(np.dot(w, miss) / w.sum())
         if r >= 1.0 - 1.0 / K:  # no better than chance: drop it and stop
@@ -231,11 +231,15 @@ def _decision(shares, K):
     Each learner adds α to the class it predicts and −α/(K − 1) to the others, so the scores sum
     to zero; for two classes the decision is f₁ − f₀ = 2 Σ α_k G_k / Σ α_k.
     """
+    if K == 1:
+        return np.zeros_like(shares)
     f = (K * shares - 1.0) / (K - 1.0)
     return f[:, 1] - f[:, 0] if K == 2 else f
 
 
 def _proba(decision, K):
+    if K == 1:
+        return np.ones_like(decision)
     if K == 2:
         return softmax(np.column_stack([-decision, decision]) / 2, axis=1)
     return softmax(decision / (K - 1), axis=1)

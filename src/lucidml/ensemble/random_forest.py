@@ -7,6 +7,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
+from ..tree._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..utils import Interval, Options
 from ._forest_base import _BaseForest, _ForestClassifierMixin, _ForestRegressorMixin
 
@@ -69,7 +70,7 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, _BaseRando
     ----------
     n_estimators : int, default=100
         Number of trees M.
-    criterion : {"gini", "entropy", "misclassification"}, default="gini"
+    criterion : {"gini", "entropy", "log_loss", "misclassification"}, default="gini"
         Split impurity of the trees.
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf, max_leaf_nodes, min_impurity_decrease, ccp_alpha
         Tree growth and pruning, as in :class:`lucidml.tree.DecisionTreeClassifier`.
@@ -126,7 +127,7 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, _BaseRando
 
     _parameter_constraints = {
         **_FOREST_CONSTRAINTS,
-        "criterion": [Options({"gini", "entropy", "misclassification"})],
+        "criterion": [Options(set(CLASSIFICATION_CRITERIA))],
         "voting": [Options({"soft", "hard"})],
         "class_weight": [dict, Options({"balanced", "balanced_subsample"}), None],
     }
@@ -218,7 +219,7 @@ class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, _BaseRandomFo
 
     _parameter_constraints = {
         **_FOREST_CONSTRAINTS,
-        "criterion": [Options({"squared_error", "absolute_error"})],
+        "criterion": [Options(set(REGRESSION_CRITERIA))],
     }
 
     def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None, min_samples_split=2,

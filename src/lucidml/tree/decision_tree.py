@@ -151,8 +151,6 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
 
     def _encode_target(self, y, sample_weight):
         classes, codes = np.unique(y, return_inverse=True)
-        if classes.size < 2:
-            raise ValueError(f"DecisionTreeClassifier needs samples of at least 2 classes; got 1 class ({classes[0]!r}).")
         self.classes_ = classes
         self.n_classes_ = classes.size
         weight = np.ones(codes.size) if sample_weight is None else np.array(sample_weight, dtype=np.float64)
