@@ -91,9 +91,11 @@ def test_estimator_without_sample_weight_is_rejected():
     assert AdaBoostClassifier(estimator=GaussianNB(), n_estimators=5).fit(X, y).score(X, y) > 0.8
 
 
-def test_single_class_rejected():
-    with pytest.raises(ValueError, match="1 class"):
-        AdaBoostClassifier().fit(np.ones((5, 2)), np.zeros(5))
+def test_single_class_is_one_learner_predicting_it():
+    ada = AdaBoostClassifier().fit(np.ones((5, 2)), np.zeros(5))
+    assert len(ada.estimators_) == 1
+    np.testing.assert_array_equal(ada.predict(np.zeros((3, 2))), np.zeros(3))
+    np.testing.assert_array_equal(ada.decision_function(np.zeros((3, 2))), np.zeros((3, 1)))
 
 
 def test_one_pass_decision_equals_the_last_staged_decision():

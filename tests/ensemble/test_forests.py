@@ -124,8 +124,8 @@ def test_bagging_any_estimator_and_class_weight():
 
 def test_bad_input():
     X, y = load_iris(return_X_y=True)
-    with pytest.raises(ValueError):
-        RandomForestClassifier(n_estimators=3).fit(X, np.zeros(len(X)))
+    with pytest.raises(ValueError, match="Unknown label type"):
+        RandomForestClassifier(n_estimators=3).fit(X, X[:, 0])  # continuous targets
     with pytest.raises(ValueError, match="bootstrap"):
         BaggingClassifier(bootstrap=False, oob_score=True).fit(X, y)
     with pytest.raises(ValueError):

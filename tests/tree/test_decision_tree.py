@@ -185,10 +185,12 @@ def test_bad_input():
     X, y = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match="max_depth"):
         DecisionTreeClassifier(max_depth=0).fit(X, y)
-    with pytest.raises(ValueError, match="class"):
-        DecisionTreeClassifier().fit(X[:1], y[:1])
-    with pytest.raises(ValueError, match="class"):
-        DecisionTreeClassifier().fit(X[:10], np.zeros(10))
+    # One sample, or one class: a single leaf that predicts it (scikit-learn does the same).
+    for X_few, y_few in ((X[:1], y[:1]), (X[:10], np.zeros(10))):
+        lone = DecisionTreeClassifier().fit(X_few, y_few)
+        assert lone.get_n_leaves() == 1 and lone.tree_.node_count == 1
+        np.testing.assert_array_equal(lone.predict(X), np.full(len(X), y_few[0]))
+        np.testing.assert_array_equal(lone.predict_proba(X), np.ones((len(X), 1)))
     with pytest.raises(ValueError, match="infinity|inf"):
         DecisionTreeClassifier().fit(np.where(X > 7, np.inf, X), y)
     with pytest.raises(ValueError, match="max_features"):

@@ -14,6 +14,7 @@ sample gets the node's own value (its majority class, smallest label on ties).
 
 import numpy as np
 import scipy.sparse
+from numba import prange
 
 from ..utils import njit
 from ._builder import (
@@ -214,22 +215,44 @@ def _next(X, i, u, feature, threshold, left, right, missing_left, cat_ptr, cat_v
     return right[u]
 
 
-@njit
+# Rows per block of the parallel traversal.
+_APPLY_BLOCK = 512
+
+
+@njit(parallel=True)
 def _apply(X, feature, threshold, left, right, missing_left, cat_ptr, cat_values, cat_children, has_cat, out):
-    if not has_cat:  # the hot loop, kept minimal: one comparison per level
-        for i in range(X.shape[0]):
-            u = 0
-            while left[u] != -1:
-                v = X[i, feature[u]]
-                if v <= threshold[u]:
-                    u = left[u]
-                elif np.isnan(v):
-                    u = left[u] if missing_left[u] else right[u]
-                else:
-                    u = right[u]
-            out[i] = u
-        return
-    for i in range(X.shape[0]):
+    """out[i] = the node row i ends in; blocks of rows go to the threads."""
+    n_blocks = (X.shape[0] + _APPLY_BLOCK - 1) // _APPLY_BLOCK
+    for block in prange(n_blocks):
+        first = block * _APPLY_BLOCK
+        last = min(X.shape[0], first + _APPLY_BLOCK)
+        if has_cat:
+            _apply_categorical(X, first, last, feature, threshold, left, right, missing_left, cat_ptr, cat_values,
+                               cat_children, out)
+        else:
+            _apply_numeric(X, first, last, feature, threshold, left, right, missing_left, out)
+
+
+@njit
+def _apply_numeric(X, first, last, feature, threshold, left, right, missing_left, out):
+    # The hot loop, kept minimal: one comparison per level.
+    for i in range(first, last):
+        u = 0
+        while left[u] != -1:
+            v = X[i, feature[u]]
+            if v <= threshold[u]:
+                u = left[u]
+            elif np.isnan(v):
+                u = left[u] if missing_left[u] else right[u]
+            else:
+                u = right[u]
+        out[i] = u
+
+
+@njit
+def _apply_categorical(X, first, last, feature, threshold, left, right, missing_left, cat_ptr, cat_values,
+                       cat_children, out):
+    for i in range(first, last):
         u = 0
         while left[u] != -1:
             nxt = _next(X, i, u, feature, threshold, left, right, missing_left, cat_ptr, cat_values, cat_children,
