@@ -14,6 +14,7 @@ import numba
 import numpy as np
 from numba import prange
 
+from ..tree._tree import descend
 from ..utils import njit
 
 
@@ -62,14 +63,6 @@ def _sum_leaf_values(X, feature, threshold, left, right, missing_left, value, ro
         start, stop = c * n // n_chunks, (c + 1) * n // n_chunks
         for t in range(roots.shape[0]):
             for i in range(start, stop):
-                u = roots[t]
-                while left[u] != -1:
-                    v = X[i, feature[u]]
-                    if v <= threshold[u]:
-                        u = left[u]
-                    elif np.isnan(v):
-                        u = left[u] if missing_left[u] else right[u]
-                    else:
-                        u = right[u]
+                u = descend(X, i, roots[t], feature, threshold, left, right, missing_left)
                 for k in range(value.shape[1]):
                     out[i, k] += value[u, k]

@@ -234,19 +234,26 @@ def _apply(X, feature, threshold, left, right, missing_left, cat_ptr, cat_values
 
 
 @njit
+def descend(X, i, u, feature, threshold, left, right, missing_left):
+    """The leaf that row i of X reaches from node u (numeric splits only).
+
+    The hot loop of every traversal, kept minimal: one comparison per level.
+    """
+    while left[u] != -1:
+        v = X[i, feature[u]]
+        if v <= threshold[u]:
+            u = left[u]
+        elif np.isnan(v):
+            u = left[u] if missing_left[u] else right[u]
+        else:
+            u = right[u]
+    return u
+
+
+@njit
 def _apply_numeric(X, first, last, feature, threshold, left, right, missing_left, out):
-    # The hot loop, kept minimal: one comparison per level.
     for i in range(first, last):
-        u = 0
-        while left[u] != -1:
-            v = X[i, feature[u]]
-            if v <= threshold[u]:
-                u = left[u]
-            elif np.isnan(v):
-                u = left[u] if missing_left[u] else right[u]
-            else:
-                u = right[u]
-        out[i] = u
+        out[i] = descend(X, i, 0, feature, threshold, left, right, missing_left)
 
 
 @njit
