@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..tree._binning import apply_bins, fit_bin_edges
 from ..utils import Interval, Options, check_sample_weight
-from ._hist_grower import add_leaf_values, grow_tree, predict_forest
+from ._hist_grower import add_leaf_values, grow_tree, newton_leaf_values, predict_forest
 
 NODE_DTYPE = np.dtype([
     ("feature", np.int32), ("threshold", np.float64), ("missing_go_left", np.bool_), ("left", np.int32),
@@ -30,6 +30,7 @@ COMMON_DOC = """
         for m = 1 … n_estimators:
             gᵢ = wᵢ ∂L/∂f(xᵢ),  hᵢ = wᵢ ∂²L/∂f(xᵢ)²        (rᵢ = −gᵢ/wᵢ is the working target)
             grow a tree on binned features, split gain ½[G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)]
+                (H = Σw: a least-squares fit to rᵢ; H = Σh with criterion="newton")
             leaf γ = −G/(H+λ) (Newton), or the exact argmin_γ Σ_leaf L(y, f + γ)
             f_m = f_{m−1} + ν · tree
 
@@ -69,6 +70,13 @@ COMMON_DOC = """
         losses by ``tol``.
     tol : float, default=1e-4
         Required improvement of the validation loss for early stopping.
+    criterion : {"friedman_mse", "squared_error", "newton"}, default="friedman_mse"
+        How a split is scored. "friedman_mse" and "squared_error" (the same splits: Friedman's
+        improvement w_L·w_R/(w_L + w_R)·(r̄_L − r̄_R)² is the drop in squared error) fit each tree
+        to the working target r = −g/w by least squares, as Alg 11 and scikit-learn's
+        GradientBoosting do; "newton" scores with the hessians too, the second-order gain above
+        (XGBoost, LightGBM, HistGradientBoosting). Leaves are Newton steps either way. Only the
+        log-losses tell the two apart: elsewhere the hessian is the weight.
     init : None or "zero", default=None
         None starts from f₀ above, "zero" from f₀ = 0.
     warm_start : bool, default=False
@@ -115,6 +123,7 @@ class _BaseGradientBoosting(BaseEstimator):
         "n_iter_no_change": [Interval(Integral, 1, None), None],
         "tol": [Interval(Real, 0, None)],
         "init": [Options({"zero"}), None],
+        "criterion": [Options({"friedman_mse", "squared_error", "newton"})],
         "warm_start": ["boolean"],
         "random_state": ["random_state"],
     }
@@ -181,6 +190,10 @@ class _BaseGradientBoosting(BaseEstimator):
         # The log-losses return the training loss at f with the gradients at f: a stage's score
         # is then filled in by the next stage's gradient pass (one pass over the data saved).
         fused = hasattr(loss, "gradients_and_loss") and n_inbag == n
+        # The first-order criterion grows each tree as a least-squares fit to the working target
+        # −g/w (split sums Σg and Σw), as scikit-learn's GradientBoosting and Alg 11 do; "newton"
+        # uses Σh in the splits too. Only the log-losses have a hessian other than w.
+        first_order = self.criterion != "newton" and not loss.constant_hessian
 
         for stage in range(len(stages), self.n_estimators):
             in_bag = np.arange(n, dtype=np.int32)
@@ -197,10 +210,14 @@ class _BaseGradientBoosting(BaseEstimator):
                 g, h = loss.gradients(y, raw, w)
             for k in range(K):
                 idx = in_bag.copy()
-                nodes, pool = grow_tree(Xb, g[k], g[k] if h is None else h[k], h is None, idx, n_inbag == n,
-                                        *settings, pool, g_ord, h_ord, buffer)
+                split_h = (w if first_order else h[k]) if h is not None else None  # None: h ≡ 1
+                nodes, pool = grow_tree(Xb, g[k], g[k] if split_h is None else split_h, split_h is None, idx,
+                                        n_inbag == n, *settings, pool, g_ord, h_ord, buffer)
                 tree = _as_node_array(nodes)
                 start, stop = nodes[9], nodes[10]
+                if first_order:  # splits on Σw: the Newton leaves need the true hessians
+                    newton_leaf_values(idx, tree["left"], start, stop, g[k], h[k], settings[8], settings[9],
+                                       tree["value"])
                 if not loss.newton:  # the exact line search of Alg 11 line 5, leaf by leaf
                     for leaf in np.flatnonzero(tree["left"] == -1):
                         rows = idx[start[leaf]:stop[leaf]]

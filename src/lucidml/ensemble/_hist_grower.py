@@ -29,7 +29,7 @@ from numba import prange
 
 from ..utils import njit
 
-__all__ = ["add_leaf_values", "grow_tree", "predict_forest"]
+__all__ = ["add_leaf_values", "grow_tree", "newton_leaf_values", "predict_forest"]
 
 # Node arrays returned by grow_tree, in this order.
 NODE_FIELDS = ("feature", "bin", "threshold", "missing_left", "left", "right", "value", "gain", "count", "start", "stop")
@@ -298,6 +298,20 @@ def grow_tree(
     nodes = (feature[:m], bin_[:m], threshold[:m], missing_left[:m], left[:m], right[:m],
              value[:m], gain[:m], count[:m], start[:m], stop[:m])
     return nodes, pool
+
+
+@njit
+def newton_leaf_values(sample_idx, left, start, stop, g, h, l2, scale, value):
+    """value[leaf] = −scale · Σg/(Σh + λ) over each leaf's samples, for a tree whose splits were
+    chosen on other sums (the first-order criterion: splits on h = 1, leaves on the true h)."""
+    for node in range(left.shape[0]):
+        if left[node] == -1:
+            G = 0.0
+            H = 0.0
+            for k in range(start[node], stop[node]):
+                G += g[sample_idx[k]]
+                H += h[sample_idx[k]]
+            value[node] = _leaf_value(G, H, l2, scale)
 
 
 @njit

@@ -50,7 +50,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     def __init__(self, n_estimators=100, *, loss="squared_error", learning_rate=0.1, subsample=1.0, max_depth=3,
                  max_leaf_nodes=None, min_samples_leaf=1, l2_regularization=0.0, max_bins=255,
                  validation_fraction=0.1, n_iter_no_change=None, tol=1e-4, alpha=0.9, init=None,
-                 warm_start=False, random_state=None):
+                 criterion="friedman_mse", warm_start=False, random_state=None):
         self.loss = loss
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators
@@ -65,6 +65,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         self.tol = tol
         self.alpha = alpha
         self.init = init
+        self.criterion = criterion
         self.warm_start = warm_start
         self.random_state = random_state
 
@@ -90,7 +91,8 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
     __doc__ = """Gradient-boosted classification trees on the log-loss, histogram-based (LightGBM-style).
 
     Two classes: one tree per stage on f = log-odds of ``classes_[1]``, p = σ(f), start
-    f₀ = log(p̄/(1 − p̄)), working target r = y − p, Newton leaf Σr/Σp(1−p). K > 2 classes:
+    f₀ = log(p̄/(1 − p̄)), working target r = y − p (fitted by least squares, or with the
+    second-order gain when ``criterion="newton"``), Newton leaf Σr/Σp(1−p). K > 2 classes:
     K trees per stage on p = softmax(f), start f₀ₖ = log p̄ₖ, leaf (K − 1)/K · Σr/Σp(1−p)
     (Friedman 2001; the notes leave multiclass as an exercise).
     """ + COMMON_DOC.replace(_PARAMETERS, _PARAMETERS + """    loss : {"log_loss"}, default="log_loss"
@@ -115,8 +117,8 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
 
     def __init__(self, n_estimators=100, *, loss="log_loss", learning_rate=0.1, subsample=1.0, max_depth=3,
                  max_leaf_nodes=None, min_samples_leaf=1, l2_regularization=0.0, max_bins=255,
-                 validation_fraction=0.1, n_iter_no_change=None, tol=1e-4, init=None, warm_start=False,
-                 random_state=None):
+                 validation_fraction=0.1, n_iter_no_change=None, tol=1e-4, init=None,
+                 criterion="friedman_mse", warm_start=False, random_state=None):
         self.loss = loss
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators
@@ -130,6 +132,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         self.n_iter_no_change = n_iter_no_change
         self.tol = tol
         self.init = init
+        self.criterion = criterion
         self.warm_start = warm_start
         self.random_state = random_state
 
