@@ -146,3 +146,22 @@ def test_histogram_regression_and_nan():
     w = np.random.default_rng(0).integers(0, 3, size=y_train.size).astype(float)
     budget = DecisionTreeRegressor(max_bins=32, max_leaf_nodes=10).fit(X_train, y_train, sample_weight=w)
     assert budget.get_n_leaves() == 10
+
+
+@pytest.mark.parametrize("categorical", [False, True])
+def test_parallel_traversal_equals_the_serial_one(categorical):
+    # Above a few thousand rows apply() walks blocks of rows in parallel; below, one serial loop.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12_000, 5))
+    X[:, 0] = rng.integers(0, 6, size=X.shape[0])
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 1]) + (X[:, 0] == 2) > 0.5).astype(int)
+    tree = DecisionTreeClassifier(max_depth=8, categorical_features=[0] if categorical else None,
+                                  random_state=0).fit(X[:3000], y[:3000])
+    X_new = X.copy()
+    X_new[::50, 0] = 9  # a category never seen in training stops at its node
+    whole = tree.apply(X_new)
+    pieces = np.concatenate([tree.apply(X_new[i:i + 1000]) for i in range(0, X_new.shape[0], 1000)])
+    np.testing.assert_array_equal(whole, pieces)
+    np.testing.assert_array_equal(tree.predict(X_new), np.concatenate(
+        [tree.predict(X_new[i:i + 1000]) for i in range(0, X_new.shape[0], 1000)]))
