@@ -182,9 +182,9 @@ class _BaseGradientBoosting(BaseEstimator):
         leaves = -1 if self.max_leaf_nodes is None else self.max_leaf_nodes
         pool = np.empty((leaves + 1 if leaves > 0 else (depth + 2 if depth > 0 else 8), X.shape[1], n_bins_eff + 1, 3))
         g_ord, h_ord, buffer = np.empty(n), np.empty(n), np.empty(n, np.int32)
+        l2, leaf_scale = float(self.l2_regularization), self.learning_rate * getattr(loss, "leaf_factor", 1.0)
         settings = (n_bins, n_bins_eff, flat_edges, edge_offsets, depth, leaves, self.min_samples_leaf,
-                    MIN_CHILD_HESSIAN * (1.0 if w is None else float(np.mean(w))), float(self.l2_regularization),
-                    self.learning_rate * getattr(loss, "leaf_factor", 1.0))
+                    MIN_CHILD_HESSIAN * (1.0 if w is None else float(np.mean(w))), l2, leaf_scale)
         history = np.full(self.n_iter_no_change or 1, np.inf)
         wsub = (lambda rows: None) if w is None else (lambda rows: w[rows])
         # The log-losses return the training loss at f with the gradients at f: a stage's score
@@ -216,8 +216,7 @@ class _BaseGradientBoosting(BaseEstimator):
                 tree = _as_node_array(nodes)
                 start, stop = nodes[9], nodes[10]
                 if first_order:  # splits on Σw: the Newton leaves need the true hessians
-                    newton_leaf_values(idx, tree["left"], start, stop, g[k], h[k], settings[8], settings[9],
-                                       tree["value"])
+                    newton_leaf_values(idx, tree["left"], start, stop, g[k], h[k], l2, leaf_scale, tree["value"])
                 if not loss.newton:  # the exact line search of Alg 11 line 5, leaf by leaf
                     for leaf in np.flatnonzero(tree["left"] == -1):
                         rows = idx[start[leaf]:stop[leaf]]

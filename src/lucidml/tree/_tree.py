@@ -75,10 +75,12 @@ class Tree:
     def apply(self, X):
         """Index of the node each row of X ends in (a leaf, or a categorical node for an unseen value)."""
         out = np.empty(X.shape[0], dtype=np.intp)
-        # Waking the threads costs more than it saves below a few blocks of rows.
-        kernel = _apply if X.shape[0] >= _PARALLEL_MIN_ROWS else _apply_serial
-        kernel(X, self.feature, self.threshold, self.children_left, self.children_right, self.missing_go_to_left,
-               self.category_ptr, self.category_values, self.category_children, self.has_categories, out)
+        arrays = (self.feature, self.threshold, self.children_left, self.children_right, self.missing_go_to_left,
+                  self.category_ptr, self.category_values, self.category_children, self.has_categories, out)
+        if X.shape[0] >= _PARALLEL_MIN_ROWS:
+            _apply(X, *arrays)
+        else:  # waking the threads costs more than it saves below a few blocks of rows
+            _apply_rows(X, 0, X.shape[0], *arrays)
         return out
 
     def node_argmax(self):
@@ -228,13 +230,8 @@ def _apply(X, feature, threshold, left, right, missing_left, cat_ptr, cat_values
     """out[i] = the node row i ends in; blocks of rows go to the threads."""
     n_blocks = (X.shape[0] + _APPLY_BLOCK - 1) // _APPLY_BLOCK
     for block in prange(n_blocks):
-        first = block * _APPLY_BLOCK
-        last = min(X.shape[0], first + _APPLY_BLOCK)
-        if has_cat:
-            _apply_categorical(X, first, last, feature, threshold, left, right, missing_left, cat_ptr, cat_values,
-                               cat_children, out)
-        else:
-            _apply_numeric(X, first, last, feature, threshold, left, right, missing_left, out)
+        _apply_rows(X, block * _APPLY_BLOCK, min(X.shape[0], (block + 1) * _APPLY_BLOCK), feature, threshold, left,
+                    right, missing_left, cat_ptr, cat_values, cat_children, has_cat, out)
 
 
 @njit
@@ -255,24 +252,13 @@ def descend(X, i, u, feature, threshold, left, right, missing_left):
 
 
 @njit
-def _apply_serial(X, feature, threshold, left, right, missing_left, cat_ptr, cat_values, cat_children, has_cat, out):
-    if has_cat:
-        _apply_categorical(X, 0, X.shape[0], feature, threshold, left, right, missing_left, cat_ptr, cat_values,
-                           cat_children, out)
-    else:
-        _apply_numeric(X, 0, X.shape[0], feature, threshold, left, right, missing_left, out)
-
-
-@njit
-def _apply_numeric(X, first, last, feature, threshold, left, right, missing_left, out):
+def _apply_rows(X, first, last, feature, threshold, left, right, missing_left, cat_ptr, cat_values, cat_children,
+                has_cat, out):
+    """out[i] for the rows first … last − 1, one after the other."""
     for i in range(first, last):
-        out[i] = descend(X, i, 0, feature, threshold, left, right, missing_left)
-
-
-@njit
-def _apply_categorical(X, first, last, feature, threshold, left, right, missing_left, cat_ptr, cat_values,
-                       cat_children, out):
-    for i in range(first, last):
+        if not has_cat:
+            out[i] = descend(X, i, 0, feature, threshold, left, right, missing_left)
+            continue
         u = 0
         while left[u] != -1:
             nxt = _next(X, i, u, feature, threshold, left, right, missing_left, cat_ptr, cat_values, cat_children,
