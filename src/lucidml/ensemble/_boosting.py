@@ -10,7 +10,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..tree._binning import apply_bins, fit_bin_edges
+from ..tree._binning import apply_bins, bin_value_ranges, fit_bin_edges
 from ..utils import Interval, Options, check_sample_weight
 from ._hist_grower import add_leaf_values, grow_tree, newton_leaf_values, predict_forest
 
@@ -183,17 +183,23 @@ class _BaseGradientBoosting(BaseEstimator):
         pool = np.empty((leaves + 1 if leaves > 0 else (depth + 2 if depth > 0 else 8), X.shape[1], n_bins_eff + 1, 3))
         g_ord, h_ord, buffer = np.empty(n), np.empty(n), np.empty(n, np.int32)
         l2, leaf_scale = float(self.l2_regularization), self.learning_rate * getattr(loss, "leaf_factor", 1.0)
-        settings = (n_bins, n_bins_eff, flat_edges, edge_offsets, depth, leaves, self.min_samples_leaf,
-                    MIN_CHILD_HESSIAN * (1.0 if w is None else float(np.mean(w))), l2, leaf_scale)
+        first_order = self.criterion != "newton" and not loss.constant_hessian
+        # Zero-weight samples count as absent where a threshold is placed, as in the bin edges,
+        # when the histogram's hessian column is Σw (weighted fits whose splits use h = w): a bin
+        # holding only them is a gap, and their values are left out of the bin ranges.
+        occupancy = 1 if w is not None and (first_order or loss.constant_hessian) else 2
+        present = w > 0 if occupancy == 1 else slice(None)
+        bin_lo, bin_hi = bin_value_ranges(X[present], Xb[present], n_bins_eff)
+        settings = (n_bins, n_bins_eff, flat_edges, edge_offsets, bin_lo, bin_hi, occupancy, depth, leaves,
+                    self.min_samples_leaf, MIN_CHILD_HESSIAN * (1.0 if w is None else float(np.mean(w))), l2, leaf_scale)
         history = np.full(self.n_iter_no_change or 1, np.inf)
         wsub = (lambda rows: None) if w is None else (lambda rows: w[rows])
         # The log-losses return the training loss at f with the gradients at f: a stage's score
         # is then filled in by the next stage's gradient pass (one pass over the data saved).
         fused = hasattr(loss, "gradients_and_loss") and n_inbag == n
-        # The first-order criterion grows each tree as a least-squares fit to the working target
-        # −g/w (split sums Σg and Σw), as scikit-learn's GradientBoosting and Alg 11 do; "newton"
-        # uses Σh in the splits too. Only the log-losses have a hessian other than w.
-        first_order = self.criterion != "newton" and not loss.constant_hessian
+        # The first-order criterion (first_order above) grows each tree as a least-squares fit to
+        # the working target −g/w (split sums Σg and Σw), as scikit-learn's GradientBoosting and
+        # Alg 11 do; "newton" uses Σh in the splits too. Only the log-losses have h other than w.
 
         for stage in range(len(stages), self.n_estimators):
             in_bag = np.arange(n, dtype=np.int32)
@@ -211,8 +217,11 @@ class _BaseGradientBoosting(BaseEstimator):
             for k in range(K):
                 idx = in_bag.copy()
                 split_h = (w if first_order else h[k]) if h is not None else None  # None: h ≡ 1
+                # A random feature order per tree breaks ties between equally good splits as
+                # scikit-learn's trees do; always the first feature would repeat one choice in every tree.
+                order = self._rng.permutation(X.shape[1]).astype(np.int64)
                 nodes, pool = grow_tree(Xb, g[k], g[k] if split_h is None else split_h, split_h is None, idx,
-                                        n_inbag == n, *settings, pool, g_ord, h_ord, buffer)
+                                        n_inbag == n, order, *settings, pool, g_ord, h_ord, buffer)
                 tree = _as_node_array(nodes)
                 start, stop = nodes[9], nodes[10]
                 if first_order:  # splits on Σw: the Newton leaves need the true hessians

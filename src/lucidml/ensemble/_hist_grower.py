@@ -12,7 +12,8 @@ gradients gᵢ = ∂L/∂f and hessians hᵢ = ∂²L/∂f² (both already multi
       gain = ½ [ G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ) ],
 
   and a node splits only on a gain above rounding noise with ≥ min_samples_leaf samples and
-  Σh > min_hessian on each side (ties go to the lowest feature, then the lowest threshold);
+  Σh > min_hessian on each side (ties go to the first feature in the tree's random order, as
+  in scikit-learn's trees, then to the lowest threshold);
 - growth is best-first (largest gain first) when ``max_leaf_nodes`` is set, depth-first
   otherwise (the same tree; depth-first keeps only O(depth) histograms alive);
 - every node's value is the Newton step −G/(H+λ) (times ``leaf_scale``); for squared error
@@ -88,11 +89,14 @@ def _score(G, H, l2):
 
 
 @njit
-def _best_split(hist, n_bins, missing_bin, G, H, C, l2, min_samples_leaf, min_hessian):
-    """Best (gain, feature, bin, missing_left, G_L, H_L, C_L) over all features and thresholds."""
+def _best_split(hist, feature_order, n_bins, missing_bin, G, H, C, l2, min_samples_leaf, min_hessian):
+    """Best (gain, feature, bin, missing_left, G_L, H_L, C_L) over all features and thresholds.
+
+    Features are visited in ``feature_order``; of splits with equal gain the first one found wins.
+    """
     parent = _score(G, H, l2)
     best = (0.0, -1, -1, False, 0.0, 0.0, 0.0)
-    for j in range(hist.shape[0]):
+    for j in feature_order:
         hj = hist[j]
         gm, hm, cm = hj[missing_bin, 0], hj[missing_bin, 1], hj[missing_bin, 2]
         # Pass 1 puts missing values right, pass 2 (only if the node has some) left.
@@ -124,6 +128,33 @@ def _best_split(hist, n_bins, missing_bin, G, H, C, l2, min_samples_leaf, min_he
 
 
 @njit
+def _threshold(hist_j, occupancy, b, n_bins_j, edges_j, lo_j, hi_j):
+    """The raw-value threshold of the split "bin ≤ b", centred in the node's gap.
+
+    Every threshold between the node's largest value on the left (in bin ``left``) and its
+    smallest on the right (bin ``right``) splits the node's samples alike, and the bins between
+    them are empty in this node. The midpoint of those two values is what an exact tree (and
+    scikit-learn) uses; the global edge after bin b would sit against the left value and send
+    unseen values between them right. ``lo_j``/``hi_j`` are each bin's smallest and largest
+    training value. No present value on the right: +∞ (only missing values go right).
+    ``occupancy`` is the histogram column that is zero exactly for a bin without samples: the
+    count (2), or Σw (1) when zero-weight samples are to count as absent.
+    """
+    right = b + 1
+    while right < n_bins_j and hist_j[right, occupancy] == 0.0:
+        right += 1
+    if right >= n_bins_j:
+        return np.inf
+    left = b
+    while left >= 0 and hist_j[left, occupancy] == 0.0:
+        left -= 1
+    if left < 0:  # only missing values go left: keep the bin edge
+        return edges_j[b]
+    t = 0.5 * hi_j[left] + 0.5 * lo_j[right]
+    return t if t < lo_j[right] else hi_j[left]  # adjacent floats: the midpoint rounds up
+
+
+@njit
 def _leaf_value(G, H, l2, scale):
     # A node without curvature (p = 0 or 1 everywhere, or zero weights) cannot improve: 0.
     return 0.0 if H + l2 < 1e-150 else -scale * G / (H + l2)
@@ -131,7 +162,8 @@ def _leaf_value(G, H, l2, scale):
 
 @njit
 def grow_tree(
-    Xb, g, h, const_hess, sample_idx, identity, n_bins, missing_bin, flat_edges, edge_offsets,
+    Xb, g, h, const_hess, sample_idx, identity, feature_order, n_bins, missing_bin, flat_edges, edge_offsets, bin_lo,
+    bin_hi, occupancy,
     max_depth, max_leaf_nodes, min_samples_leaf, min_hessian, l2, leaf_scale, pool, g_ord, h_ord, buffer,
 ):
     """Grow one tree; returns (node arrays in NODE_FIELDS order, pool — possibly enlarged).
@@ -195,7 +227,7 @@ def grow_tree(
         # Look for the best split of the newly created nodes; they either open or become leaves.
         for p in range(n_pending):
             node = pending[p]
-            found = _best_split(pool[slot[node]], n_bins, missing_bin, sum_g[node], sum_h[node],
+            found = _best_split(pool[slot[node]], feature_order, n_bins, missing_bin, sum_g[node], sum_h[node],
                                 float(count[node]), l2, min_samples_leaf, min_hessian)
             if found[1] >= 0:
                 cand_gain[node], cand_feature[node], cand_bin[node] = found[0], found[1], found[2]
@@ -222,8 +254,8 @@ def grow_tree(
 
         j, b, ml = cand_feature[node], cand_bin[node], cand_missing_left[node]
         feature[node], bin_[node], missing_left[node], gain[node] = j, b, ml, cand_gain[node]
-        n_edges = edge_offsets[j + 1] - edge_offsets[j]
-        threshold[node] = flat_edges[edge_offsets[j] + b] if b < n_edges else np.inf
+        threshold[node] = _threshold(pool[slot[node]][j], occupancy, b, n_bins[j],
+                                     flat_edges[edge_offsets[j]:edge_offsets[j + 1]], bin_lo[j], bin_hi[j])
         # Stable partition of the node's samples: left ones first, order kept (cache-friendly).
         lo, hi = start[node], stop[node]
         column = Xb[:, j]

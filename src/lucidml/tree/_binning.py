@@ -37,7 +37,7 @@ from sklearn.utils import check_random_state
 
 from ..utils import njit
 
-__all__ = ["apply_bins", "bin_dtype", "fit_bin_edges"]
+__all__ = ["apply_bins", "bin_dtype", "bin_value_ranges", "fit_bin_edges"]
 
 MAX_BINS_LIMIT = 65535
 
@@ -177,3 +177,29 @@ def _bin_columns(X, flat_edges, offsets, missing_bin, out):
                     else:
                         hi = mid
                 out[i, j] = lo - start
+
+
+def bin_value_ranges(X, binned, n_bins):
+    """(lo, hi), each of shape (n_features, n_bins): the smallest and largest value of X in each bin.
+
+    A bin no value of X falls in gets lo = +∞, hi = −∞; the missing bin is not counted. A
+    histogram tree uses these to put a threshold midway between the values it separates.
+    """
+    lo = np.full((X.shape[1], n_bins), np.inf)
+    hi = np.full((X.shape[1], n_bins), -np.inf)
+    _bin_value_ranges(np.asarray(X, dtype=np.float64), binned, lo, hi)
+    return lo, hi
+
+
+@njit(parallel=True)
+def _bin_value_ranges(X, binned, lo, hi):
+    n_bins = lo.shape[1]
+    for j in prange(X.shape[1]):
+        for i in range(X.shape[0]):
+            b = binned[i, j]
+            if b < n_bins:
+                v = X[i, j]
+                if v < lo[j, b]:
+                    lo[j, b] = v
+                if v > hi[j, b]:
+                    hi[j, b] = v
