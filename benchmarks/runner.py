@@ -149,10 +149,21 @@ def _cold_start(entry, case, cache_dir=None, library="lucidml"):
         f"{make}.fit(X, y)\n"
         "print(time.perf_counter() - t)\n"
     )
+    return run_python(script, cache_dir=cache_dir)
+
+
+def run_python(script, cache_dir=None):
+    """Run ``script`` in a fresh interpreter from the repository root; the number its last line prints.
+
+    ``cache_dir``: the ``NUMBA_CACHE_DIR`` it runs with (default: the usual cache).
+    """
     env = dict(os.environ)
     if cache_dir is not None:
         env["NUMBA_CACHE_DIR"] = cache_dir
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, "-c", script], cwd=root, env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"benchmark subprocess failed:\n{out.stderr[-2000:]}")
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -182,9 +193,7 @@ def _fit_peak_rss(entry, case, n_samples, library):
         "estimator.fit(X_train, y_train)\n"
         "print(status('VmHWM') - before)\n"
     )
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    out = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, check=True)
-    return float(out.stdout.strip().splitlines()[-1])
+    return run_python(script)
 
 
 def _cold_starts(entry, case):

@@ -11,7 +11,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..tree._binning import apply_bins, bin_value_ranges, fit_bin_edges
-from ..utils import Interval, Options, check_sample_weight
+from ..utils import Interval, Options, check_sample_weight, raise_if_cancelled
 from ._hist_grower import add_leaf_values, grow_tree, newton_leaf_values, predict_forest
 
 NODE_DTYPE = np.dtype([
@@ -139,6 +139,10 @@ class _BaseGradientBoosting(BaseEstimator):
     def _fit(self, X, y, sample_weight, loss, stratify):
         """Boost on validated X (float64) and encoded y; sets every fitted attribute."""
         w = check_sample_weight(sample_weight, X.shape[0])
+        # Losses, gradients and hessians are linear in the weights: measured in units of the
+        # largest weight (λ too), the model is the same and Σw·g stays finite for weights near 1e300.
+        self._weight_unit = 1.0 if w is None else float(w.max())
+        w = None if w is None else w / self._weight_unit
         continuing = self._continuing()
         if continuing and self.n_estimators < self.n_estimators_:
             raise ValueError(f"n_estimators={self.n_estimators} must be ≥ the {self.n_estimators_} stages "
@@ -182,7 +186,8 @@ class _BaseGradientBoosting(BaseEstimator):
         leaves = -1 if self.max_leaf_nodes is None else self.max_leaf_nodes
         pool = np.empty((leaves + 1 if leaves > 0 else (depth + 2 if depth > 0 else 8), X.shape[1], n_bins_eff + 1, 3))
         g_ord, h_ord, buffer = np.empty(n), np.empty(n), np.empty(n, np.int32)
-        l2, leaf_scale = float(self.l2_regularization), self.learning_rate * getattr(loss, "leaf_factor", 1.0)
+        l2 = float(self.l2_regularization) / self._weight_unit
+        leaf_scale = self.learning_rate * getattr(loss, "leaf_factor", 1.0)
         first_order = self.criterion != "newton" and not loss.constant_hessian
         # Zero-weight samples count as absent where a threshold is placed, as in the bin edges,
         # when the histogram's hessian column is Σw (weighted fits whose splits use h = w): a bin
@@ -215,6 +220,7 @@ class _BaseGradientBoosting(BaseEstimator):
             else:
                 g, h = loss.gradients(y, raw, w)
             for k in range(K):
+                raise_if_cancelled()
                 idx = in_bag.copy()
                 split_h = (w if first_order else h[k]) if h is not None else None  # None: h ≡ 1
                 # A random feature order per tree breaks ties between equally good splits as

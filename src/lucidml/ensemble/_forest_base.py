@@ -18,7 +18,7 @@ from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
-from ..utils import check_sample_weight, validate_params
+from ..utils import cancel_flag, cancel_scope, check_sample_weight, interruptible, raise_if_cancelled, validate_params
 from ._forest_predict import FlatForest
 
 _MAX_SEED = np.iinfo(np.int32).max
@@ -29,6 +29,7 @@ class _BaseForest(BaseEstimator):
 
     _is_classifier = False
 
+    @interruptible
     def fit(self, X, y, sample_weight=None):
         """Fit ``n_estimators`` members on bootstrap samples of X (n_samples, n_features) and y."""
         validate_params(self)
@@ -57,8 +58,9 @@ class _BaseForest(BaseEstimator):
         else:
             rng.randint(_MAX_SEED, size=len(self.estimators_))  # skip the seeds the kept members used
             seeds = [int(rng.randint(_MAX_SEED)) for _ in range(n_more)]
+            flag = cancel_flag()
             members = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-                delayed(self._fit_member)(X, y, sw, seed) for seed in seeds
+                delayed(self._fit_member_in_scope)(flag, X, y, sw, seed) for seed in seeds
             )
             for (member, features), seed in zip(members, seeds):
                 self.estimators_.append(member)
@@ -84,6 +86,12 @@ class _BaseForest(BaseEstimator):
             return counts, np.arange(n_features)
         features = rng.choice(n_features, self._n_feat, replace=bool(getattr(self, "bootstrap_features", False)))
         return counts, np.sort(features)
+
+    def _fit_member_in_scope(self, flag, X, y, sw, seed):
+        """``_fit_member`` in a joblib worker, under the fit's cancel flag (Ctrl-C stops every worker)."""
+        with cancel_scope(flag):
+            raise_if_cancelled(flag)
+            return self._fit_member(X, y, sw, seed)
 
     def _fit_member(self, X, y, sw, seed):
         counts, features = self._draw(seed, X.shape[0], X.shape[1])

@@ -219,7 +219,7 @@ def grow_tree(
     if (max_depth != 0) and n >= 2 * min_samples_leaf and max_leaf_nodes != 1:
         n_free -= 1
         slot[0] = free[n_free]
-        _build_histogram(Xb, sample_idx, 0, n, g, h, const_hess, identity, g_ord, h_ord, pool[slot[0]])
+        _build_histogram(Xb, sample_idx, np.int64(0), n, g, h, const_hess, identity, g_ord, h_ord, pool[slot[0]])
         pending[0] = 0
         n_pending = 1
 
@@ -310,7 +310,7 @@ def grow_tree(
         n_free -= 1
         s_small = free[n_free]
         c_small, c_large = children[small], children[large]
-        _build_histogram(Xb, sample_idx, start[c_small], stop[c_small], g, h, const_hess, False,
+        _build_histogram(Xb, sample_idx, start[c_small], stop[c_small], g, h, const_hess, identity,
                          g_ord, h_ord, pool[s_small])
         parent_hist = pool[slot[node]]
         parent_hist -= pool[s_small]

@@ -11,7 +11,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
-from ..utils import HasMethods, Interval, check_sample_weight, validate_params
+from ..utils import HasMethods, Interval, check_sample_weight, interruptible, raise_if_cancelled, validate_params
 from ._forest_predict import FlatForest
 
 _MAX_SEED = np.iinfo(np.int32).max
@@ -92,6 +92,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         self.learning_rate = learning_rate
         self.random_state = random_state
 
+    @interruptible
     def fit(self, X, y, sample_weight=None):
         """Boost up to ``n_estimators`` learners on X (n_samples, n_features) and labels y."""
         validate_params(self)
@@ -196,6 +197,7 @@ def _samme(X, y, w, prototype, K, n_rounds, nu, rng):
     """Algorithm 10 with the SAMME weight; returns (learners, α, r). y holds codes 0..K−1."""
     learners, alphas, errors = [], np.zeros(n_rounds), np.ones(n_rounds)
     for k in range(n_rounds):
+        raise_if_cancelled()
         learner = clone(prototype)
         seed = rng.randint(_MAX_SEED)  # drawn every round, as scikit-learn does
         if "random_state" in learner.get_params():

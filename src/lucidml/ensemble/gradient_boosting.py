@@ -8,7 +8,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils import Interval, Options, check_sample_weight, interruptible, validate_params
 from ._boosting import COMMON_DOC, _BaseGradientBoosting
 from ._losses import LOSSES
 
@@ -69,6 +69,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         self.warm_start = warm_start
         self.random_state = random_state
 
+    @interruptible
     def fit(self, X, y, sample_weight=None):
         """Fit ``n_estimators`` stages (fewer with early stopping); returns self."""
         validate_params(self)
@@ -136,6 +137,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         self.warm_start = warm_start
         self.random_state = random_state
 
+    @interruptible
     def fit(self, X, y, sample_weight=None):
         """Fit ``n_estimators`` stages (fewer with early stopping); returns self."""
         validate_params(self)

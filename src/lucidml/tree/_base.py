@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils import Interval, Options, cancel_flag, check_sample_weight, interruptible, raise_if_cancelled, validate_params
 from ._binning import apply_bins, fit_bin_edges
 from ._builder import grow_tree
 from ._criteria import ABSOLUTE_ERROR
@@ -40,6 +40,7 @@ class _BaseDecisionTree(BaseEstimator):
         "error_prune_lambda": [Interval(Real, 0.0, None, closed="left"), None],
     }
 
+    @interruptible
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on X (n_samples, n_features) and targets y; NaN in X is allowed."""
         validate_params(self)
@@ -64,6 +65,11 @@ class _BaseDecisionTree(BaseEstimator):
         samples = np.flatnonzero(weight > 0).astype(np.int32)
         if samples.size == 0:
             raise ValueError("sample_weight is zero for every sample; at least one weight must be positive.")
+        # The tree does not change when every weight is multiplied by one constant; the largest
+        # weight as unit keeps the weighted sums (and the gini's squares) far from overflow for
+        # weights near 1e300 and from underflow for weights near 1e-300.
+        weight_unit = float(weight.max())
+        weight = weight / weight_unit
         criterion = self._criterion_code()
         if criterion == ABSOLUTE_ERROR and np.isnan(X).any():
             raise ValueError("criterion='absolute_error' does not support missing values (NaN) in X.")
@@ -81,8 +87,11 @@ class _BaseDecisionTree(BaseEstimator):
             data = _binned(X, samples, is_cat, int(self.max_bins), n_values if self._is_classifier else 2, rng)
         target = (y_codes, y_values, weight, criterion, self._is_classifier, total_weight, is_cat, new_state(rng))
         work = _work_arrays(n_samples, samples.size, n_features, n_values, criterion, data)
-        store, node_count = grow_tree(data, target, rules, work, max_leaf_nodes, samples.size, n_values)
+        cancel = cancel_flag()
+        store, node_count = grow_tree(data, target, rules, work, max_leaf_nodes, samples.size, n_values, cancel)
+        raise_if_cancelled(cancel)
         tree = tree_from_store(store, node_count, n_features, self._n_classes_array(), max_leaf_nodes < 0)
+        tree.weighted_n_node_samples *= weight_unit
         if self.ccp_alpha > 0.0:
             tree = prune_ccp(tree, float(self.ccp_alpha))
         if self.error_prune_lambda is not None:

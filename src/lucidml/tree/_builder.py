@@ -250,8 +250,11 @@ def _expand(store, counter, u, data, target, rules, work):
 
 
 @njit
-def grow_tree(data, target, rules, work, max_leaf_nodes, n_samples, n_values):
-    """Grow the whole tree; returns the store (trimmed to the nodes made) and the node count."""
+def grow_tree(data, target, rules, work, max_leaf_nodes, n_samples, n_values, cancel):
+    """Grow the whole tree; returns the store (trimmed to the nodes made) and the node count.
+
+    Stops early, with a partial tree, when ``cancel[0]`` is raised (Ctrl-C; see utils._interrupt).
+    """
     cap = 64
     store = (np.empty((cap, N_INT), dtype=np.int64), np.empty((cap, N_FLOAT)), np.empty((cap, n_values)),
              np.empty(4 * cap, dtype=np.int64), np.empty(4 * cap), np.empty(4 * cap, dtype=np.int64))
@@ -260,14 +263,16 @@ def grow_tree(data, target, rules, work, max_leaf_nodes, n_samples, n_values):
     for s in range(data[14].size):
         data[14][s] = s
     store = _grow(store, counter, 1, n_samples + 2)
-    _create_node(store, counter, 0, n_samples, 0, -1, data, target, rules, work)
+    # np.int64(...): a bare constant argument would compile a second, literal-typed copy of the
+    # node kernel and of everything it calls (a cold start twice as long).
+    _create_node(store, counter, np.int64(0), n_samples, np.int64(0), np.int64(-1), data, target, rules, work)
     if max_leaf_nodes < 0:  # depth-first
         stack = np.empty(64, dtype=np.int64)
         top = 0
         if store[0][0, SPLITTABLE]:
             stack[0] = 0
             top = 1
-        while top > 0:
+        while top > 0 and not cancel[0]:
             top -= 1
             u = stack[top]
             r = store[0][u, N_GROUPS]
@@ -288,7 +293,7 @@ def grow_tree(data, target, rules, work, max_leaf_nodes, n_samples, n_values):
         if store[0][0, SPLITTABLE]:
             size = _heap_push(heap_val, heap_id, size, store[1][0, IMPROVEMENT], 0)
         leaves = 1
-        while size > 0:
+        while size > 0 and not cancel[0]:
             u = heap_id[0]
             size = _heap_pop(heap_val, heap_id, size)
             r = store[0][u, N_GROUPS]

@@ -12,7 +12,7 @@ import numpy as np
 from ..utils import njit
 from ._criteria import class_proxy
 from ._random import rand_int
-from ._splitter import CATEGORICAL_SPLIT, NO_SPLIT, THRESHOLD_SPLIT
+from ._splitter import CATEGORICAL_SPLIT, MIN_CHILD_SHARE, NO_SPLIT, THRESHOLD_SPLIT
 
 
 @njit
@@ -63,6 +63,13 @@ def find_split_hist(hist, node_stats, n_value_bins, edges, edge_ptr, is_cat, is_
     n_features = hist.shape[0]
     missing_bin = hist.shape[1] - 1
     n_node = node_stats[0]
+    node_weight = 0.0
+    if is_class:
+        for s in range(1, node_stats.size):
+            node_weight += node_stats[s]
+    else:
+        node_weight = node_stats[1]
+    mwl = max(mwl, MIN_CHILD_SHARE * node_weight)  # never score a child of rounding-noise weight
     for f in range(n_features):
         features[f] = f
     best = -np.inf

@@ -32,6 +32,11 @@ NO_SPLIT = 0
 THRESHOLD_SPLIT = 1
 CATEGORICAL_SPLIT = 2
 
+# A child's weight comes out of Σ_node − Σ_left: when it holds less than this share of its
+# node's weight (one sample of weight 1e-17 beside samples of weight 1), that difference is
+# rounding noise, possibly 0 or negative, and no split is scored on it.
+MIN_CHILD_SHARE = 1e-10
+
 
 @njit
 def count_missing(val, start, end):
@@ -184,6 +189,7 @@ def find_split_exact(sidx, sval, start, end, yk, y, w, node_counts, node_sum, to
     categorical split the group bounds are left in ``work[6]``.
     """
     msl, mwl, max_features, random_splitter = params
+    mwl = max(mwl, MIN_CHILD_SHARE * total)  # a lighter child is rounding noise: never divide by it
     counts, features, grp_cur, grp_best = work[0], work[4], work[5], work[6]
     n_features = sidx.shape[0]
     for f in range(n_features):
