@@ -93,3 +93,24 @@ def test_cancel_scope_hands_the_flag_to_other_threads():
     thread.start()
     thread.join()
     assert seen == [True, True]
+
+
+def test_the_worker_thread_keeps_the_callers_thread_settings():
+    import numba
+    import sklearn
+
+    class Recording(_SlowEstimator):
+        @interruptible
+        def fit(self, X, y=None):
+            self.seen_ = (threading.current_thread() is threading.main_thread(), numba.get_num_threads(),
+                          sklearn.get_config()["assume_finite"])
+            return self
+
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        with sklearn.config_context(assume_finite=True):
+            seen = Recording().fit(np.zeros((200_000, 2))).seen_
+    finally:
+        numba.set_num_threads(before)
+    assert seen == (False, 1, True)

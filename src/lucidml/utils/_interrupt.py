@@ -18,7 +18,9 @@ import functools
 import threading
 from contextlib import contextmanager
 
+import numba
 import numpy as np
+import sklearn
 
 __all__ = ["cancel_flag", "cancel_scope", "interruptible", "raise_if_cancelled"]
 
@@ -82,9 +84,14 @@ def interruptible(fit):
             return fit(self, *args, **kwargs)
         flag = np.zeros(1, np.uint8)
         outcome = {}
+        # Settings that live per thread follow the fit into its worker: scikit-learn's config
+        # (config_context) and Numba's thread count (numba.set_num_threads).
+        config = sklearn.get_config()
+        n_threads = numba.get_num_threads()
 
         def work():
-            with cancel_scope(flag):
+            numba.set_num_threads(n_threads)
+            with cancel_scope(flag), sklearn.config_context(**config):
                 try:
                     outcome["value"] = fit(self, *args, **kwargs)
                 except BaseException as exc:  # handed to the caller's thread below
