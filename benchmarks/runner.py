@@ -152,12 +152,13 @@ def _cold_start(entry, case, cache_dir=None, library="lucidml"):
     return run_python(script, cache_dir=cache_dir)
 
 
-def run_python(script, cache_dir=None):
+def run_python(script, cache_dir=None, env=None):
     """Run ``script`` in a fresh interpreter from the repository root; the number its last line prints.
 
-    ``cache_dir``: the ``NUMBA_CACHE_DIR`` it runs with (default: the usual cache).
+    ``cache_dir``: the ``NUMBA_CACHE_DIR`` it runs with (default: the usual cache); ``env``: more
+    environment variables.
     """
-    env = dict(os.environ)
+    env = {**os.environ, **(env or {})}
     if cache_dir is not None:
         env["NUMBA_CACHE_DIR"] = cache_dir
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

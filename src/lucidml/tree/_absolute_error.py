@@ -86,7 +86,7 @@ def _abs_error_pass(idx, start, stop, step, y, w, rank_of, sorted_y, fen, n, out
 
 
 @njit
-def sweep_absolute_error(idx, val, start, end, y, w, total, msl, mwl, rank_of, sorted_y, fen, ae):
+def sweep_absolute_error(idx, xf, start, end, y, w, total, msl, mwl, rank_of, sorted_y, fen, ae):
     """Best proxy −(AE_left + AE_right) and last left position over one presorted feature."""
     n = end - start
     _abs_error_pass(idx, start, end, 1, y, w, rank_of, sorted_y, fen, n, ae[0], start)
@@ -96,7 +96,7 @@ def sweep_absolute_error(idx, val, start, end, y, w, total, msl, mwl, rank_of, s
     w_left = 0.0
     for p in range(start, end - 1):
         w_left += w[idx[p]]
-        if val[p + 1] == val[p]:
+        if xf[idx[p + 1]] == xf[idx[p]]:
             continue
         n_left = p + 1 - start
         if n_left < msl:

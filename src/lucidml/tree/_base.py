@@ -8,9 +8,17 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils import Interval, Options, cancel_flag, check_sample_weight, interruptible, raise_if_cancelled, validate_params
+from ..utils import (
+    Interval,
+    Options,
+    cancel_flag,
+    check_sample_weight,
+    interruptible,
+    raise_if_cancelled,
+    validate_params,
+)
 from ._binning import apply_bins, fit_bin_edges
-from ._builder import grow_tree
+from ._builder import GrowData, grow_tree
 from ._criteria import ABSOLUTE_ERROR
 from ._pruning import ccp_path, prune_ccp, prune_error
 from ._random import new_state
@@ -86,7 +94,7 @@ class _BaseDecisionTree(BaseEstimator):
         else:
             data = _binned(X, samples, is_cat, int(self.max_bins), n_values if self._is_classifier else 2, rng)
         target = (y_codes, y_values, weight, criterion, self._is_classifier, total_weight, is_cat, new_state(rng))
-        work = _work_arrays(n_samples, samples.size, n_features, n_values, criterion, data)
+        work = _work_arrays(n_samples, samples.size, n_features, n_values, criterion, data, bool(is_cat.any()))
         cancel = cancel_flag()
         store, node_count = grow_tree(data, target, rules, work, max_leaf_nodes, samples.size, n_values, cancel)
         raise_if_cancelled(cancel)
@@ -188,21 +196,22 @@ def _resolve_max_features(max_features, n_features):
 
 
 def _presorted(X, samples):
-    """Every column of X[samples] sorted once (NaN last): indices and values, shape (n_features, m)."""
+    """The exact search's data: the samples of every column sorted once (NaN last), shape (n_features, m).
+
+    Only the int32 indices are kept; the sweeps read the values from X itself. Sorting one
+    column at a time keeps the temporary memory to one column.
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
     full = samples.size == X.shape[0]
-    columns = np.ascontiguousarray((X if full else X[samples]).T, dtype=np.float64)
-    order = np.argsort(columns, axis=1)
-    sval = np.take_along_axis(columns, order, axis=1)
-    sidx = (order if full else samples[order]).astype(np.int32)
-    hist_dummy = _hist_dummies()
-    return (False, sidx, sval, np.empty(samples.size, np.int32), np.empty(samples.size)) + hist_dummy
-
-
-def _hist_dummies():
-    return (np.zeros((2, 2), dtype=np.uint8, order="F"),  # (2, 2): typed F-ordered like real bins
-            np.zeros(1, np.int32), np.zeros(1, np.int32), np.zeros(1),
-            np.zeros(2, np.int64), np.zeros(1, np.int64), np.zeros((1, 1)), np.zeros((1, 1, 1, 1)),
-            np.zeros((1, 1, 1)), np.zeros(0, np.int64))
+    sidx = np.empty((X.shape[1], samples.size), np.int32)
+    for f in range(X.shape[1]):
+        order = np.argsort(X[:, f] if full else X[samples, f])
+        sidx[f] = order if full else samples[order]
+    return GrowData(use_hist=False, sidx=sidx, X=X, tmp_idx=np.empty(samples.size, np.int32),
+                    binned=np.zeros((2, 2), dtype=np.uint8, order="F"),  # typed F-ordered like real bins
+                    samples=np.zeros(1, np.int32), tmp_samples=np.zeros(1, np.int32), edges=np.zeros(1),
+                    edge_ptr=np.zeros(2, np.int64), n_value_bins=np.zeros(1, np.int64), bin_values=np.zeros((1, 1)),
+                    pool=np.zeros((1, 1, 1, 1)), scratch=np.zeros((1, 1, 1)), free=np.zeros(0, np.int64))
 
 
 def _binned(X, samples, is_cat, max_bins, n_stats_values, rng):
@@ -226,21 +235,27 @@ def _binned(X, samples, is_cat, max_bins, n_stats_values, rng):
     n_slots = int(max(2, min(256, _POOL_BYTES // slot_bytes)))
     pool = np.zeros((n_slots, n_features, max_bins + 1, n_stats))
     scratch = np.zeros((n_features, max_bins + 1, n_stats))
-    return (True, np.zeros((1, 1), np.int32), np.zeros((1, 1)), np.zeros(1, np.int32), np.zeros(1), binned,
-            samples.copy(), np.empty(samples.size, np.int32), flat, edge_ptr, lengths + 1, bin_values, pool, scratch,
-            np.zeros(n_slots, np.int64))
+    return GrowData(use_hist=True, sidx=np.zeros((1, 1), np.int32), X=np.zeros((1, 1)), tmp_idx=np.zeros(1, np.int32),
+                    binned=binned, samples=samples.copy(), tmp_samples=np.empty(samples.size, np.int32), edges=flat,
+                    edge_ptr=edge_ptr, n_value_bins=lengths + 1, bin_values=bin_values, pool=pool, scratch=scratch,
+                    free=np.zeros(n_slots, np.int64))
 
 
-def _work_arrays(n_samples, m, n_features, n_values, criterion, data):
-    """Scratch buffers of the builder and splitters, allocated once per fit."""
-    mae = criterion == ABSOLUTE_ERROR
-    m_mae = m if mae else 1
-    exact = (np.zeros(n_values), np.empty(m), np.empty(m), np.empty(m, np.int32), np.empty(n_features, np.int64),
-             np.empty(m + 2, np.int64), np.empty(m + 2, np.int64), np.empty(n_samples if mae else 1, np.int64),
-             np.empty(m_mae), np.zeros((2, m_mae + 1)), np.zeros((2, m_mae)))
-    n_bins = data[11].shape[1]
-    n_stats = data[13].shape[2]
+def _work_arrays(n_samples, m, n_features, n_values, criterion, data, any_categorical):
+    """Scratch buffers of the builder and splitters, allocated once per fit.
+
+    Buffers of one entry per sample exist only where the fit needs them (the absolute error's
+    medians and ranks, categorical groups): the rest is O(n_features + n_classes).
+    """
+    m_mae = m if criterion == ABSOLUTE_ERROR else 1
+    m_cat = m + 2 if any_categorical else 2
+    exact = (np.zeros(n_values), np.empty(m_mae), np.empty(m_mae), np.empty(1, np.int32),
+             np.empty(n_features, np.int64), np.empty(m_cat, np.int64), np.empty(m_cat, np.int64),
+             np.empty(n_samples if m_mae > 1 else 1, np.int64), np.empty(m_mae), np.zeros((2, m_mae + 1)),
+             np.zeros((2, m_mae)))
+    n_bins = data.bin_values.shape[1]
+    n_stats = data.scratch.shape[2]
     hist = (np.empty(n_features, np.int64), np.empty(n_bins + 1, np.int64), np.empty(n_bins + 1, np.int64),
             np.zeros(n_stats), np.zeros(n_stats))
-    return (np.zeros(max(n_values, 1)), np.empty(m), np.empty(m), np.empty(n_samples, np.int32), exact, hist,
+    return (np.zeros(max(n_values, 1)), np.empty(m_mae), np.empty(m_mae), np.empty(n_samples, np.int32), exact, hist,
             np.zeros(n_stats), np.zeros(n_bins, np.int64))

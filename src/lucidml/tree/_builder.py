@@ -12,6 +12,8 @@ All node data live in three growable arrays indexed by creation order (integer c
 float columns, values) plus a list of child segments shared by binary and multiway splits.
 """
 
+from collections import namedtuple
+
 import numpy as np
 
 from ..utils import njit
@@ -36,6 +38,14 @@ N_INT = 12
 # float columns of a node
 THRESHOLD, IMPURITY, WEIGHT, IMPROVEMENT = range(4)
 N_FLOAT = 4
+
+# What the builder grows from. Exact mode: ``sidx`` (n_features, m) sample indices sorted by each
+# feature, the values read from ``X``. Histogram mode: ``binned`` codes, the node-ordered ``samples``,
+# the bin ``edges`` (flat, ``edge_ptr`` per feature), ``bin_values`` of categorical bins, and the
+# pool of histograms kept for subtraction (``free`` lists its unused slots). The other mode's
+# fields hold small placeholders of the same types.
+GrowData = namedtuple("GrowData", ["use_hist", "sidx", "X", "tmp_idx", "binned", "samples", "tmp_samples", "edges",
+                                   "edge_ptr", "n_value_bins", "bin_values", "pool", "scratch", "free"])
 
 _EPSILON = np.finfo(np.float64).eps
 _STRICT = 1e-12  # relative: a "decrease" below this is rounding noise, not an improvement
@@ -107,8 +117,7 @@ def _release(free, counter, slot):
 def _create_node(store, counter, start, end, depth, slot, data, target, rules, work):
     """Create and evaluate one node; returns its id (creation order)."""
     inode, fnode, value, ch_bounds, ch_values = store[0], store[1], store[2], store[3], store[4]
-    use_hist, sidx, sval, tmp_idx, tmp_val, binned, samples, tmp_samples, edges, edge_ptr, n_value_bins, \
-        bin_values, pool, scratch, free = data
+    use_hist, sidx, X, samples, pool, free = data.use_hist, data.sidx, data.X, data.samples, data.pool, data.free
     yk, y, w, criterion, is_class, total_weight, is_cat, state = target
     max_depth, min_samples_split, msl, mwl, min_impurity_decrease, max_features, random_splitter = rules
     buf, work_y, work_w, child_of, exact_work, hist_work, node_hist_stats, bin_to_group = work
@@ -141,11 +150,11 @@ def _create_node(store, counter, start, end, depth, slot, data, target, rules, w
 
     params = (msl, mwl, max_features, random_splitter)
     if use_hist:
-        hist = scratch
+        hist = data.scratch
         if slot < 0:
             slot = _acquire(free, counter)
-            hist = scratch if slot < 0 else pool[slot]
-            build_histogram(binned, samples, start, end, yk, y, w, is_class, hist)
+            hist = data.scratch if slot < 0 else pool[slot]
+            build_histogram(data.binned, samples, start, end, yk, y, w, is_class, hist)
         else:
             hist = pool[slot]
         node_hist_stats[:] = 0.0
@@ -153,27 +162,27 @@ def _create_node(store, counter, start, end, depth, slot, data, target, rules, w
             for s in range(node_hist_stats.size):
                 node_hist_stats[s] += hist[0, b, s]
         kind, feature, pos, threshold, missing_left, n_groups, _ = find_split_hist(
-            hist, node_hist_stats, n_value_bins, edges, edge_ptr, is_cat, is_class, criterion, params, state,
-            hist_work)
+            hist, node_hist_stats, data.n_value_bins, data.edges, data.edge_ptr, is_cat, is_class, criterion, params,
+            state, hist_work)
     else:
         node_sum = buf[0] * total
         counts = np.empty(buf.size)  # the node's class counts; exact_work[0] is the sweep's scratch
         if is_class:
             class_counts(row, start, end, yk, w, counts)
         kind, feature, pos, threshold, missing_left, n_groups, _ = find_split_exact(
-            sidx, sval, start, end, yk, y, w, counts, node_sum, total, criterion, params, is_cat, state, exact_work)
+            sidx, X, start, end, yk, y, w, counts, node_sum, total, criterion, params, is_cat, state, exact_work)
     if kind == NO_SPLIT:
         _release(free, counter, slot)
         return nid
 
     if use_hist:
-        sizes = assign_children_hist(binned, samples, start, end, kind, feature, pos, missing_left, n_groups,
+        sizes = assign_children_hist(data.binned, samples, start, end, kind, feature, pos, missing_left, n_groups,
                                      hist_work[2], child_of, bin_to_group)
-        partition_samples(samples, start, end, child_of, sizes, tmp_samples)
+        partition_samples(samples, start, end, child_of, sizes, data.tmp_samples)
     else:
-        sizes = assign_children(sidx, sval, start, end, kind, feature, pos, missing_left, n_groups,
+        sizes = assign_children(sidx, X, start, end, kind, feature, pos, missing_left, n_groups,
                                 exact_work[6], child_of)
-        partition_rows(sidx, sval, start, end, child_of, sizes, tmp_idx, tmp_val)
+        partition_rows(sidx, start, end, child_of, sizes, data.tmp_idx)
 
     # Keep the split only on a strict decrease of Σ_c W_c I_c that meets min_impurity_decrease.
     decrease = total * impurity
@@ -186,7 +195,10 @@ def _create_node(store, counter, start, end, depth, slot, data, target, rules, w
         decrease -= child_weight * child_impurity
         ch_bounds[ptr + c] = lo
         if kind == CATEGORICAL_SPLIT:
-            ch_values[ptr + c] = bin_values[feature, hist_work[2][c]] if use_hist else sval[feature, lo]
+            if use_hist:
+                ch_values[ptr + c] = data.bin_values[feature, hist_work[2][c]]
+            else:
+                ch_values[ptr + c] = X[sidx[feature, lo], feature]
         else:
             ch_values[ptr + c] = np.nan
         lo = hi
@@ -213,7 +225,7 @@ def _expand(store, counter, u, data, target, rules, work):
     """Create the children of node u (histograms by subtraction where a pool slot allows)."""
     inode = store[0]
     ch_bounds, ch_ids = store[3], store[5]
-    use_hist, binned, samples, pool, free = data[0], data[5], data[6], data[12], data[14]
+    use_hist, binned, samples, pool, free = data.use_hist, data.binned, data.samples, data.pool, data.free
     yk, y, w, is_class = target[0], target[1], target[2], target[4]
     ptr = inode[u, CH_PTR]
     r = inode[u, N_GROUPS]
@@ -259,9 +271,9 @@ def grow_tree(data, target, rules, work, max_leaf_nodes, n_samples, n_values, ca
     store = (np.empty((cap, N_INT), dtype=np.int64), np.empty((cap, N_FLOAT)), np.empty((cap, n_values)),
              np.empty(4 * cap, dtype=np.int64), np.empty(4 * cap), np.empty(4 * cap, dtype=np.int64))
     counter = np.zeros(3, dtype=np.int64)
-    counter[2] = data[14].size  # all histogram slots free
-    for s in range(data[14].size):
-        data[14][s] = s
+    counter[2] = data.free.size  # all histogram slots free
+    for s in range(data.free.size):
+        data.free[s] = s
     store = _grow(store, counter, 1, n_samples + 2)
     # np.int64(...): a bare constant argument would compile a second, literal-typed copy of the
     # node kernel and of everything it calls (a cold start twice as long).
@@ -298,7 +310,7 @@ def grow_tree(data, target, rules, work, max_leaf_nodes, n_samples, n_values, ca
             size = _heap_pop(heap_val, heap_id, size)
             r = store[0][u, N_GROUPS]
             if leaves + r - 1 > max_leaf_nodes:
-                _release(data[14], counter, store[0][u, SLOT])
+                _release(data.free, counter, store[0][u, SLOT])
                 store[0][u, SLOT] = -1
                 continue
             leaves += r - 1

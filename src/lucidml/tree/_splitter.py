@@ -1,9 +1,11 @@
 """Exact split search on presorted columns (``max_bins=None``).
 
 Every feature f keeps its node samples sorted once for the whole fit: ``sidx[f, start:end]`` are
-the sample indices of a node in increasing order of x_f (NaN last) and ``sval[f, start:end]``
-their values. A split stably partitions every row, so both children stay sorted and no node
-ever sorts again: one sweep per feature costs O(n_node) instead of O(n_node log n_node).
+the sample indices of a node in increasing order of x_f (NaN last); the values themselves are
+read from X (``xf = X[:, f]``, so the sorted values are ``xf[sidx[f, p]]``): 4 bytes per entry
+instead of a sorted copy of X beside the indices. A split stably partitions every row, so both
+children stay sorted and no node ever sorts again: one sweep per feature costs O(n_node)
+instead of O(n_node log n_node).
 
 The sweep moves samples one at a time from the right child to the left, updates the proxy of
 ``_criteria`` in O(1) (gini, entropy, squared error) and scores only the midpoints between
@@ -39,16 +41,16 @@ MIN_CHILD_SHARE = 1e-10
 
 
 @njit
-def count_missing(val, start, end):
+def count_missing(idx, xf, start, end):
     """Number of NaN at the end of a sorted segment."""
     k = end
-    while k > start and np.isnan(val[k - 1]):
+    while k > start and np.isnan(xf[idx[k - 1]]):
         k -= 1
     return end - k
 
 
 @njit
-def _sweep_classes(idx, val, start, end_nn, end, yk, w, node_counts, total, criterion, msl, mwl, missing_left, left):
+def _sweep_classes(idx, xf, start, end_nn, end, yk, w, node_counts, total, criterion, msl, mwl, missing_left, left):
     """Best proxy and last left position of a threshold split on one presorted feature."""
     n = end - start
     n_left = 0
@@ -71,6 +73,7 @@ def _sweep_classes(idx, val, start, end_nn, end, yk, w, node_counts, total, crit
     last = end_nn - 1 if (missing_left or end_nn == end) else end_nn
     best = -np.inf
     best_pos = -1
+    current = xf[idx[start]]
     for p in range(start, last):
         i = idx[p]
         c = yk[i]
@@ -86,8 +89,12 @@ def _sweep_classes(idx, val, start, end_nn, end, yk, w, node_counts, total, crit
         left[c] = lc + wi
         w_left += wi
         n_left += 1
-        if p + 1 < end_nn and val[p + 1] == val[p]:
-            continue  # only between distinct values
+        if p + 1 < end_nn:
+            following = xf[idx[p + 1]]
+            tied = following == current
+            current = following
+            if tied:
+                continue  # only between distinct values
         if n_left < msl:
             continue
         if n - n_left < msl:
@@ -113,7 +120,7 @@ def _sweep_classes(idx, val, start, end_nn, end, yk, w, node_counts, total, crit
 
 
 @njit
-def _sweep_squared_error(idx, val, start, end_nn, end, y, w, node_sum, total, msl, mwl, missing_left):
+def _sweep_squared_error(idx, xf, start, end_nn, end, y, w, node_sum, total, msl, mwl, missing_left):
     """Same sweep for the squared error: proxy S_L²/W_L + S_R²/W_R."""
     n = end - start
     s_left = 0.0
@@ -127,13 +134,18 @@ def _sweep_squared_error(idx, val, start, end_nn, end, y, w, node_sum, total, ms
     last = end_nn - 1 if (missing_left or end_nn == end) else end_nn
     best = -np.inf
     best_pos = -1
+    current = xf[idx[start]]
     for p in range(start, last):
         i = idx[p]
         s_left += w[i] * y[i]
         w_left += w[i]
         n_left += 1
-        if p + 1 < end_nn and val[p + 1] == val[p]:
-            continue
+        if p + 1 < end_nn:
+            following = xf[idx[p + 1]]
+            tied = following == current
+            current = following
+            if tied:
+                continue
         if n_left < msl:
             continue
         if n - n_left < msl:
@@ -162,12 +174,12 @@ def set_proxy(idx, start, end, yk, y, w, criterion, counts, work_y, work_w):
 
 
 @njit
-def _categorical_groups(val, start, end_nn, end, bounds):
+def _categorical_groups(idx, xf, start, end_nn, end, bounds):
     """Runs of equal values (and the NaN run) of a sorted segment: group g is bounds[g]:bounds[g+1]."""
     g = 0
     bounds[0] = start
     for p in range(start + 1, end_nn):
-        if val[p] != val[p - 1]:
+        if xf[idx[p]] != xf[idx[p - 1]]:
             g += 1
             bounds[g] = p
     if end_nn > start:
@@ -180,7 +192,7 @@ def _categorical_groups(val, start, end_nn, end, bounds):
 
 
 @njit
-def find_split_exact(sidx, sval, start, end, yk, y, w, node_counts, node_sum, total, criterion, params, is_cat,
+def find_split_exact(sidx, X, start, end, yk, y, w, node_counts, node_sum, total, criterion, params, is_cat,
                      state, work):
     """Best split of the node sidx[:, start:end] over the features drawn for it.
 
@@ -213,15 +225,15 @@ def find_split_exact(sidx, sval, start, end, yk, y, w, node_counts, node_sum, to
         features[j] = features[f_i]
         features[f_i] = f
         idx = sidx[f]
-        val = sval[f]
-        n_miss = count_missing(val, start, end)
+        xf = X[:, f]
+        n_miss = count_missing(idx, xf, start, end)
         end_nn = end - n_miss
-        if end_nn == start or (n_miss == 0 and val[start] == val[end_nn - 1]):
+        if end_nn == start or (n_miss == 0 and xf[idx[start]] == xf[idx[end_nn - 1]]):
             continue  # constant in this node: costs nothing, does not count
         visited += 1
 
         if is_cat[f]:
-            n_groups = _categorical_groups(val, start, end_nn, end, grp_cur)
+            n_groups = _categorical_groups(idx, xf, start, end_nn, end, grp_cur)
             proxy = 0.0
             ok = n_groups >= 2
             for g in range(n_groups):
@@ -241,7 +253,7 @@ def find_split_exact(sidx, sval, start, end, yk, y, w, node_counts, node_sum, to
             continue
 
         if random_splitter:
-            proxy, pos, threshold, missing_left = _random_split(idx, val, start, end_nn, end, yk, y, w, criterion,
+            proxy, pos, threshold, missing_left = _random_split(idx, xf, start, end_nn, end, yk, y, w, criterion,
                                                                node_counts, node_sum, total, msl, mwl, state, work)
             if pos >= 0 and proxy > best:
                 best, best_kind, best_feature, best_pos = proxy, THRESHOLD_SPLIT, f, pos
@@ -252,20 +264,20 @@ def find_split_exact(sidx, sval, start, end, yk, y, w, node_counts, node_sum, to
             if missing_left and n_miss == 0:
                 break
             if criterion < SQUARED_ERROR:
-                proxy, pos = _sweep_classes(idx, val, start, end_nn, end, yk, w, node_counts, total, criterion,
+                proxy, pos = _sweep_classes(idx, xf, start, end_nn, end, yk, w, node_counts, total, criterion,
                                             msl, mwl, missing_left, counts)
             elif criterion == SQUARED_ERROR:
-                proxy, pos = _sweep_squared_error(idx, val, start, end_nn, end, y, w, node_sum, total, msl, mwl,
+                proxy, pos = _sweep_squared_error(idx, xf, start, end_nn, end, y, w, node_sum, total, msl, mwl,
                                                   missing_left)
             else:
-                proxy, pos = sweep_absolute_error(idx, val, start, end, y, w, total, msl, mwl, work[7], work[8],
+                proxy, pos = sweep_absolute_error(idx, xf, start, end, y, w, total, msl, mwl, work[7], work[8],
                                                   work[9], work[10])
             if pos >= 0 and proxy > best:
                 best, best_kind, best_feature, best_pos = proxy, THRESHOLD_SPLIT, f, pos
                 if pos == end_nn - 1:
                     best_threshold = np.inf  # NaN ≤ inf is false: only the NaN go right
                 else:
-                    best_threshold = midpoint(val[pos], val[pos + 1])
+                    best_threshold = midpoint(xf[idx[pos]], xf[idx[pos + 1]])
                 n_left = pos + 1 - start
                 best_missing_left = missing_left if n_miss > 0 else n_left > end - start - n_left
     return best_kind, best_feature, best_pos, best_threshold, best_missing_left, best_groups, best
@@ -281,11 +293,11 @@ def midpoint(a, b):
 
 
 @njit
-def _random_split(idx, val, start, end_nn, end, yk, y, w, criterion, node_counts, node_sum, total, msl, mwl, state,
+def _random_split(idx, xf, start, end_nn, end, yk, y, w, criterion, node_counts, node_sum, total, msl, mwl, state,
                   work):
     """scikit-learn's "random" splitter: one threshold drawn uniformly in [min, max) of the node."""
-    lo = val[start]
-    hi = val[end_nn - 1]
+    lo = xf[idx[start]]
+    hi = xf[idx[end_nn - 1]]
     n_miss = end - end_nn
     threshold = rand_uniform(state, lo, hi)
     if threshold >= hi:
@@ -295,7 +307,7 @@ def _random_split(idx, val, start, end_nn, end, yk, y, w, criterion, node_counts
     b = end_nn
     while a < b:
         m = (a + b) >> 1
-        if val[m] <= threshold:
+        if xf[idx[m]] <= threshold:
             a = m + 1
         else:
             b = m
@@ -339,7 +351,7 @@ def _random_split(idx, val, start, end_nn, end, yk, y, w, criterion, node_counts
 
 
 @njit
-def assign_children(sidx, sval, start, end, kind, feature, pos, missing_left, n_groups, bounds, child_of):
+def assign_children(sidx, X, start, end, kind, feature, pos, missing_left, n_groups, bounds, child_of):
     """child_of[i] for the samples of the node, from the chosen split; returns the child sizes."""
     idx = sidx[feature]
     if kind == CATEGORICAL_SPLIT:
@@ -349,7 +361,7 @@ def assign_children(sidx, sval, start, end, kind, feature, pos, missing_left, n_
             for p in range(bounds[g], bounds[g + 1]):
                 child_of[idx[p]] = g
         return sizes
-    end_nn = end - count_missing(sval[feature], start, end)
+    end_nn = end - count_missing(idx, X[:, feature], start, end)
     sizes = np.zeros(2, dtype=np.int64)
     for p in range(start, end):
         if p < end_nn:
@@ -362,7 +374,7 @@ def assign_children(sidx, sval, start, end, kind, feature, pos, missing_left, n_
 
 
 @njit
-def partition_rows(sidx, sval, start, end, child_of, sizes, tmp_idx, tmp_val):
+def partition_rows(sidx, start, end, child_of, sizes, tmp_idx):
     """Stable partition of every presorted row by child: each child segment stays sorted."""
     n_children = sizes.size
     offsets = np.empty(n_children, dtype=np.int64)
@@ -372,13 +384,10 @@ def partition_rows(sidx, sval, start, end, child_of, sizes, tmp_idx, tmp_val):
             offsets[c] = acc
             acc += sizes[c]
         idx = sidx[f]
-        val = sval[f]
         for p in range(start, end):
             i = idx[p]
             q = offsets[child_of[i]]
             offsets[child_of[i]] = q + 1
             tmp_idx[q] = i
-            tmp_val[q] = val[p]
         for p in range(start, end):  # explicit loops: no array-to-array assignment in kernels
             idx[p] = tmp_idx[p]
-            val[p] = tmp_val[p]
