@@ -151,7 +151,13 @@ def test_properties_of_fitted_tree():
     np.testing.assert_allclose(clf.feature_importances_.sum(), 1.0)
     path = clf.decision_path(X)
     np.testing.assert_array_equal(path[np.arange(len(X)), clf.apply(X)].A1, 1)
-    np.testing.assert_array_equal(path.sum(axis=1).A1 - 1, t.depth[clf.apply(X)])
+    depth = np.zeros(t.node_count, dtype=int)
+    for u in range(t.node_count):  # pre-order ids: a parent comes before its children
+        for child in (t.children_left[u], t.children_right[u]):
+            if child != -1:
+                depth[child] = depth[u] + 1
+    np.testing.assert_array_equal(path.sum(axis=1).A1 - 1, depth[clf.apply(X)])
+    assert depth.max() == t.max_depth
     # duplicating every sample with half weight gives the same tree
     X2, y2, w2 = np.vstack([X, X]), np.concatenate([y, y]), np.full(2 * len(y), 0.5)
     twin = DecisionTreeClassifier(max_depth=5, random_state=0).fit(X2, y2, sample_weight=w2)

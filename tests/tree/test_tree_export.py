@@ -59,3 +59,19 @@ def test_export_graphviz_content():
     assert dot.count("fillcolor=") == clf.tree_.node_count
     shallow = export_graphviz(clf, max_depth=0, impurity=False)
     assert "(...)" in shallow and "gini" not in shallow
+
+
+def test_scikit_learn_export_graphviz_draws_lucidml_trees():
+    """scikit-learn's own export_graphviz reads a lucidml tree_: the same drawing as of its own tree."""
+    from sklearn import tree as sk_tree
+    from sklearn.datasets import make_classification, make_regression
+
+    X, y = make_classification(400, 6, n_informative=4, n_classes=3, random_state=0)  # no tied splits
+    ours = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    theirs = sk_tree.DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    options = {"filled": True, "node_ids": True, "proportion": True, "class_names": ["a", "b", "c"]}
+    assert sk_tree.export_graphviz(ours, **options) == sk_tree.export_graphviz(theirs, **options)
+    X, y = make_regression(300, 4, noise=5.0, random_state=1)
+    ours = DecisionTreeRegressor(max_depth=3).fit(X, y)
+    theirs = sk_tree.DecisionTreeRegressor(max_depth=3).fit(X, y)
+    assert sk_tree.export_graphviz(ours, filled=True) == sk_tree.export_graphviz(theirs, filled=True)

@@ -140,13 +140,14 @@ def prune_error(tree, lam, is_classifier):
 
 def rebuild(tree, keep_leaf):
     """A new :class:`Tree` whose leaves are the nodes marked in ``keep_leaf`` (pre-order ids)."""
-    order = []
-    stack = [0]
+    order, depth = [], []
+    stack = [(0, 0)]
     while stack:
-        u = stack.pop()
+        u, d = stack.pop()
         order.append(u)
+        depth.append(d)
         if not keep_leaf[u]:
-            stack.extend(tree.children(u)[::-1].tolist())
+            stack.extend((child, d + 1) for child in tree.children(u)[::-1].tolist())
     order = np.asarray(order, dtype=np.intp)
     new_id = np.full(tree.node_count, -1, dtype=np.intp)
     new_id[order] = np.arange(order.size)
@@ -167,5 +168,5 @@ def rebuild(tree, keep_leaf):
     arrays = (left, right, feature, threshold, tree.impurity[order], tree.n_node_samples[order],
               tree.weighted_n_node_samples[order], tree.value[order], missing, np.cumsum(counts),
               np.concatenate(values) if values else np.empty(0), np.concatenate(children).astype(np.intp)
-              if children else np.empty(0, dtype=np.intp), tree.depth[order])
+              if children else np.empty(0, dtype=np.intp), np.asarray(depth))
     return Tree(tree.n_features, tree.n_classes, arrays)

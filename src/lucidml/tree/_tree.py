@@ -46,10 +46,10 @@ class Tree:
         self.max_n_classes = int(self.n_classes.max())
         (self.children_left, self.children_right, self.feature, self.threshold, self.impurity,
          self.n_node_samples, self.weighted_n_node_samples, self.value, self.missing_go_to_left,
-         self.category_ptr, self.category_values, self.category_children, self.depth) = arrays
+         self.category_ptr, self.category_values, self.category_children, depth) = arrays
         self.node_count = self.children_left.size
         self.capacity = self.node_count
-        self.max_depth = int(self.depth.max()) if self.node_count else 0
+        self.max_depth = int(depth.max()) if self.node_count else 0  # the per-node depths are not kept
 
     @property
     def n_leaves(self):
@@ -235,19 +235,22 @@ def _apply(X, feature, threshold, left, right, missing_left, cat_ptr, cat_values
 
 
 @njit
-def descend(X, i, u, feature, threshold, left, right, missing_left):
-    """The leaf that row i of X reaches from node u (numeric splits only).
+def descend(X, i, base, feature, threshold, left, right, missing_left):
+    """The leaf that row i of X reaches in the tree whose nodes start at ``base`` (numeric splits only).
 
-    The hot loop of every traversal, kept minimal: one comparison per level.
+    The node arrays may hold several trees one after the other (a forest's table); child ids
+    are local to their tree, so a lone tree is the table with ``base`` 0. Returns base + the
+    leaf's local id. The hot loop of every traversal, kept minimal: one comparison per level.
     """
+    u = base
     while left[u] != -1:
         v = X[i, feature[u]]
         if v <= threshold[u]:
-            u = left[u]
+            u = base + left[u]
         elif np.isnan(v):
-            u = left[u] if missing_left[u] else right[u]
+            u = base + (left[u] if missing_left[u] else right[u])
         else:
-            u = right[u]
+            u = base + right[u]
     return u
 
 
