@@ -12,7 +12,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..tree._binning import apply_bins, bin_value_ranges, fit_bin_edges
 from ..utils import Interval, Options, check_sample_weight, raise_if_cancelled
-from ._hist_grower import add_leaf_values, grow_tree, newton_leaf_values, predict_forest
+from ..tree._traversal import Splits, sum_leaf_values
+from ._hist_grower import add_leaf_values, grow_tree, newton_leaf_values
 
 NODE_DTYPE = np.dtype([
     ("feature", np.int32), ("threshold", np.float64), ("missing_go_left", np.bool_), ("left", np.int32),
@@ -272,7 +273,7 @@ class _BaseGradientBoosting(BaseEstimator):
                 t[side][t[side] >= 0] += offset
         self.nodes_ = np.concatenate(trees)
         self.tree_roots_ = offsets.reshape(len(stages), -1)
-        self._predictor = _predictor(self.nodes_)
+        self._table = _walk_table(self.nodes_, self.tree_roots_.ravel())
         self.n_estimators_ = self.n_iter_ = len(stages)
         self.train_score_ = self.loss_curve_ = np.array(scores)
         if oob is not None:
@@ -299,10 +300,18 @@ class _BaseGradientBoosting(BaseEstimator):
                             minlength=self.n_features_in_)
         return total / total.sum() if total.sum() > 0 else total
 
-    def _raw_predict_validated(self, X):
+    def _raw_predict_validated(self, X, stages=None):
+        """f₀ plus the trees' values: raw scores (n_samples, n_trees_per_stage); ``stages`` a slice of them."""
         raw = np.tile(self.baseline_prediction_, (X.shape[0], 1))
-        predict_forest(np.ascontiguousarray(X), *self._predictor, self.tree_roots_.astype(np.uint32), raw)
+        self._add_stages(np.ascontiguousarray(X), raw, slice(None) if stages is None else stages)
         return raw
+
+    def _add_stages(self, X, raw, stages):
+        """raw[:, k] += the values of the trees of class k in the given stages."""
+        roots = self.tree_roots_[stages]
+        columns = np.broadcast_to(np.arange(roots.shape[1]), roots.shape)
+        splits, value = self._table
+        sum_leaf_values(X, splits, value, roots.ravel().astype(np.intp), columns.ravel().astype(np.intp), raw)
 
     def _validate_X(self, X):
         check_is_fitted(self)
@@ -314,9 +323,8 @@ class _BaseGradientBoosting(BaseEstimator):
     def _staged_raw_predict(self, X):
         X = np.ascontiguousarray(self._validate_X(X))
         raw = np.tile(self.baseline_prediction_, (X.shape[0], 1))
-        roots = self.tree_roots_.astype(np.uint32)
         for stage in range(self.n_estimators_):
-            predict_forest(X, *self._predictor, roots[stage:stage + 1], raw)
+            self._add_stages(X, raw, slice(stage, stage + 1))
             yield raw.copy()
 
 
@@ -329,17 +337,22 @@ def _as_node_array(nodes):
     return tree
 
 
-def _predictor(nodes):
-    """What predict_forest reads: (feature, left child) as uint32 with left = 0 at a leaf, ..."""
-    split = nodes["left"] >= 0
-    nav = np.zeros((nodes.size, 2), np.uint32)
-    nav[split, 0] = nodes["feature"][split]
-    nav[split, 1] = nodes["left"][split]
-    return nav, nodes["threshold"].copy(), nodes["missing_go_left"].copy(), nodes["value"].copy()
+def _walk_table(nodes, roots):
+    """Trees in NODE_DTYPE form (children as indices into ``nodes``) as the traversal's table:
+    (Splits with child ids local to each tree, values as one column)."""
+    roots = np.asarray(roots, dtype=np.intp)
+    base = np.repeat(roots, np.diff(np.append(roots, nodes.size)))
+    internal = nodes["left"] >= 0
+    splits = Splits(nodes["feature"].astype(np.intp), nodes["threshold"].copy(),
+                    np.where(internal, nodes["left"] - base, -1).astype(np.intp),
+                    np.where(internal, nodes["right"] - base, -1).astype(np.intp),
+                    nodes["missing_go_left"].astype(np.uint8))
+    return splits, nodes["value"][:, None].copy()
 
 
 def _apply_tree(X, tree):
     """One tree's values for the rows of X."""
     out = np.zeros((X.shape[0], 1))
-    predict_forest(np.ascontiguousarray(X), *_predictor(tree), np.zeros((1, 1), np.uint32), out)
+    splits, value = _walk_table(tree, [0])
+    sum_leaf_values(np.ascontiguousarray(X), splits, value, np.zeros(1, np.intp), np.zeros(1, np.intp), out)
     return out[:, 0]

@@ -1,22 +1,15 @@
-"""A forest's trees in one node table, and one compiled pass that sums their leaf values.
+"""A forest's trees in one node table, summed by the one traversal (``lucidml.tree._traversal``).
 
 Predicting tree by tree costs a temporary (n_samples × n_classes) array and a Python round trip
 per tree. Here the trees' parallel arrays are concatenated once after ``fit`` (child ids stay
 local to their tree, feature ids are mapped through the member's feature subset), and one kernel
 adds each leaf's value into the output. The member trees then read their own arrays as views
-of the table wherever the two agree, so a forest holds its nodes once. The rows are split into one chunk per Numba thread;
-within a chunk the loop is tree-major (one tree over all the chunk's rows, then the next), which
-keeps the tree being walked in cache: measured on 12,500 × 20 rows and 20 full trees, tree-major
-took 30 ms against 47 ms for blocks of 64 rows walking every tree, and packing the nodes into
-one 32-byte record each was slower still (the float-to-int conversions).
+of the table wherever the two agree, so a forest holds its nodes once.
 """
 
-import numba
 import numpy as np
-from numba import prange
 
-from ..tree._tree import descend
-from ..utils import njit
+from ..tree._traversal import Splits, sum_leaf_values
 
 
 class FlatForest:
@@ -62,9 +55,8 @@ class FlatForest:
     def sum_values(self, X):
         """Σ over trees of the value of the leaf each row of X (C-ordered float64) reaches."""
         out = np.zeros((X.shape[0], self.value.shape[1]))
-        n_chunks = max(1, min(numba.get_num_threads(), X.shape[0] // 256))
-        _sum_leaf_values(X, self.feature, self.threshold, self.left, self.right, self.missing_left, self.value,
-                         self.roots, n_chunks, out)
+        splits = Splits(self.feature, self.threshold, self.left, self.right, self.missing_left)
+        sum_leaf_values(X, splits, self.value, self.roots, np.zeros(self.roots.size, np.intp), out)
         return out
 
 
@@ -76,15 +68,3 @@ def _share(tree, table, rows, same_feature, same_value):
         tree.feature = table.feature[rows]
     if same_value:
         tree.value = table.value[rows, None, :]
-
-
-@njit(parallel=True)
-def _sum_leaf_values(X, feature, threshold, left, right, missing_left, value, roots, n_chunks, out):
-    n = X.shape[0]
-    for c in prange(n_chunks):
-        start, stop = c * n // n_chunks, (c + 1) * n // n_chunks
-        for t in range(roots.shape[0]):
-            for i in range(start, stop):
-                u = descend(X, i, roots[t], feature, threshold, left, right, missing_left)
-                for k in range(value.shape[1]):
-                    out[i, k] += value[u, k]

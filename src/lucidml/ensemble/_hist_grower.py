@@ -1,4 +1,4 @@
-"""Compiled histogram tree grower and flat-forest prediction for gradient boosting.
+"""Compiled histogram tree grower for gradient boosting (prediction: ``lucidml.tree._traversal``).
 
 One regression tree is grown on binned features (see ``lucidml.tree._binning``) from per-sample
 gradients gᵢ = ∂L/∂f and hessians hᵢ = ∂²L/∂f² (both already multiplied by the sample weight):
@@ -30,7 +30,7 @@ from numba import prange
 
 from ..utils import njit
 
-__all__ = ["add_leaf_values", "grow_tree", "newton_leaf_values", "predict_forest"]
+__all__ = ["add_leaf_values", "grow_tree", "newton_leaf_values"]
 
 # Node arrays returned by grow_tree, in this order.
 NODE_FIELDS = ("feature", "bin", "threshold", "missing_left", "left", "right", "value", "gain", "count", "start", "stop")
@@ -354,36 +354,3 @@ def add_leaf_values(raw, column, sample_idx, left, start, stop, value):
             v = value[node]
             for k in range(start[node], stop[node]):
                 raw[sample_idx[k], column] += v
-
-
-# Rows per block of the parallel prediction pass.
-_PREDICT_BLOCK = 256
-
-
-@njit(parallel=True)
-def predict_forest(X, nav, threshold, missing_left, value, roots, raw):
-    """raw[i, k] += Σ_stages value of the leaf that tree roots[stage, k] assigns to X[i].
-
-    ``nav[node] = (feature, left child)`` as uint32, with left = 0 at a leaf (a root is never a
-    child) and the right child at left + 1. Unsigned indices spare Numba the negative-index
-    wraparound test on every lookup; the child is chosen without a branch. Blocks of rows go
-    to the threads; each row walks every tree (boosted trees are small and stay in cache).
-    """
-    n_stages, n_columns = roots.shape
-    n_blocks = (X.shape[0] + _PREDICT_BLOCK - 1) // _PREDICT_BLOCK
-    for block in prange(n_blocks):
-        for i in range(block * _PREDICT_BLOCK, min(X.shape[0], (block + 1) * _PREDICT_BLOCK)):
-            row = X[i]
-            for s in range(n_stages):
-                for k in range(n_columns):
-                    node = roots[s, k]
-                    while True:
-                        child = nav[node, 1]
-                        if child == 0:
-                            break
-                        x = row[nav[node, 0]]
-                        right = not (x <= threshold[node])
-                        if right and np.isnan(x):
-                            right = not missing_left[node]
-                        node = child + np.uint32(right)
-                    raw[i, k] += value[node]

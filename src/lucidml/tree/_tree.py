@@ -1,4 +1,4 @@
-"""The fitted tree as parallel node arrays, in scikit-learn's ``tree_`` layout, and compiled traversal.
+"""The fitted tree as parallel node arrays, in scikit-learn's ``tree_`` layout (walked by ``_traversal``).
 
 Node ``u`` tests ``x[feature[u]] <= threshold[u]`` and goes to ``children_left[u]`` (true) or
 ``children_right[u]``; NaN goes left iff ``missing_go_to_left[u]``. A leaf has both children
@@ -14,7 +14,6 @@ sample gets the node's own value (its majority class, smallest label on ties).
 
 import numpy as np
 import scipy.sparse
-from numba import prange
 
 from ..utils import njit
 from ._builder import (
@@ -31,9 +30,14 @@ from ._builder import (
     WEIGHT,
 )
 from ._splitter import CATEGORICAL_SPLIT
+from ._traversal import Categories, Splits, apply_parallel, apply_rows, decision_paths
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
+
+# The fewest rows worth a parallel walk (1,250 rows through a 1,083-node tree: 41 µs serial,
+# 61 µs with the threads woken).
+_PARALLEL_MIN_ROWS = 4096
 
 
 class Tree:
@@ -72,15 +76,21 @@ class Tree:
         """All child lists at once: children of u are ``ids[ptr[u]:ptr[u + 1]]``."""
         return _children_csr(self.children_left, self.children_right, self.category_ptr, self.category_children)
 
+    def splits(self):
+        """The node arrays a walk down the tree reads (see ``_traversal``)."""
+        return Splits(self.feature, self.threshold, self.children_left, self.children_right, self.missing_go_to_left)
+
+    def categories(self):
+        """The multiway nodes' value and child lists (see ``_traversal``)."""
+        return Categories(self.category_ptr, self.category_values, self.category_children, self.has_categories)
+
     def apply(self, X):
         """Index of the node each row of X ends in (a leaf, or a categorical node for an unseen value)."""
         out = np.empty(X.shape[0], dtype=np.intp)
-        arrays = (self.feature, self.threshold, self.children_left, self.children_right, self.missing_go_to_left,
-                  self.category_ptr, self.category_values, self.category_children, self.has_categories, out)
         if X.shape[0] >= _PARALLEL_MIN_ROWS:
-            _apply(X, *arrays)
+            apply_parallel(X, self.splits(), self.categories(), out)
         else:  # waking the threads costs more than it saves below a few blocks of rows
-            _apply_rows(X, 0, X.shape[0], *arrays)
+            apply_rows(X, 0, X.shape[0], self.splits(), self.categories(), out)
         return out
 
     def node_argmax(self):
@@ -95,9 +105,7 @@ class Tree:
 
     def decision_path(self, X):
         """CSR indicator (n_samples, node_count) of the nodes each row passes through."""
-        indptr, indices = _paths(X, self.feature, self.threshold, self.children_left, self.children_right,
-                                 self.missing_go_to_left, self.category_ptr, self.category_values,
-                                 self.category_children, self.has_categories, self.max_depth + 1)
+        indptr, indices = decision_paths(X, self.splits(), self.categories(), self.max_depth + 1)
         data = np.ones(indices.size, dtype=np.intp)
         return scipy.sparse.csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
 
@@ -200,94 +208,3 @@ def _children_csr(left, right, cat_ptr, cat_children):
             ids[ptr[u]] = left[u]
             ids[ptr[u] + 1] = right[u]
     return ptr, ids
-
-
-@njit
-def _next(X, i, u, feature, threshold, left, right, missing_left, cat_ptr, cat_values, cat_children, has_cat):
-    """The child of node u that row i goes to, or -1 when its category was never seen there."""
-    v = X[i, feature[u]]
-    if has_cat and cat_ptr[u + 1] > cat_ptr[u]:
-        for e in range(cat_ptr[u], cat_ptr[u + 1]):
-            c = cat_values[e]
-            if v == c or (np.isnan(v) and np.isnan(c)):
-                return cat_children[e]
-        return -1
-    if v <= threshold[u]:
-        return left[u]
-    if np.isnan(v):
-        return left[u] if missing_left[u] else right[u]
-    return right[u]
-
-
-# Rows per block of the parallel traversal, and the fewest rows worth a parallel launch
-# (1,250 rows through a 1,083-node tree: 41 µs serial, 61 µs parallel).
-_APPLY_BLOCK = 512
-_PARALLEL_MIN_ROWS = 4096
-
-
-@njit(parallel=True)
-def _apply(X, feature, threshold, left, right, missing_left, cat_ptr, cat_values, cat_children, has_cat, out):
-    """out[i] = the node row i ends in; blocks of rows go to the threads."""
-    n_blocks = (X.shape[0] + _APPLY_BLOCK - 1) // _APPLY_BLOCK
-    for block in prange(n_blocks):
-        _apply_rows(X, block * _APPLY_BLOCK, min(X.shape[0], (block + 1) * _APPLY_BLOCK), feature, threshold, left,
-                    right, missing_left, cat_ptr, cat_values, cat_children, has_cat, out)
-
-
-@njit
-def descend(X, i, base, feature, threshold, left, right, missing_left):
-    """The leaf that row i of X reaches in the tree whose nodes start at ``base`` (numeric splits only).
-
-    The node arrays may hold several trees one after the other (a forest's table); child ids
-    are local to their tree, so a lone tree is the table with ``base`` 0. Returns base + the
-    leaf's local id. The hot loop of every traversal, kept minimal: one comparison per level.
-    """
-    u = base
-    while left[u] != -1:
-        v = X[i, feature[u]]
-        if v <= threshold[u]:
-            u = base + left[u]
-        elif np.isnan(v):
-            u = base + (left[u] if missing_left[u] else right[u])
-        else:
-            u = base + right[u]
-    return u
-
-
-@njit
-def _apply_rows(X, first, last, feature, threshold, left, right, missing_left, cat_ptr, cat_values, cat_children,
-                has_cat, out):
-    """out[i] for the rows first … last − 1, one after the other."""
-    for i in range(first, last):
-        if not has_cat:
-            out[i] = descend(X, i, 0, feature, threshold, left, right, missing_left)
-            continue
-        u = 0
-        while left[u] != -1:
-            nxt = _next(X, i, u, feature, threshold, left, right, missing_left, cat_ptr, cat_values, cat_children,
-                        True)
-            if nxt < 0:
-                break
-            u = nxt
-        out[i] = u
-
-
-@njit
-def _paths(X, feature, threshold, left, right, missing_left, cat_ptr, cat_values, cat_children, has_cat, max_len):
-    n = X.shape[0]
-    indptr = np.zeros(n + 1, dtype=np.intp)
-    indices = np.empty(n * max_len, dtype=np.intp)
-    k = 0
-    for i in range(n):
-        u = 0
-        indices[k] = 0
-        k += 1
-        while left[u] != -1:
-            u = _next(X, i, u, feature, threshold, left, right, missing_left, cat_ptr, cat_values, cat_children,
-                      has_cat)
-            if u < 0:
-                break
-            indices[k] = u
-            k += 1
-        indptr[i + 1] = k
-    return indptr, indices[:k]

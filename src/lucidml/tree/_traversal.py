@@ -1,0 +1,142 @@
+"""The one walk down a tree, for every tree model: apply, decision paths and sums of leaf values.
+
+A node table is a set of parallel arrays (``Splits``): node u tests ``x[feature[u]] ≤
+threshold[u]`` and goes to ``left[u]`` (true) or ``right[u]``; NaN goes left iff
+``missing_left[u]``; ``left[u] = -1`` at a leaf. Several trees may stand one after the other in
+one table (a forest, the stages of boosting): child ids are local to their tree, and a tree is
+named by ``base``, the row of its root. Multiway categorical nodes (``Categories``, CSR lists of
+values and children) exist only in single trees.
+
+- :func:`descend` is the hot loop: the leaf a row reaches, one comparison per level.
+- :func:`apply_rows` / :func:`apply_parallel`: the node each row ends in, for a single tree.
+- :func:`decision_paths`: the nodes each row passes through.
+- :func:`sum_leaf_values`: Σ over the trees of a table of their leaves' value rows, each tree
+  into its own output columns (a forest's class fractions; boosting's per-class scores).
+"""
+
+from collections import namedtuple
+
+import numba
+import numpy as np
+from numba import prange
+
+from ..utils import njit
+
+__all__ = ["Categories", "Splits", "apply_parallel", "apply_rows", "decision_paths", "descend", "sum_leaf_values"]
+
+Splits = namedtuple("Splits", ["feature", "threshold", "left", "right", "missing_left"])
+Categories = namedtuple("Categories", ["ptr", "values", "children", "present"])
+
+# Rows per block of the parallel walks (see sum_leaf_values), and the mean nodes per tree from
+# which a table's trees count as large.
+BLOCK_ROWS = 256
+MAX_BLOCK_ROWS = 8192
+LARGE_TREE_NODES = 256
+
+
+@njit
+def descend(X, i, base, splits):
+    """The leaf that row i of X reaches in the tree whose root is row ``base`` of the table.
+
+    Returns base + the leaf's local id (numeric splits only).
+    """
+    feature, threshold, left, right, missing_left = splits
+    u = base
+    child = left[u]
+    while child != -1:
+        v = X[i, feature[u]]
+        if v <= threshold[u] or (v != v and missing_left[u]):  # v != v: NaN
+            u = base + child
+        else:
+            u = base + right[u]
+        child = left[u]
+    return u
+
+
+@njit
+def next_node(X, i, u, splits, categories):
+    """The child of node u that row i goes to, or -1 when its category was never seen there."""
+    v = X[i, splits.feature[u]]
+    if categories.present and categories.ptr[u + 1] > categories.ptr[u]:
+        for e in range(categories.ptr[u], categories.ptr[u + 1]):
+            c = categories.values[e]
+            if v == c or (np.isnan(v) and np.isnan(c)):
+                return categories.children[e]
+        return -1
+    if v <= splits.threshold[u]:
+        return splits.left[u]
+    if np.isnan(v):
+        return splits.left[u] if splits.missing_left[u] else splits.right[u]
+    return splits.right[u]
+
+
+@njit
+def apply_rows(X, first, last, splits, categories, out):
+    """out[i] = the node row i ends in (a leaf, or a categorical node for an unseen value), i in [first, last)."""
+    for i in range(first, last):
+        if not categories.present:
+            out[i] = descend(X, i, 0, splits)
+            continue
+        u = 0
+        while splits.left[u] != -1:
+            nxt = next_node(X, i, u, splits, categories)
+            if nxt < 0:
+                break
+            u = nxt
+        out[i] = u
+
+
+@njit(parallel=True)
+def apply_parallel(X, splits, categories, out):
+    """:func:`apply_rows` over all rows, blocks of rows to the threads."""
+    n_blocks = (X.shape[0] + BLOCK_ROWS - 1) // BLOCK_ROWS
+    for block in prange(n_blocks):
+        apply_rows(X, block * BLOCK_ROWS, min(X.shape[0], (block + 1) * BLOCK_ROWS), splits, categories, out)
+
+
+@njit
+def decision_paths(X, splits, categories, max_len):
+    """CSR (indptr, indices) of the nodes each row of X passes through, root first."""
+    n = X.shape[0]
+    indptr = np.zeros(n + 1, dtype=np.intp)
+    indices = np.empty(n * max_len, dtype=np.intp)
+    k = 0
+    for i in range(n):
+        u = 0
+        indices[k] = 0
+        k += 1
+        while splits.left[u] != -1:
+            u = next_node(X, i, u, splits, categories)
+            if u < 0:
+                break
+            indices[k] = u
+            k += 1
+        indptr[i + 1] = k
+    return indptr, indices[:k]
+
+
+@njit(parallel=True)
+def sum_leaf_values(X, splits, value, roots, columns, out):
+    """out[i, columns[t] + k] += value[leaf of row i in tree t, k] for every tree t of the table.
+
+    Blocks of rows go to the threads; within a block, tree after tree (the tree stays in cache
+    while it walks the block, the block while the trees walk it). Small trees (boosting's) walk
+    blocks of 256 rows, which stay in cache across hundreds of trees; large trees (a forest's)
+    walk up to 8,192 rows each, to spread their cache misses over more rows (20 full trees on
+    12,500 rows: 21 ms against 25 ms; 250 trees of 15 nodes on 20,000 rows: 71 ms against 108).
+    """
+    n = X.shape[0]
+    rows = BLOCK_ROWS
+    if splits.left.shape[0] >= LARGE_TREE_NODES * roots.shape[0]:  # large trees: long runs of rows per tree
+        rows = min(MAX_BLOCK_ROWS, max(BLOCK_ROWS, (n + numba.get_num_threads() - 1) // numba.get_num_threads()))
+    n_blocks = (n + rows - 1) // rows
+    for block in prange(n_blocks):
+        first = block * rows
+        last = min(n, first + rows)
+        for t in range(roots.shape[0]):
+            base = roots[t]
+            column = columns[t]
+            for i in range(first, last):
+                u = descend(X, i, base, splits)
+                for k in range(value.shape[1]):
+                    out[i, column + k] += value[u, k]
