@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..tree._binning import apply_bins, bin_value_ranges, fit_bin_edges
 from ..utils import Interval, Options, check_sample_weight, raise_if_cancelled
+from ..tree._histogram import SampleStats
 from ..tree._traversal import Splits, sum_leaf_values
 from ._hist_grower import add_leaf_values, grow_tree, newton_leaf_values
 
@@ -186,14 +187,14 @@ class _BaseGradientBoosting(BaseEstimator):
         depth = -1 if self.max_depth is None else self.max_depth
         leaves = -1 if self.max_leaf_nodes is None else self.max_leaf_nodes
         pool = np.empty((leaves + 1 if leaves > 0 else (depth + 2 if depth > 0 else 8), X.shape[1], n_bins_eff + 1, 3))
-        g_ord, h_ord, buffer = np.empty(n), np.empty(n), np.empty(n, np.int32)
+        gathered, buffer = (np.empty(n), np.empty(n), np.empty(1, np.int32)), np.empty(n, np.int32)
         l2 = float(self.l2_regularization) / self._weight_unit
         leaf_scale = self.learning_rate * getattr(loss, "leaf_factor", 1.0)
         first_order = self.criterion != "newton" and not loss.constant_hessian
         # Zero-weight samples count as absent where a threshold is placed, as in the bin edges,
         # when the histogram's hessian column is Σw (weighted fits whose splits use h = w): a bin
         # holding only them is a gap, and their values are left out of the bin ranges.
-        occupancy = 1 if w is not None and (first_order or loss.constant_hessian) else 2
+        occupancy = 1 if w is not None and (first_order or loss.constant_hessian) else 0
         present = w > 0 if occupancy == 1 else slice(None)
         bin_lo, bin_hi = bin_value_ranges(X[present], Xb[present], n_bins_eff)
         settings = (n_bins, n_bins_eff, flat_edges, edge_offsets, bin_lo, bin_hi, occupancy, depth, leaves,
@@ -227,8 +228,9 @@ class _BaseGradientBoosting(BaseEstimator):
                 # A random feature order per tree breaks ties between equally good splits as
                 # scikit-learn's trees do; always the first feature would repeat one choice in every tree.
                 order = self._rng.permutation(X.shape[1]).astype(np.int64)
-                nodes, pool = grow_tree(Xb, g[k], g[k] if split_h is None else split_h, split_h is None, idx,
-                                        n_inbag == n, order, *settings, pool, g_ord, h_ord, buffer)
+                stats = SampleStats(code=buffer, weight=g[k] if split_h is None else split_h, target=-g[k],
+                                    classes=False, unit_weight=split_h is None)
+                nodes, pool = grow_tree(Xb, stats, idx, n_inbag == n, order, *settings, pool, gathered, buffer)
                 tree = _as_node_array(nodes)
                 start, stop = nodes[9], nodes[10]
                 if first_order:  # splits on Σw: the Newton leaves need the true hessians

@@ -3,8 +3,8 @@
 One regression tree is grown on binned features (see ``lucidml.tree._binning``) from per-sample
 gradients gᵢ = ∂L/∂f and hessians hᵢ = ∂²L/∂f² (both already multiplied by the sample weight):
 
-- a node's histogram holds, for every (feature, bin), the sums Σg, Σh and the sample count;
-  it is built for the smaller child only, the larger child's is parent − smaller
+- a node's histogram holds, for every (feature, bin), the sample count, Σh and −Σg (the one
+  histogram of every tree model, ``lucidml.tree._histogram``); it is built for the smaller child only, the larger child's is parent − smaller
   (histogram subtraction), so each level costs about half a pass over the data;
 - a split (feature j, bin b) sends bin ≤ b left and the missing bin left or right, whichever
   scores better; its gain is the second-order loss reduction (XGBoost / LightGBM form)
@@ -26,61 +26,14 @@ training predictions without a tree traversal).
 """
 
 import numpy as np
-from numba import prange
 
+from ..tree._histogram import build_histogram
 from ..utils import njit
 
 __all__ = ["add_leaf_values", "grow_tree", "newton_leaf_values"]
 
 # Node arrays returned by grow_tree, in this order.
 NODE_FIELDS = ("feature", "bin", "threshold", "missing_left", "left", "right", "value", "gain", "count", "start", "stop")
-
-
-@njit(parallel=True)
-def _build_histogram(Xb, sample_idx, start, stop, g, h, const_hess, identity, g_ord, h_ord, hist):
-    """hist[j, b] = (Σg, Σh, count) over the node's samples whose feature j falls in bin b."""
-    n_features = Xb.shape[1]
-    m = stop - start
-    if identity:  # the root without subsampling: no index indirection
-        for k in range(m):
-            g_ord[k] = g[k]
-            h_ord[k] = h[k]
-    else:  # gather once per node, read contiguously once per feature
-        for k in range(m):
-            s = sample_idx[start + k]
-            g_ord[k] = g[s]
-            h_ord[k] = h[s]
-    for j in prange(n_features):
-        column = Xb[:, j]
-        hj = hist[j]
-        hj[:] = 0.0
-        if identity:
-            if const_hess:
-                for k in range(m):
-                    b = column[k]
-                    hj[b, 0] += g_ord[k]
-                    hj[b, 2] += 1.0
-            else:
-                for k in range(m):
-                    b = column[k]
-                    hj[b, 0] += g_ord[k]
-                    hj[b, 1] += h_ord[k]
-                    hj[b, 2] += 1.0
-        else:
-            if const_hess:
-                for k in range(m):
-                    b = column[sample_idx[start + k]]
-                    hj[b, 0] += g_ord[k]
-                    hj[b, 2] += 1.0
-            else:
-                for k in range(m):
-                    b = column[sample_idx[start + k]]
-                    hj[b, 0] += g_ord[k]
-                    hj[b, 1] += h_ord[k]
-                    hj[b, 2] += 1.0
-        if const_hess:  # h ≡ 1: the hessian sum is the count
-            for b in range(hj.shape[0]):
-                hj[b, 1] = hj[b, 2]
 
 
 @njit
@@ -98,16 +51,17 @@ def _best_split(hist, feature_order, n_bins, missing_bin, G, H, C, l2, min_sampl
     best = (0.0, -1, -1, False, 0.0, 0.0, 0.0)
     for j in feature_order:
         hj = hist[j]
-        gm, hm, cm = hj[missing_bin, 0], hj[missing_bin, 1], hj[missing_bin, 2]
+        # The histogram's columns are (count, Σh, −Σg): lucidml.tree._histogram's layout.
+        gm, hm, cm = -hj[missing_bin, 2], hj[missing_bin, 1], hj[missing_bin, 0]
         # Pass 1 puts missing values right, pass 2 (only if the node has some) left.
         for pass_ in range(2 if cm > 0 else 1):
             missing_left = pass_ == 1
             gl, hl, cl = (gm, hm, cm) if missing_left else (0.0, 0.0, 0.0)
             # b = n_bins − 1 with missing right is the split "present" vs "missing".
             for b in range(n_bins[j]):
-                gl += hj[b, 0]
+                gl -= hj[b, 2]
                 hl += hj[b, 1]
-                cl += hj[b, 2]
+                cl += hj[b, 0]
                 cr = C - cl
                 if cr < min_samples_leaf:
                     break
@@ -138,7 +92,7 @@ def _threshold(hist_j, occupancy, b, n_bins_j, edges_j, lo_j, hi_j):
     unseen values between them right. ``lo_j``/``hi_j`` are each bin's smallest and largest
     training value. No present value on the right: +∞ (only missing values go right).
     ``occupancy`` is the histogram column that is zero exactly for a bin without samples: the
-    count (2), or Σw (1) when zero-weight samples are to count as absent.
+    count (0), or Σw (1) when zero-weight samples are to count as absent.
     """
     right = b + 1
     while right < n_bins_j and hist_j[right, occupancy] == 0.0:
@@ -162,13 +116,15 @@ def _leaf_value(G, H, l2, scale):
 
 @njit
 def grow_tree(
-    Xb, g, h, const_hess, sample_idx, identity, feature_order, n_bins, missing_bin, flat_edges, edge_offsets, bin_lo,
+    Xb, stats, sample_idx, identity, feature_order, n_bins, missing_bin, flat_edges, edge_offsets, bin_lo,
     bin_hi, occupancy,
-    max_depth, max_leaf_nodes, min_samples_leaf, min_hessian, l2, leaf_scale, pool, g_ord, h_ord, buffer,
+    max_depth, max_leaf_nodes, min_samples_leaf, min_hessian, l2, leaf_scale, pool, gathered, buffer,
 ):
     """Grow one tree; returns (node arrays in NODE_FIELDS order, pool — possibly enlarged).
 
-    max_depth or max_leaf_nodes < 0 means unlimited. ``identity`` says sample_idx is 0..n−1.
+    ``stats``: the samples' hessians (``weight``, or ``unit_weight``) and negated gradients
+    (``target``), as ``lucidml.tree._histogram.build_histogram`` reads them. max_depth or
+    max_leaf_nodes < 0 means unlimited. ``identity`` says sample_idx is 0..n−1.
     """
     n = sample_idx.shape[0]
     capacity = 2 * n - 1
@@ -206,8 +162,8 @@ def grow_tree(
     H = 0.0
     for k in range(n):
         s = k if identity else sample_idx[k]
-        G += g[s]
-        H += 1.0 if const_hess else h[s]
+        G -= stats.target[s]
+        H += 1.0 if stats.unit_weight else stats.weight[s]
     sum_g[0], sum_h[0], count[0], start[0], stop[0] = G, H, n, 0, n
     value[0] = _leaf_value(G, H, l2, leaf_scale)
     n_nodes = 1
@@ -219,7 +175,7 @@ def grow_tree(
     if (max_depth != 0) and n >= 2 * min_samples_leaf and max_leaf_nodes != 1:
         n_free -= 1
         slot[0] = free[n_free]
-        _build_histogram(Xb, sample_idx, np.int64(0), n, g, h, const_hess, identity, g_ord, h_ord, pool[slot[0]])
+        build_histogram(Xb, sample_idx, np.int64(0), n, stats, identity, gathered, pool[slot[0]])
         pending[0] = 0
         n_pending = 1
 
@@ -310,8 +266,7 @@ def grow_tree(
         n_free -= 1
         s_small = free[n_free]
         c_small, c_large = children[small], children[large]
-        _build_histogram(Xb, sample_idx, start[c_small], stop[c_small], g, h, const_hess, identity,
-                         g_ord, h_ord, pool[s_small])
+        build_histogram(Xb, sample_idx, start[c_small], stop[c_small], stats, identity, gathered, pool[s_small])
         parent_hist = pool[slot[node]]
         parent_hist -= pool[s_small]
         slot[c_small], slot[c_large] = s_small, slot[node]

@@ -19,6 +19,7 @@ from ..utils import (
 )
 from ._binning import apply_bins, fit_bin_edges
 from ._builder import GrowData, grow_tree
+from ._histogram import SampleStats
 from ._criteria import ABSOLUTE_ERROR
 from ._pruning import ccp_path, prune_ccp, prune_error
 from ._random import new_state
@@ -92,7 +93,9 @@ class _BaseDecisionTree(BaseEstimator):
         if self.max_bins is None:
             data = _presorted(X, samples)
         else:
-            data = _binned(X, samples, is_cat, int(self.max_bins), n_values if self._is_classifier else 2, rng)
+            stats = SampleStats(code=y_codes, weight=weight, target=weight * y_values if not self._is_classifier
+                                else np.zeros(1), classes=self._is_classifier, unit_weight=False)
+            data = _binned(X, samples, is_cat, int(self.max_bins), n_values if self._is_classifier else 2, rng, stats)
         target = (y_codes, y_values, weight, criterion, self._is_classifier, total_weight, is_cat, new_state(rng))
         work = _work_arrays(n_samples, samples.size, n_features, n_values, criterion, data, bool(is_cat.any()))
         cancel = cancel_flag()
@@ -211,10 +214,12 @@ def _presorted(X, samples):
                     binned=np.zeros((2, 2), dtype=np.uint8, order="F"),  # typed F-ordered like real bins
                     samples=np.zeros(1, np.int32), tmp_samples=np.zeros(1, np.int32), edges=np.zeros(1),
                     edge_ptr=np.zeros(2, np.int64), n_value_bins=np.zeros(1, np.int64), bin_values=np.zeros((1, 1)),
-                    pool=np.zeros((1, 1, 1, 1)), scratch=np.zeros((1, 1, 1)), free=np.zeros(0, np.int64))
+                    pool=np.zeros((1, 1, 1, 1)), scratch=np.zeros((1, 1, 1)), free=np.zeros(0, np.int64),
+                    stats=SampleStats(np.zeros(1, np.int32), np.zeros(1), np.zeros(1), False, False),
+                    gathered=(np.zeros(1), np.zeros(1), np.zeros(1, np.int32)))
 
 
-def _binned(X, samples, is_cat, max_bins, n_stats_values, rng):
+def _binned(X, samples, is_cat, max_bins, n_stats_values, rng, stats):
     """Quantile bins (categorical features: one bin per category) and the histogram pool."""
     Xs = X if samples.size == X.shape[0] else X[samples]
     edges = fit_bin_edges(Xs, max_bins, random_state=rng)
@@ -238,7 +243,8 @@ def _binned(X, samples, is_cat, max_bins, n_stats_values, rng):
     return GrowData(use_hist=True, sidx=np.zeros((1, 1), np.int32), X=np.zeros((1, 1)), tmp_idx=np.zeros(1, np.int32),
                     binned=binned, samples=samples.copy(), tmp_samples=np.empty(samples.size, np.int32), edges=flat,
                     edge_ptr=edge_ptr, n_value_bins=lengths + 1, bin_values=bin_values, pool=pool, scratch=scratch,
-                    free=np.zeros(n_slots, np.int64))
+                    free=np.zeros(n_slots, np.int64), stats=stats,
+                    gathered=(np.empty(samples.size), np.empty(samples.size), np.empty(samples.size, np.int32)))
 
 
 def _work_arrays(n_samples, m, n_features, n_values, criterion, data, any_categorical):

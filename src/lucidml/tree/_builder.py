@@ -45,7 +45,8 @@ N_FLOAT = 4
 # pool of histograms kept for subtraction (``free`` lists its unused slots). The other mode's
 # fields hold small placeholders of the same types.
 GrowData = namedtuple("GrowData", ["use_hist", "sidx", "X", "tmp_idx", "binned", "samples", "tmp_samples", "edges",
-                                   "edge_ptr", "n_value_bins", "bin_values", "pool", "scratch", "free"])
+                                   "edge_ptr", "n_value_bins", "bin_values", "pool", "scratch", "free", "stats",
+                                   "gathered"])
 
 _EPSILON = np.finfo(np.float64).eps
 _STRICT = 1e-12  # relative: a "decrease" below this is rounding noise, not an improvement
@@ -154,7 +155,7 @@ def _create_node(store, counter, start, end, depth, slot, data, target, rules, w
         if slot < 0:
             slot = _acquire(free, counter)
             hist = data.scratch if slot < 0 else pool[slot]
-            build_histogram(data.binned, samples, start, end, yk, y, w, is_class, hist)
+            build_histogram(data.binned, samples, start, end, data.stats, False, data.gathered, hist)
         else:
             hist = pool[slot]
         node_hist_stats[:] = 0.0
@@ -226,7 +227,6 @@ def _expand(store, counter, u, data, target, rules, work):
     inode = store[0]
     ch_bounds, ch_ids = store[3], store[5]
     use_hist, binned, samples, pool, free = data.use_hist, data.binned, data.samples, data.pool, data.free
-    yk, y, w, is_class = target[0], target[1], target[2], target[4]
     ptr = inode[u, CH_PTR]
     r = inode[u, N_GROUPS]
     depth = inode[u, DEPTH] + 1
@@ -246,8 +246,8 @@ def _expand(store, counter, u, data, target, rules, work):
         if ok:
             for c in range(r):
                 if c != largest:
-                    build_histogram(binned, samples, ch_bounds[ptr + c], ch_bounds[ptr + c + 1], yk, y, w, is_class,
-                                    pool[slots[c]])
+                    build_histogram(binned, samples, ch_bounds[ptr + c], ch_bounds[ptr + c + 1], data.stats, False,
+                                    data.gathered, pool[slots[c]])
                     _subtract(pool[parent_slot], pool[slots[c]])
             slots[largest] = parent_slot
         else:

@@ -1,13 +1,16 @@
-"""Histogram split search (``max_bins=k``): candidate thresholds are the quantile bin edges.
+"""Histograms of binned features, for every histogram tree, and the CART histogram split search.
 
 Features are binned once per fit (``_binning``: at most k bins, NaN in its own last bin). A
 node's histogram holds, per feature and bin, the sample count and the weighted class counts
-(classification) or the weight and Σ wᵢyᵢ (squared error). The split search then scans bins,
+(classification) or the weight and Σ wᵢyᵢ (squared error; gradient boosting: Σh and −Σg). The split search then scans bins,
 not samples, and a parent's histogram minus its smaller children's histograms gives the
 largest child's histogram without touching its samples ("histogram subtraction").
 """
 
+from collections import namedtuple
+
 import numpy as np
+from numba import prange
 
 from ..utils import njit
 from ._criteria import class_proxy
@@ -15,26 +18,85 @@ from ._random import rand_int
 from ._splitter import CATEGORICAL_SPLIT, MIN_CHILD_SHARE, NO_SPLIT, THRESHOLD_SPLIT
 
 
+# What each sample adds to a histogram bin (see build_histogram); one record for every tree model.
+#   classes:       weight[i] into column 1 + code[i]                 (CART classification)
+#   otherwise:     weight[i] into column 1, target[i] into column 2  (CART regression: w, w·y;
+#                                                                     boosting: h, −g)
+# ``unit_weight``: every weight is 1, so column 1 is the count (weight is not read; not with classes).
+SampleStats = namedtuple("SampleStats", ["code", "weight", "target", "classes", "unit_weight"])
+
+
+# Below this many (sample, feature) pairs a node's histogram is built on one thread: waking the
+# others costs more than it saves (deep trees have thousands of small nodes).
+PARALLEL_MIN_ENTRIES = 200_000
+
+
 @njit
-def build_histogram(binned, samples, start, end, yk, y, w, is_class, hist):
-    """hist[f, b] = (count, weighted stats) of the samples[start:end] falling in bin b of feature f."""
-    hist[:] = 0.0
-    for f in range(binned.shape[1]):
-        col = binned[:, f]
-        h = hist[f]
-        if is_class:
-            for p in range(start, end):
-                i = samples[p]
-                b = col[i]
-                h[b, 0] += 1.0
-                h[b, 1 + yk[i]] += w[i]
+def build_histogram(binned, samples, start, end, stats, identity, gathered, hist):
+    """hist[f, b] = (count, Σ weight or Σ weight per class[, Σ target]) of samples[start:end] in bin b of f.
+
+    The node's weights and targets are first gathered into node order (``gathered``: two float
+    buffers and an int32 buffer of at least end − start entries), so that each feature's pass
+    reads them contiguously; features go to the threads on large nodes. ``identity``:
+    samples[start:end] is 0 … n − 1 (a root without subsampling), read without the index.
+    """
+    m = end - start
+    weight_ord, target_ord, code_ord = gathered
+    for k in range(m):
+        i = k if identity else samples[start + k]
+        if not stats.unit_weight:
+            weight_ord[k] = stats.weight[i]
+        if stats.classes:
+            code_ord[k] = stats.code[i]
         else:
-            for p in range(start, end):
-                i = samples[p]
-                b = col[i]
-                h[b, 0] += 1.0
-                h[b, 1] += w[i]
-                h[b, 2] += w[i] * y[i]
+            target_ord[k] = stats.target[i]
+    if m * binned.shape[1] < PARALLEL_MIN_ENTRIES:
+        for f in range(binned.shape[1]):
+            _feature_histogram(binned[:, f], samples, start, m, stats, identity, gathered, hist[f])
+    else:
+        _features_in_parallel(binned, samples, start, m, stats, identity, gathered, hist)
+
+
+@njit(parallel=True)
+def _features_in_parallel(binned, samples, start, m, stats, identity, gathered, hist):
+    for f in prange(binned.shape[1]):
+        _feature_histogram(binned[:, f], samples, start, m, stats, identity, gathered, hist[f])
+
+
+@njit
+def _feature_histogram(column, samples, start, m, stats, identity, gathered, h):
+    """One feature's histogram h[b] from the gathered weights and targets."""
+    h[:] = 0.0
+    if identity:
+        _accumulate(column, column, True, m, stats, gathered, h)
+    else:
+        _accumulate(column, samples[start:start + m], False, m, stats, gathered, h)
+    if stats.unit_weight and not stats.classes:
+        for b in range(h.shape[0]):
+            h[b, 1] = h[b, 0]
+
+
+@njit
+def _accumulate(column, rows, identity, m, stats, gathered, h):
+    """h[bin of the k-th sample] += its count, weight(s) and target, the sample being rows[k]
+    (k itself with ``identity``): one loop per case, so that the hot loop tests only its data."""
+    weight_ord, target_ord, code_ord = gathered
+    if stats.classes:
+        for k in range(m):
+            b = column[k if identity else rows[k]]
+            h[b, 0] += 1.0
+            h[b, 1 + code_ord[k]] += weight_ord[k]
+    elif stats.unit_weight:
+        for k in range(m):
+            b = column[k if identity else rows[k]]
+            h[b, 0] += 1.0
+            h[b, 2] += target_ord[k]
+    else:
+        for k in range(m):
+            b = column[k if identity else rows[k]]
+            h[b, 0] += 1.0
+            h[b, 1] += weight_ord[k]
+            h[b, 2] += target_ord[k]
 
 
 @njit
