@@ -18,7 +18,7 @@ from ..utils import (
     validate_params,
 )
 from ._binning import apply_bins, fit_bin_edges
-from ._builder import GrowData, grow_tree
+from ._builder import ExactWork, GrowData, HistWork, Rules, Target, grow_tree
 from ._histogram import SampleStats
 from ._criteria import ABSOLUTE_ERROR
 from ._pruning import ccp_path, prune_ccp, prune_error
@@ -96,7 +96,8 @@ class _BaseDecisionTree(BaseEstimator):
             stats = SampleStats(code=y_codes, weight=weight, target=weight * y_values if not self._is_classifier
                                 else np.zeros(1), classes=self._is_classifier, unit_weight=False)
             data = _binned(X, samples, is_cat, int(self.max_bins), n_values if self._is_classifier else 2, rng, stats)
-        target = (y_codes, y_values, weight, criterion, self._is_classifier, total_weight, is_cat, new_state(rng))
+        target = Target(codes=y_codes, y=y_values, weight=weight, criterion=criterion, is_class=self._is_classifier,
+                        total_weight=total_weight, is_categorical=is_cat, state=new_state(rng))
         work = _work_arrays(n_samples, samples.size, n_features, n_values, criterion, data, bool(is_cat.any()))
         cancel = cancel_flag()
         store, node_count = grow_tree(data, target, rules, work, max_leaf_nodes, samples.size, n_values, cancel)
@@ -120,8 +121,9 @@ class _BaseDecisionTree(BaseEstimator):
         self.max_features_ = _resolve_max_features(self.max_features, n_features)
         max_depth = _NO_LIMIT if self.max_depth is None else int(self.max_depth)
         mwl = float(self.min_weight_fraction_leaf) * total_weight
-        return (max_depth, mss, msl, mwl, float(self.min_impurity_decrease), self.max_features_,
-                self.splitter == "random")
+        return Rules(max_depth=max_depth, min_samples_split=mss, min_samples_leaf=msl, min_weight_leaf=mwl,
+                     min_impurity_decrease=float(self.min_impurity_decrease), max_features=self.max_features_,
+                     random_splitter=self.splitter == "random")
 
     def _categorical_mask(self, n_features):
         mask = np.zeros(n_features, dtype=np.bool_)
@@ -255,13 +257,13 @@ def _work_arrays(n_samples, m, n_features, n_values, criterion, data, any_catego
     """
     m_mae = m if criterion == ABSOLUTE_ERROR else 1
     m_cat = m + 2 if any_categorical else 2
-    exact = (np.zeros(n_values), np.empty(m_mae), np.empty(m_mae), np.empty(1, np.int32),
-             np.empty(n_features, np.int64), np.empty(m_cat, np.int64), np.empty(m_cat, np.int64),
-             np.empty(n_samples if m_mae > 1 else 1, np.int64), np.empty(m_mae), np.zeros((2, m_mae + 1)),
-             np.zeros((2, m_mae)))
+    exact = ExactWork(counts=np.zeros(n_values), y_buffer=np.empty(m_mae), w_buffer=np.empty(m_mae),
+                      features=np.empty(n_features, np.int64), groups=np.empty(m_cat, np.int64),
+                      best_groups=np.empty(m_cat, np.int64), rank_of=np.empty(n_samples if m_mae > 1 else 1, np.int64),
+                      sorted_y=np.empty(m_mae), fenwick=np.zeros((2, m_mae + 1)), abs_errors=np.zeros((2, m_mae)))
     n_bins = data.bin_values.shape[1]
     n_stats = data.scratch.shape[2]
-    hist = (np.empty(n_features, np.int64), np.empty(n_bins + 1, np.int64), np.empty(n_bins + 1, np.int64),
-            np.zeros(n_stats), np.zeros(n_stats))
+    hist = HistWork(features=np.empty(n_features, np.int64), groups=np.empty(n_bins + 1, np.int64),
+                    best_groups=np.empty(n_bins + 1, np.int64), left=np.zeros(n_stats), right=np.zeros(n_stats))
     return (np.zeros(max(n_values, 1)), np.empty(m_mae), np.empty(m_mae), np.empty(n_samples, np.int32), exact, hist,
             np.zeros(n_stats), np.zeros(n_bins, np.int64))

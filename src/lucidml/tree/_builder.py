@@ -48,6 +48,18 @@ GrowData = namedtuple("GrowData", ["use_hist", "sidx", "X", "tmp_idx", "binned",
                                    "edge_ptr", "n_value_bins", "bin_values", "pool", "scratch", "free", "stats",
                                    "gathered"])
 
+# The target of the fit: class codes or values, weights, the criterion's code, the categorical
+# features' mask and the random state; and the stopping rules.
+Target = namedtuple("Target", ["codes", "y", "weight", "criterion", "is_class", "total_weight", "is_categorical",
+                               "state"])
+Rules = namedtuple("Rules", ["max_depth", "min_samples_split", "min_samples_leaf", "min_weight_leaf",
+                             "min_impurity_decrease", "max_features", "random_splitter"])
+# Scratch of the exact sweeps (per-sample buffers only where the criterion needs them) and of the
+# histogram search; the groups of a categorical split are left in ``best_groups``.
+ExactWork = namedtuple("ExactWork", ["counts", "y_buffer", "w_buffer", "features", "groups", "best_groups",
+                                     "rank_of", "sorted_y", "fenwick", "abs_errors"])
+HistWork = namedtuple("HistWork", ["features", "groups", "best_groups", "left", "right"])
+
 _EPSILON = np.finfo(np.float64).eps
 _STRICT = 1e-12  # relative: a "decrease" below this is rounding noise, not an improvement
 
@@ -149,7 +161,6 @@ def _create_node(store, counter, start, end, depth, slot, data, target, rules, w
         _release(free, counter, slot)
         return nid
 
-    params = (msl, mwl, max_features, random_splitter)
     if use_hist:
         hist = data.scratch
         if slot < 0:
@@ -163,26 +174,26 @@ def _create_node(store, counter, start, end, depth, slot, data, target, rules, w
             for s in range(node_hist_stats.size):
                 node_hist_stats[s] += hist[0, b, s]
         kind, feature, pos, threshold, missing_left, n_groups, _ = find_split_hist(
-            hist, node_hist_stats, data.n_value_bins, data.edges, data.edge_ptr, is_cat, is_class, criterion, params,
+            hist, node_hist_stats, data.n_value_bins, data.edges, data.edge_ptr, is_cat, is_class, criterion, rules,
             state, hist_work)
     else:
         node_sum = buf[0] * total
-        counts = np.empty(buf.size)  # the node's class counts; exact_work[0] is the sweep's scratch
+        counts = np.empty(buf.size)  # the node's class counts; exact_work.counts is the sweep's scratch
         if is_class:
             class_counts(row, start, end, yk, w, counts)
         kind, feature, pos, threshold, missing_left, n_groups, _ = find_split_exact(
-            sidx, X, start, end, yk, y, w, counts, node_sum, total, criterion, params, is_cat, state, exact_work)
+            sidx, X, start, end, yk, y, w, counts, node_sum, total, criterion, rules, is_cat, state, exact_work)
     if kind == NO_SPLIT:
         _release(free, counter, slot)
         return nid
 
     if use_hist:
         sizes = assign_children_hist(data.binned, samples, start, end, kind, feature, pos, missing_left, n_groups,
-                                     hist_work[2], child_of, bin_to_group)
+                                     hist_work.best_groups, child_of, bin_to_group)
         partition_samples(samples, start, end, child_of, sizes, data.tmp_samples)
     else:
         sizes = assign_children(sidx, X, start, end, kind, feature, pos, missing_left, n_groups,
-                                exact_work[6], child_of)
+                                exact_work.best_groups, child_of)
         partition_rows(sidx, start, end, child_of, sizes, data.tmp_idx)
 
     # Keep the split only on a strict decrease of Σ_c W_c I_c that meets min_impurity_decrease.
@@ -197,7 +208,7 @@ def _create_node(store, counter, start, end, depth, slot, data, target, rules, w
         ch_bounds[ptr + c] = lo
         if kind == CATEGORICAL_SPLIT:
             if use_hist:
-                ch_values[ptr + c] = data.bin_values[feature, hist_work[2][c]]
+                ch_values[ptr + c] = data.bin_values[feature, hist_work.best_groups[c]]
             else:
                 ch_values[ptr + c] = X[sidx[feature, lo], feature]
         else:

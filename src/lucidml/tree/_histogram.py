@@ -2,9 +2,10 @@
 
 Features are binned once per fit (``_binning``: at most k bins, NaN in its own last bin). A
 node's histogram holds, per feature and bin, the sample count and the weighted class counts
-(classification) or the weight and Σ wᵢyᵢ (squared error; gradient boosting: Σh and −Σg). The split search then scans bins,
-not samples, and a parent's histogram minus its smaller children's histograms gives the
-largest child's histogram without touching its samples ("histogram subtraction").
+(classification) or the weight and Σ wᵢyᵢ (squared error; gradient boosting: Σh and −Σg). The
+split search then scans bins, not samples, and a parent's histogram minus its smaller
+children's histograms gives the largest child's histogram without touching its samples
+("histogram subtraction").
 """
 
 from collections import namedtuple
@@ -113,15 +114,15 @@ def _proxy(stats, is_class, criterion):
 
 
 @njit
-def find_split_hist(hist, node_stats, n_value_bins, edges, edge_ptr, is_cat, is_class, criterion, params, state,
+def find_split_hist(hist, node_stats, n_value_bins, edges, edge_ptr, is_cat, is_class, criterion, rules, state,
                     work):
     """Best split of a node from its histogram ``hist`` (n_features, n_bins + 1, n_stats).
 
     Returns (kind, feature, last left bin, threshold, missing_left, n_groups, proxy); the bins
-    of the groups of a categorical split are left in ``work[2]``.
+    of the groups of a categorical split are left in ``work.best_groups``.
     """
-    msl, mwl, max_features, random_splitter = params
-    features, grp_cur, grp_best, left, right = work[0], work[1], work[2], work[3], work[4]
+    msl, max_features, random_splitter = rules.min_samples_leaf, rules.max_features, rules.random_splitter
+    features, grp_cur, grp_best, left, right = work.features, work.groups, work.best_groups, work.left, work.right
     n_features = hist.shape[0]
     missing_bin = hist.shape[1] - 1
     n_node = node_stats[0]
@@ -131,7 +132,7 @@ def find_split_hist(hist, node_stats, n_value_bins, edges, edge_ptr, is_cat, is_
             node_weight += node_stats[s]
     else:
         node_weight = node_stats[1]
-    mwl = max(mwl, MIN_CHILD_SHARE * node_weight)  # never score a child of rounding-noise weight
+    mwl = max(rules.min_weight_leaf, MIN_CHILD_SHARE * node_weight)  # never score a child of rounding-noise weight
     for f in range(n_features):
         features[f] = f
     best = -np.inf

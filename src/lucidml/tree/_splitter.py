@@ -192,22 +192,22 @@ def _categorical_groups(idx, xf, start, end_nn, end, bounds):
 
 
 @njit
-def find_split_exact(sidx, X, start, end, yk, y, w, node_counts, node_sum, total, criterion, params, is_cat,
+def find_split_exact(sidx, X, start, end, yk, y, w, node_counts, node_sum, total, criterion, rules, is_cat,
                      state, work):
     """Best split of the node sidx[:, start:end] over the features drawn for it.
 
-    ``params`` = (min_samples_leaf, min_weight_leaf, max_features, random_splitter). Returns
+    ``rules``: the fit's ``Rules`` (min_samples_leaf, min_weight_leaf, max_features, random_splitter). Returns
     (kind, feature, last left position, threshold, missing_left, n_groups, proxy); for a
-    categorical split the group bounds are left in ``work[6]``.
+    categorical split the group bounds are left in ``work.best_groups``.
     """
-    msl, mwl, max_features, random_splitter = params
-    mwl = max(mwl, MIN_CHILD_SHARE * total)  # a lighter child is rounding noise: never divide by it
-    counts, features, grp_cur, grp_best = work[0], work[4], work[5], work[6]
+    msl, max_features, random_splitter = rules.min_samples_leaf, rules.max_features, rules.random_splitter
+    mwl = max(rules.min_weight_leaf, MIN_CHILD_SHARE * total)  # a lighter child is rounding noise: never divide by it
+    counts, features, grp_cur, grp_best = work.counts, work.features, work.groups, work.best_groups
     n_features = sidx.shape[0]
     for f in range(n_features):
         features[f] = f
     if criterion == ABSOLUTE_ERROR:
-        prepare_ranks(sidx[0], start, end, y, work[7], work[8])
+        prepare_ranks(sidx[0], start, end, y, work.rank_of, work.sorted_y)
 
     best_kind = NO_SPLIT
     best_feature = -1
@@ -239,7 +239,8 @@ def find_split_exact(sidx, X, start, end, yk, y, w, node_counts, node_sum, total
             for g in range(n_groups):
                 if not ok:
                     break
-                pg, wg = set_proxy(idx, grp_cur[g], grp_cur[g + 1], yk, y, w, criterion, counts, work[1], work[2])
+                pg, wg = set_proxy(idx, grp_cur[g], grp_cur[g + 1], yk, y, w, criterion, counts, work.y_buffer,
+                                   work.w_buffer)
                 ok = grp_cur[g + 1] - grp_cur[g] >= msl and wg >= mwl
                 proxy += pg
             if ok and proxy > best:
@@ -270,8 +271,8 @@ def find_split_exact(sidx, X, start, end, yk, y, w, node_counts, node_sum, total
                 proxy, pos = _sweep_squared_error(idx, xf, start, end_nn, end, y, w, node_sum, total, msl, mwl,
                                                   missing_left)
             else:
-                proxy, pos = sweep_absolute_error(idx, xf, start, end, y, w, total, msl, mwl, work[7], work[8],
-                                                  work[9], work[10])
+                proxy, pos = sweep_absolute_error(idx, xf, start, end, y, w, total, msl, mwl, work.rank_of,
+                                                  work.sorted_y, work.fenwick, work.abs_errors)
             if pos >= 0 and proxy > best:
                 best, best_kind, best_feature, best_pos = proxy, THRESHOLD_SPLIT, f, pos
                 if pos == end_nn - 1:
@@ -316,8 +317,8 @@ def _random_split(idx, xf, start, end_nn, end, yk, y, w, criterion, node_counts,
     if pos < start or pos >= end_nn - 1 or n_left < msl or end - start - n_left < msl:
         return -np.inf, -1, threshold, missing_left
     if criterion == ABSOLUTE_ERROR:  # never with NaN: both children are contiguous
-        pl, w_left = set_proxy(idx, start, pos + 1, yk, y, w, criterion, work[0], work[1], work[2])
-        pr, w_right = set_proxy(idx, pos + 1, end, yk, y, w, criterion, work[0], work[1], work[2])
+        pl, w_left = set_proxy(idx, start, pos + 1, yk, y, w, criterion, work.counts, work.y_buffer, work.w_buffer)
+        pr, w_right = set_proxy(idx, pos + 1, end, yk, y, w, criterion, work.counts, work.y_buffer, work.w_buffer)
         proxy = pl + pr
     elif criterion == SQUARED_ERROR:
         s_left = 0.0
@@ -330,7 +331,7 @@ def _random_split(idx, xf, start, end_nn, end, yk, y, w, criterion, node_counts,
         s_right = node_sum - s_left
         proxy = s_left * s_left / w_left + s_right * s_right / w_right if w_left > 0 and w_right > 0 else -np.inf
     else:
-        left = work[0]
+        left = work.counts
         for k in range(left.size):
             left[k] = 0.0
         w_left = 0.0
