@@ -54,7 +54,8 @@ class _BaseForest(BaseEstimator):
             raise ValueError(f"n_estimators={self.n_estimators} must be at least the {len(self.estimators_)} "
                              "members already fitted when warm_start=True.")
         if n_more == 0:
-            warnings.warn("warm_start=True and n_estimators unchanged: nothing new to fit.", UserWarning, stacklevel=2)
+            # stacklevel: past fit's interruptible wrapper, to the caller
+            warnings.warn("warm_start=True and n_estimators unchanged: nothing new to fit.", UserWarning, stacklevel=3)
         else:
             rng.randint(_MAX_SEED, size=len(self.estimators_))  # skip the seeds the kept members used
             seeds = [int(rng.randint(_MAX_SEED)) for _ in range(n_more)]
@@ -195,7 +196,7 @@ class _BaseForest(BaseEstimator):
         seen = n_votes > 0
         if not seen.all():
             warnings.warn(f"{np.sum(~seen)} samples were never out of bag; their out-of-bag estimates are NaN and "
-                          "oob_score_ ignores them (use more estimators).", UserWarning, stacklevel=3)
+                          "oob_score_ ignores them (use more estimators).", UserWarning, stacklevel=4)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = (total.T / n_votes).T
         if self._is_classifier:

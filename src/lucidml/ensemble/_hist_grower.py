@@ -27,7 +27,7 @@ training predictions without a tree traversal).
 
 import numpy as np
 
-from ..tree._histogram import build_histogram
+from ..tree._histogram import build_histogram, gap_threshold
 from ..utils import njit
 
 __all__ = ["add_leaf_values", "grow_tree", "newton_leaf_values"]
@@ -79,33 +79,6 @@ def _best_split(hist, feature_order, n_bins, missing_bin, G, H, C, l2, min_sampl
                     go_left = missing_left if cm > 0 else cl >= cr
                     best = (gain, j, b, go_left, gl, hl, cl)
     return best
-
-
-@njit
-def _threshold(hist_j, occupancy, b, n_bins_j, edges_j, lo_j, hi_j):
-    """The raw-value threshold of the split "bin ≤ b", centred in the node's gap.
-
-    Every threshold between the node's largest value on the left (in bin ``left``) and its
-    smallest on the right (bin ``right``) splits the node's samples alike, and the bins between
-    them are empty in this node. The midpoint of those two values is what an exact tree (and
-    scikit-learn) uses; the global edge after bin b would sit against the left value and send
-    unseen values between them right. ``lo_j``/``hi_j`` are each bin's smallest and largest
-    training value. No present value on the right: +∞ (only missing values go right).
-    ``occupancy`` is the histogram column that is zero exactly for a bin without samples: the
-    count (0), or Σw (1) when zero-weight samples are to count as absent.
-    """
-    right = b + 1
-    while right < n_bins_j and hist_j[right, occupancy] == 0.0:
-        right += 1
-    if right >= n_bins_j:
-        return np.inf
-    left = b
-    while left >= 0 and hist_j[left, occupancy] == 0.0:
-        left -= 1
-    if left < 0:  # only missing values go left: keep the bin edge
-        return edges_j[b]
-    t = 0.5 * hi_j[left] + 0.5 * lo_j[right]
-    return t if t < lo_j[right] else hi_j[left]  # adjacent floats: the midpoint rounds up
 
 
 @njit
@@ -210,7 +183,7 @@ def grow_tree(
 
         j, b, ml = cand_feature[node], cand_bin[node], cand_missing_left[node]
         feature[node], bin_[node], missing_left[node], gain[node] = j, b, ml, cand_gain[node]
-        threshold[node] = _threshold(pool[slot[node]][j], occupancy, b, n_bins[j],
+        threshold[node] = gap_threshold(pool[slot[node]][j], occupancy, b, n_bins[j],
                                      flat_edges[edge_offsets[j]:edge_offsets[j + 1]], bin_lo[j], bin_hi[j])
         # Stable partition of the node's samples: left ones first, order kept (cache-friendly).
         lo, hi = start[node], stop[node]

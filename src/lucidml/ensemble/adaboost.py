@@ -221,7 +221,7 @@ def _samme(X, y, w, prototype, K, n_rounds, nu, rng):
         total = w.sum()
         if not np.isfinite(total) or total <= 0:
             warnings.warn(f"AdaBoost stopped at round {k + 1}: the sample weights overflowed.", UserWarning,
-                          stacklevel=3)
+                          stacklevel=4)
             break
         w = w / total
     return learners, alphas, errors

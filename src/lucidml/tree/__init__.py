@@ -1,4 +1,34 @@
-"""Decision trees (CART) with pre- and post-pruning."""
+"""Decision trees (CART) with pre- and post-pruning, and the tree engine every tree model uses.
+
+How a tree is grown and read, file by file (the ensembles in ``lucidml.ensemble`` grow theirs
+with the same pieces)::
+
+    X ──► _binning      quantile bins, NaN in its own bin        (histogram trees: max_bins,
+    │                   (bin_value_ranges: each bin's min/max)     gradient boosting)
+    │     _base         the presorted sample order of every       (exact trees: max_bins=None)
+    │                   feature, int32; values read from X
+    ▼
+    _histogram          build_histogram: per node, feature and bin, (count, Σw or Σw per class,
+    │                   Σtarget) from one SampleStats record; larger child = parent − smaller
+    ▼
+    _splitter           the best split of a node: sweeps over the sorted order (exact) or over
+    _histogram          the histogram's bins; criteria and their proxies in _criteria,
+    _criteria           absolute error in _absolute_error; gradient boosting scores its own
+    │                   gain in ensemble/_hist_grower
+    ▼
+    _builder            grows the node store depth-first or best-first (GrowData, Target,
+    │                   Rules: named records), stops on Ctrl-C (utils._interrupt)
+    ▼
+    _tree               Tree: scikit-learn's tree_ arrays (children_left, threshold, value, …)
+    │                   plus CSR lists for multiway categorical nodes; _pruning rebuilds it
+    ▼
+    _traversal          the one walk: descend / apply / decision paths of a tree, and
+                        sum_leaf_values over a table of trees (forests, AdaBoost, boosting)
+
+Still two growers: ``_builder`` (CART, forests, bagging, AdaBoost) and
+``ensemble/_hist_grower`` (gradient boosting) share the binning, the histograms and the walk,
+not yet the split scan and the node store.
+"""
 
 from .decision_tree import DecisionTreeClassifier, DecisionTreeRegressor
 from .export import export_graphviz, export_text

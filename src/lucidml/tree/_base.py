@@ -17,10 +17,10 @@ from ..utils import (
     raise_if_cancelled,
     validate_params,
 )
-from ._binning import apply_bins, fit_bin_edges
+from ._binning import apply_bins, bin_value_ranges, fit_bin_edges
 from ._builder import ExactWork, GrowData, HistWork, Rules, Target, grow_tree
-from ._histogram import SampleStats
 from ._criteria import ABSOLUTE_ERROR
+from ._histogram import SampleStats
 from ._pruning import ccp_path, prune_ccp, prune_error
 from ._random import new_state
 from ._tree import tree_from_store
@@ -216,6 +216,7 @@ def _presorted(X, samples):
                     binned=np.zeros((2, 2), dtype=np.uint8, order="F"),  # typed F-ordered like real bins
                     samples=np.zeros(1, np.int32), tmp_samples=np.zeros(1, np.int32), edges=np.zeros(1),
                     edge_ptr=np.zeros(2, np.int64), n_value_bins=np.zeros(1, np.int64), bin_values=np.zeros((1, 1)),
+                    bin_lo=np.zeros((1, 1)), bin_hi=np.zeros((1, 1)),
                     pool=np.zeros((1, 1, 1, 1)), scratch=np.zeros((1, 1, 1)), free=np.zeros(0, np.int64),
                     stats=SampleStats(np.zeros(1, np.int32), np.zeros(1), np.zeros(1), False, False),
                     gathered=(np.zeros(1), np.zeros(1), np.zeros(1, np.int32)))
@@ -234,6 +235,7 @@ def _binned(X, samples, is_cat, max_bins, n_stats_values, rng, stats):
         edges[j] = 0.5 * levels[:-1] + 0.5 * levels[1:]
         bin_values[j, : levels.size] = levels
     binned = apply_bins(X, edges, max_bins)  # uint8 (≤ 255 bins) or uint16, Fortran order
+    bin_lo, bin_hi = bin_value_ranges(Xs, binned if samples.size == X.shape[0] else binned[samples], max_bins)
     lengths = np.array([len(e) for e in edges], dtype=np.int64)
     edge_ptr = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
     flat = np.concatenate([np.asarray(e, dtype=np.float64) for e in edges] + [np.zeros(1)])
@@ -244,7 +246,8 @@ def _binned(X, samples, is_cat, max_bins, n_stats_values, rng, stats):
     scratch = np.zeros((n_features, max_bins + 1, n_stats))
     return GrowData(use_hist=True, sidx=np.zeros((1, 1), np.int32), X=np.zeros((1, 1)), tmp_idx=np.zeros(1, np.int32),
                     binned=binned, samples=samples.copy(), tmp_samples=np.empty(samples.size, np.int32), edges=flat,
-                    edge_ptr=edge_ptr, n_value_bins=lengths + 1, bin_values=bin_values, pool=pool, scratch=scratch,
+                    edge_ptr=edge_ptr, n_value_bins=lengths + 1, bin_values=bin_values, bin_lo=bin_lo,
+                    bin_hi=bin_hi, pool=pool, scratch=scratch,
                     free=np.zeros(n_slots, np.int64), stats=stats,
                     gathered=(np.empty(samples.size), np.empty(samples.size), np.empty(samples.size, np.int32)))
 

@@ -41,12 +41,13 @@ N_FLOAT = 4
 
 # What the builder grows from. Exact mode: ``sidx`` (n_features, m) sample indices sorted by each
 # feature, the values read from ``X``. Histogram mode: ``binned`` codes, the node-ordered ``samples``,
-# the bin ``edges`` (flat, ``edge_ptr`` per feature), ``bin_values`` of categorical bins, and the
+# the bin ``edges`` (flat, ``edge_ptr`` per feature), ``bin_values`` of categorical bins, each bin's
+# smallest and largest training value (``bin_lo``, ``bin_hi``: thresholds go midway), and the
 # pool of histograms kept for subtraction (``free`` lists its unused slots). The other mode's
 # fields hold small placeholders of the same types.
 GrowData = namedtuple("GrowData", ["use_hist", "sidx", "X", "tmp_idx", "binned", "samples", "tmp_samples", "edges",
-                                   "edge_ptr", "n_value_bins", "bin_values", "pool", "scratch", "free", "stats",
-                                   "gathered"])
+                                   "edge_ptr", "n_value_bins", "bin_values", "bin_lo", "bin_hi", "pool", "scratch",
+                                   "free", "stats", "gathered"])
 
 # The target of the fit: class codes or values, weights, the criterion's code, the categorical
 # features' mask and the random state; and the stopping rules.
@@ -174,8 +175,7 @@ def _create_node(store, counter, start, end, depth, slot, data, target, rules, w
             for s in range(node_hist_stats.size):
                 node_hist_stats[s] += hist[0, b, s]
         kind, feature, pos, threshold, missing_left, n_groups, _ = find_split_hist(
-            hist, node_hist_stats, data.n_value_bins, data.edges, data.edge_ptr, is_cat, is_class, criterion, rules,
-            state, hist_work)
+            hist, node_hist_stats, data, is_cat, is_class, criterion, rules, state, hist_work)
     else:
         node_sum = buf[0] * total
         counts = np.empty(buf.size)  # the node's class counts; exact_work.counts is the sweep's scratch

@@ -101,6 +101,33 @@ def _accumulate(column, rows, identity, m, stats, gathered, h):
 
 
 @njit
+def gap_threshold(hist_j, occupancy, b, n_bins_j, edges_j, lo_j, hi_j):
+    """The raw-value threshold of the split "bin ≤ b", centred in the node's gap.
+
+    Every threshold between the node's largest value on the left (in bin ``left``) and its
+    smallest on the right (bin ``right``) splits the node's samples alike, and the bins between
+    them are empty in this node. The midpoint of those two values is what an exact tree (and
+    scikit-learn) uses; the global edge after bin b would sit against the left value and send
+    unseen values between them right. ``lo_j``/``hi_j`` are each bin's smallest and largest
+    training value. No present value on the right: +∞ (only missing values go right).
+    ``occupancy`` is the histogram column that is zero exactly for a bin without samples: the
+    count (0), or Σw (1) when zero-weight samples are to count as absent.
+    """
+    right = b + 1
+    while right < n_bins_j and hist_j[right, occupancy] == 0.0:
+        right += 1
+    if right >= n_bins_j:
+        return np.inf
+    left = b
+    while left >= 0 and hist_j[left, occupancy] == 0.0:
+        left -= 1
+    if left < 0:  # only missing values go left: keep the bin edge
+        return edges_j[b]
+    t = 0.5 * hi_j[left] + 0.5 * lo_j[right]
+    return t if t < lo_j[right] else hi_j[left]  # adjacent floats: the midpoint rounds up
+
+
+@njit
 def _proxy(stats, is_class, criterion):
     """Proxy term of one child from its accumulated histogram row (count, stats...)."""
     if is_class:
@@ -114,8 +141,7 @@ def _proxy(stats, is_class, criterion):
 
 
 @njit
-def find_split_hist(hist, node_stats, n_value_bins, edges, edge_ptr, is_cat, is_class, criterion, rules, state,
-                    work):
+def find_split_hist(hist, node_stats, data, is_cat, is_class, criterion, rules, state, work):
     """Best split of a node from its histogram ``hist`` (n_features, n_bins + 1, n_stats).
 
     Returns (kind, feature, last left bin, threshold, missing_left, n_groups, proxy); the bins
@@ -146,7 +172,7 @@ def find_split_hist(hist, node_stats, n_value_bins, edges, edge_ptr, is_cat, is_
         features[j] = features[f_i]
         features[f_i] = f
         h = hist[f]
-        nb = n_value_bins[f]
+        nb = data.n_value_bins[f]
         lo = -1
         hi = -1
         for b in range(nb):
@@ -213,8 +239,13 @@ def find_split_hist(hist, node_stats, n_value_bins, edges, edge_ptr, is_cat, is_
                     continue
                 if pl + pr > best:
                     best, best_kind, best_feature, best_bin = pl + pr, THRESHOLD_SPLIT, f, b
-                    best_threshold = np.inf if b == hi else edges[edge_ptr[f] + b]
+                    best_threshold = np.inf if b == hi else np.nan  # placed below, once
                     best_ml = ml if n_miss > 0 else n_left > n_node - n_left
+    if best_kind == THRESHOLD_SPLIT and np.isnan(best_threshold):
+        f = best_feature
+        edges_f = data.edges[data.edge_ptr[f]:data.edge_ptr[f + 1]]
+        best_threshold = gap_threshold(hist[f], 0, best_bin, data.n_value_bins[f], edges_f, data.bin_lo[f],
+                                       data.bin_hi[f])
     return best_kind, best_feature, best_bin, best_threshold, best_ml, best_groups, best
 
 
