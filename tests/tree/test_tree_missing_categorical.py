@@ -165,3 +165,30 @@ def test_parallel_traversal_equals_the_serial_one(categorical):
     np.testing.assert_array_equal(whole, pieces)
     np.testing.assert_array_equal(tree.predict(X_new), np.concatenate(
         [tree.predict(X_new[i:i + 1000]) for i in range(0, X_new.shape[0], 1000)]))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_histogram_thresholds_sit_midway_in_the_node_gap(seed):
+    """A histogram split separates the node's samples between two bins occupied in the node; its
+    threshold is the midpoint of the left bin's largest and the right bin's smallest training
+    value (as gradient boosting's, and an exact tree's when the bins are exact), not the global
+    edge after the left bin, which lies anywhere in the gap between them."""
+    from lucidml.tree._binning import apply_bins, fit_bin_edges
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(400, 3)) * [1.0, 10.0, 100.0]
+    y = (X[:, 0] + X[:, 1] / 10 + rng.normal(scale=0.5, size=400) > 0).astype(int)
+    tree = DecisionTreeClassifier(max_bins=8, max_depth=6, random_state=0).fit(X, y).tree_
+    binned = apply_bins(X, fit_bin_edges(X, 8), 8)  # the tree's bins (no subsample below 200,000 rows)
+    paths = tree.decision_path(X).tocsc()
+    checked = 0
+    for node in np.flatnonzero(tree.children_left != -1):
+        rows = paths[:, node].nonzero()[0]
+        f = tree.feature[node]
+        left = X[rows, f] <= tree.threshold[node]
+        left_bin = binned[rows[left], f].max()
+        right_bin = binned[rows[~left], f].min()
+        expected = 0.5 * X[binned[:, f] == left_bin, f].max() + 0.5 * X[binned[:, f] == right_bin, f].min()
+        assert tree.threshold[node] == expected
+        checked += 1
+    assert checked >= 5
