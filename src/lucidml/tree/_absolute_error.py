@@ -10,6 +10,7 @@ one backward sweep every right child (the same scheme as scikit-learn ≥ 1.8).
 import numpy as np
 
 from ..utils import njit
+from ._criteria import SKIP, STOP, admissible
 
 
 @njit
@@ -98,12 +99,10 @@ def sweep_absolute_error(idx, xf, start, end, y, w, total, msl, mwl, rank_of, so
         w_left += w[idx[p]]
         if xf[idx[p + 1]] == xf[idx[p]]:
             continue
-        n_left = p + 1 - start
-        if n_left < msl:
-            continue
-        if n - n_left < msl:
+        verdict = admissible(p + 1 - start, n, w_left, total, msl, mwl)
+        if verdict == STOP:
             break
-        if w_left < mwl or total - w_left < mwl:
+        if verdict == SKIP:
             continue
         proxy = -(ae[0, p - start] + ae[1, p + 1 - start])
         if proxy > best:

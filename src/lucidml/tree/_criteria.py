@@ -163,3 +163,21 @@ def regression_stats(idx, start, end, y, w, criterion, work_y, work_w):
     for k in range(n):
         ae += work_w[k] * abs(work_y[k] - median)
     return median, ae / total, total, False
+
+
+# What a sweep does with a candidate threshold (see admissible).
+SCORE, SKIP, STOP = 0, 1, 2
+
+
+@njit
+def admissible(n_left, n, w_left, total, msl, mwl):
+    """Whether a sweep scores the threshold after n_left of the node's n samples (SCORE), skips it
+    (SKIP: a child below min_samples_leaf or min_weight_leaf), or stops (STOP: the right child
+    is already too small)."""
+    if n_left < msl:
+        return SKIP
+    if n - n_left < msl:
+        return STOP
+    if w_left < mwl or total - w_left < mwl:
+        return SKIP
+    return SCORE

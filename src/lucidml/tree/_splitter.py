@@ -22,7 +22,10 @@ from ._criteria import (
     ABSOLUTE_ERROR,
     ENTROPY,
     GINI,
+    SKIP,
     SQUARED_ERROR,
+    STOP,
+    admissible,
     class_counts,
     class_proxy,
     regression_stats,
@@ -95,13 +98,12 @@ def _sweep_classes(idx, xf, start, end_nn, end, yk, w, node_counts, total, crite
             current = following
             if tied:
                 continue  # only between distinct values
-        if n_left < msl:
-            continue
-        if n - n_left < msl:
+        verdict = admissible(n_left, n, w_left, total, msl, mwl)
+        if verdict == STOP:
             break
-        w_right = total - w_left
-        if w_left < mwl or w_right < mwl:
+        if verdict == SKIP:
             continue
+        w_right = total - w_left
         if criterion == GINI:
             proxy = agg_left / w_left + agg_right / w_right
         elif criterion == ENTROPY:
@@ -145,14 +147,13 @@ def _sweep_squared_error(idx, xf, start, end_nn, end, y, w, node_sum, total, msl
             tied = following == current
             current = following
             if tied:
-                continue
-        if n_left < msl:
-            continue
-        if n - n_left < msl:
+                continue  # only between distinct values
+        verdict = admissible(n_left, n, w_left, total, msl, mwl)
+        if verdict == STOP:
             break
-        w_right = total - w_left
-        if w_left < mwl or w_right < mwl:
+        if verdict == SKIP:
             continue
+        w_right = total - w_left
         s_right = node_sum - s_left
         proxy = s_left * s_left / w_left + s_right * s_right / w_right
         if proxy > best:
