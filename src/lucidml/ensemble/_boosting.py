@@ -11,15 +11,17 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..tree._binning import apply_bins, bin_value_ranges, fit_bin_edges
-from ..utils import Interval, Options, check_sample_weight, raise_if_cancelled
 from ..tree._histogram import SampleStats
 from ..tree._traversal import Splits, sum_leaf_values
+from ..utils import Interval, Options, check_sample_weight, raise_if_cancelled
 from ._hist_grower import add_leaf_values, grow_tree, newton_leaf_values
 
 NODE_DTYPE = np.dtype([
     ("feature", np.int32), ("threshold", np.float64), ("missing_go_left", np.bool_), ("left", np.int32),
     ("right", np.int32), ("value", np.float64), ("gain", np.float64), ("n_samples", np.int64), ("bin", np.int32),
 ])
+
+_NO_CLASSES = np.zeros(1, np.int32)  # a regression tree's histograms have no class column
 
 # Children need some curvature, Σh > 10⁻³·(mean weight), as in LightGBM and scikit-learn's
 # HistGradientBoosting: it keeps log-loss trees from isolating samples that are already certain.
@@ -228,7 +230,8 @@ class _BaseGradientBoosting(BaseEstimator):
                 # A random feature order per tree breaks ties between equally good splits as
                 # scikit-learn's trees do; always the first feature would repeat one choice in every tree.
                 order = self._rng.permutation(X.shape[1]).astype(np.int64)
-                stats = SampleStats(code=buffer, weight=g[k] if split_h is None else split_h, target=-g[k],
+                # The histograms' columns: count, Σh (Σw for the first-order criterion), −Σg.
+                stats = SampleStats(code=_NO_CLASSES, weight=g[k] if split_h is None else split_h, target=-g[k],
                                     classes=False, unit_weight=split_h is None)
                 nodes, pool = grow_tree(Xb, stats, idx, n_inbag == n, order, *settings, pool, gathered, buffer)
                 tree = _as_node_array(nodes)

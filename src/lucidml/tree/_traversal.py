@@ -115,7 +115,6 @@ def decision_paths(X, splits, categories, max_len):
     return indptr, indices[:k]
 
 
-@njit(parallel=True)
 def sum_leaf_values(X, splits, value, roots, columns, out):
     """out[i, columns[t] + k] += value[leaf of row i in tree t, k] for every tree t of the table.
 
@@ -125,10 +124,17 @@ def sum_leaf_values(X, splits, value, roots, columns, out):
     walk up to 8,192 rows each, to spread their cache misses over more rows (20 full trees on
     12,500 rows: 21 ms against 25 ms; 250 trees of 15 nodes on 20,000 rows: 71 ms against 108).
     """
-    n = X.shape[0]
     rows = BLOCK_ROWS
-    if splits.left.shape[0] >= LARGE_TREE_NODES * roots.shape[0]:  # large trees: long runs of rows per tree
-        rows = min(MAX_BLOCK_ROWS, max(BLOCK_ROWS, (n + numba.get_num_threads() - 1) // numba.get_num_threads()))
+    if splits.left.shape[0] >= LARGE_TREE_NODES * roots.shape[0]:
+        per_thread = -(-X.shape[0] // numba.get_num_threads())
+        rows = min(MAX_BLOCK_ROWS, max(BLOCK_ROWS, per_thread))
+    _sum_leaf_values(X, splits, value, roots, columns, rows, out)
+
+
+@njit(parallel=True)
+def _sum_leaf_values(X, splits, value, roots, columns, rows, out):
+    # numba.get_num_threads() in here would keep the kernel out of the on-disk cache.
+    n = X.shape[0]
     n_blocks = (n + rows - 1) // rows
     for block in prange(n_blocks):
         first = block * rows
