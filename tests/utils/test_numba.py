@@ -58,3 +58,23 @@ def test_results_are_the_same_without_jit():
     np.testing.assert_allclose(plain["theta"], clf.theta_, rtol=1e-12)
     np.testing.assert_allclose(plain["var"], clf.var_, rtol=1e-12)
     np.testing.assert_allclose(plain["proba"], clf.predict_proba(X), rtol=1e-9, atol=1e-15)
+
+
+_CACHE_SCRIPT = """
+import warnings
+warnings.filterwarnings("error", message="Cannot cache")  # Numba's word for a kernel it compiles anew every time
+from sklearn.datasets import load_iris
+from lucidml.ensemble import AdaBoostClassifier, GradientBoostingClassifier, RandomForestClassifier
+from lucidml.tree import DecisionTreeClassifier
+X, y = load_iris(return_X_y=True)
+for model in (DecisionTreeClassifier(), DecisionTreeClassifier(max_bins=16), RandomForestClassifier(5),
+              AdaBoostClassifier(5), GradientBoostingClassifier(n_estimators=5)):
+    model.fit(X, y).predict(X)
+"""
+
+
+def test_tree_kernels_can_be_kept_in_the_on_disk_cache():
+    """A kernel that Numba cannot cache (e.g. one that calls numba.get_num_threads()) is compiled
+    again in every process: a second of cold start each time, with the cache filled."""
+    done = subprocess.run([sys.executable, "-c", _CACHE_SCRIPT], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
