@@ -41,6 +41,7 @@ from threadpoolctl import threadpool_info, threadpool_limits
 from lucidml.datasets import load_dataset
 from lucidml.registry import get_entry
 
+from ._report import write_section
 from .cases import CASES
 
 SCHEMA_VERSION = 1
@@ -359,6 +360,8 @@ def _parser():
     parser.add_argument("--threads", type=int, help="limit BLAS/OpenMP/Numba threads (default: no limit)")
     parser.add_argument("--no-cold-start", action="store_true", help="skip the fresh-process cold start")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--write", metavar="SECTION",
+                        help="also write the table into docs/benchmarks.md, between <!-- SECTION --> markers")
     return parser
 
 
@@ -397,10 +400,14 @@ def main(argv=None):
         if limiter is not None:
             limiter.restore_original_limits()
 
-    print(f"threads: {threads}; {args.repeats} alternated repeats, medians; ratio = lucidml / scikit-learn")
-    print(format_table(results))
     met = sum(r["ratio"][r["stage"]] <= r["target"] for r in results)
-    print(f"\n* = the stage with a speed target (ratio ≤ {CASES[0].target:g}): met by {met} of {len(results)} rows")
+    report = (f"threads: {threads}; {args.repeats} alternated repeats, medians; ratio = lucidml / scikit-learn\n"
+              f"{format_table(results)}\n\n"
+              f"* = the stage with a speed target (ratio ≤ {CASES[0].target:g}): met by {met} of {len(results)} rows")
+    print(report)
+    if args.write:
+        write_section(args.write, f"`python -m benchmarks {' '.join(argv if argv is not None else sys.argv[1:])}`:\n\n"
+                      + report)
     if args.json:
         with open(args.json, "w") as handle:
             json.dump({"schema": SCHEMA_VERSION, "mode": "full" if args.full else "quick", "results": results},
