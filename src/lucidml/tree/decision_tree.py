@@ -38,7 +38,9 @@ _PARAMETERS_DOC = """
     max_bins : int or None, default=None
         None: exact search over the midpoints of consecutive distinct values (004 §12). An int:
         histogram search over at most ``max_bins`` quantile bins computed once per fit, with
-        histogram subtraction (faster on large data; thresholds are the bin edges).
+        histogram subtraction (faster on large data). A threshold sits midway between the
+        largest training value of the bin left of it and the smallest of the bin right of it
+        (the bins occupied in the node), as in gradient boosting.
     categorical_features : array-like of int or bool mask, default=None
         Features split multiway, one child per value observed at the node (004 §12); such a
         feature is then constant below and never reused on the path. A value unseen at a node
