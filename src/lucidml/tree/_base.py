@@ -18,7 +18,7 @@ from ..utils import (
     validate_params,
 )
 from ._binning import apply_bins, bin_value_ranges, fit_bin_edges
-from ._builder import ExactWork, GrowData, HistWork, Rules, Target, grow_tree
+from ._builder import ExactData, ExactWork, HistData, HistWork, Rules, Target, grow_tree
 from ._criteria import ABSOLUTE_ERROR
 from ._histogram import SampleStats
 from ._pruning import ccp_path, prune_ccp, prune_error
@@ -90,17 +90,18 @@ class _BaseDecisionTree(BaseEstimator):
         rules = self._stopping_rules(n_samples, n_features, total_weight)
         max_leaf_nodes = -1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
 
+        exact = hist = None  # one of the two modes; Numba compiles only the one given
         if self.max_bins is None:
-            data = _presorted(X, samples)
+            exact = _presorted(X, samples)
         else:
             stats = SampleStats(code=y_codes, weight=weight, target=weight * y_values if not self._is_classifier
                                 else np.zeros(1), classes=self._is_classifier, unit_weight=False)
-            data = _binned(X, samples, is_cat, int(self.max_bins), n_values if self._is_classifier else 2, rng, stats)
+            hist = _binned(X, samples, is_cat, int(self.max_bins), n_values if self._is_classifier else 2, rng, stats)
         target = Target(codes=y_codes, y=y_values, weight=weight, criterion=criterion, is_class=self._is_classifier,
                         total_weight=total_weight, is_categorical=is_cat, state=new_state(rng))
-        work = _work_arrays(n_samples, samples.size, n_features, n_values, criterion, data, bool(is_cat.any()))
+        work = _work_arrays(n_samples, samples.size, n_features, n_values, criterion, hist, bool(is_cat.any()))
         cancel = cancel_flag()
-        store, node_count = grow_tree(data, target, rules, work, max_leaf_nodes, samples.size, n_values, cancel)
+        store, node_count = grow_tree(exact, hist, target, rules, work, max_leaf_nodes, samples.size, cancel)
         raise_if_cancelled(cancel)
         tree = tree_from_store(store, node_count, n_features, self._n_classes_array(), max_leaf_nodes < 0)
         tree.weighted_n_node_samples *= weight_unit
@@ -212,14 +213,7 @@ def _presorted(X, samples):
     for f in range(X.shape[1]):
         order = np.argsort(X[:, f] if full else X[samples, f])
         sidx[f] = order if full else samples[order]
-    return GrowData(use_hist=False, sidx=sidx, X=X, tmp_idx=np.empty(samples.size, np.int32),
-                    binned=np.zeros((2, 2), dtype=np.uint8, order="F"),  # typed F-ordered like real bins
-                    samples=np.zeros(1, np.int32), tmp_samples=np.zeros(1, np.int32), edges=np.zeros(1),
-                    edge_ptr=np.zeros(2, np.int64), n_value_bins=np.zeros(1, np.int64), bin_values=np.zeros((1, 1)),
-                    bin_lo=np.zeros((1, 1)), bin_hi=np.zeros((1, 1)),
-                    pool=np.zeros((1, 1, 1, 1)), scratch=np.zeros((1, 1, 1)), free=np.zeros(0, np.int64),
-                    stats=SampleStats(np.zeros(1, np.int32), np.zeros(1), np.zeros(1), False, False),
-                    gathered=(np.zeros(1), np.zeros(1), np.zeros(1, np.int32)))
+    return ExactData(sidx=sidx, X=X, tmp_idx=np.empty(samples.size, np.int32))
 
 
 def _binned(X, samples, is_cat, max_bins, n_stats_values, rng, stats):
@@ -244,15 +238,14 @@ def _binned(X, samples, is_cat, max_bins, n_stats_values, rng, stats):
     n_slots = int(max(2, min(256, _POOL_BYTES // slot_bytes)))
     pool = np.zeros((n_slots, n_features, max_bins + 1, n_stats))
     scratch = np.zeros((n_features, max_bins + 1, n_stats))
-    return GrowData(use_hist=True, sidx=np.zeros((1, 1), np.int32), X=np.zeros((1, 1)), tmp_idx=np.zeros(1, np.int32),
-                    binned=binned, samples=samples.copy(), tmp_samples=np.empty(samples.size, np.int32), edges=flat,
+    return HistData(binned=binned, samples=samples.copy(), tmp_samples=np.empty(samples.size, np.int32), edges=flat,
                     edge_ptr=edge_ptr, n_value_bins=lengths + 1, bin_values=bin_values, bin_lo=bin_lo,
                     bin_hi=bin_hi, pool=pool, scratch=scratch,
                     free=np.zeros(n_slots, np.int64), stats=stats,
                     gathered=(np.empty(samples.size), np.empty(samples.size), np.empty(samples.size, np.int32)))
 
 
-def _work_arrays(n_samples, m, n_features, n_values, criterion, data, any_categorical):
+def _work_arrays(n_samples, m, n_features, n_values, criterion, hist, any_categorical):
     """Scratch buffers of the builder and splitters, allocated once per fit.
 
     Buffers of one entry per sample exist only where the fit needs them (the absolute error's
@@ -264,8 +257,8 @@ def _work_arrays(n_samples, m, n_features, n_values, criterion, data, any_catego
                       features=np.empty(n_features, np.int64), groups=np.empty(m_cat, np.int64),
                       best_groups=np.empty(m_cat, np.int64), rank_of=np.empty(n_samples if m_mae > 1 else 1, np.int64),
                       sorted_y=np.empty(m_mae), fenwick=np.zeros((2, m_mae + 1)), abs_errors=np.zeros((2, m_mae)))
-    n_bins = data.bin_values.shape[1]
-    n_stats = data.scratch.shape[2]
+    n_bins = 1 if hist is None else hist.bin_values.shape[1]
+    n_stats = 1 if hist is None else hist.scratch.shape[2]
     hist = HistWork(features=np.empty(n_features, np.int64), groups=np.empty(n_bins + 1, np.int64),
                     best_groups=np.empty(n_bins + 1, np.int64), left=np.zeros(n_stats), right=np.zeros(n_stats))
     return (np.zeros(max(n_values, 1)), np.empty(m_mae), np.empty(m_mae), np.empty(n_samples, np.int32), exact, hist,

@@ -39,15 +39,16 @@ N_INT = 12
 THRESHOLD, IMPURITY, WEIGHT, IMPROVEMENT = range(4)
 N_FLOAT = 4
 
-# What the builder grows from. Exact mode: ``sidx`` (n_features, m) sample indices sorted by each
-# feature, the values read from ``X``. Histogram mode: ``binned`` codes, the node-ordered ``samples``,
-# the bin ``edges`` (flat, ``edge_ptr`` per feature), ``bin_values`` of categorical bins, each bin's
-# smallest and largest training value (``bin_lo``, ``bin_hi``: thresholds go midway), and the
-# pool of histograms kept for subtraction (``free`` lists its unused slots). The other mode's
-# fields hold small placeholders of the same types.
-GrowData = namedtuple("GrowData", ["use_hist", "sidx", "X", "tmp_idx", "binned", "samples", "tmp_samples", "edges",
-                                   "edge_ptr", "n_value_bins", "bin_values", "bin_lo", "bin_hi", "pool", "scratch",
-                                   "free", "stats", "gathered"])
+# What the builder grows from: exactly one of the two is given, the other is None. Numba drops
+# every branch of the mode left out (``if hist is None``), so a fit compiles only its own mode.
+# Exact mode: ``sidx`` (n_features, m) sample indices sorted by each feature, the values read
+# from ``X``. Histogram mode: ``binned`` codes, the node-ordered ``samples``, the bin ``edges``
+# (flat, ``edge_ptr`` per feature), ``bin_values`` of categorical bins, each bin's smallest and
+# largest training value (``bin_lo``, ``bin_hi``: thresholds go midway), and the pool of
+# histograms kept for subtraction (``free`` lists its unused slots).
+ExactData = namedtuple("ExactData", ["sidx", "X", "tmp_idx"])
+HistData = namedtuple("HistData", ["binned", "samples", "tmp_samples", "edges", "edge_ptr", "n_value_bins",
+                                   "bin_values", "bin_lo", "bin_hi", "pool", "scratch", "free", "stats", "gathered"])
 
 # The target of the fit: class codes or values, weights, the criterion's code, the categorical
 # features' mask and the random state; and the stopping rules.
@@ -128,17 +129,20 @@ def _release(free, counter, slot):
 
 
 @njit
-def _create_node(store, counter, start, end, depth, slot, data, target, rules, work):
+def _create_node(store, counter, start, end, depth, slot, exact, hist, target, rules, work):
     """Create and evaluate one node; returns its id (creation order)."""
     inode, fnode, value, ch_bounds, ch_values = store[0], store[1], store[2], store[3], store[4]
-    use_hist, sidx, X, samples, pool, free = data.use_hist, data.sidx, data.X, data.samples, data.pool, data.free
     yk, y, w, criterion, is_class, total_weight, is_cat, state = target
     max_depth, min_samples_split, msl, mwl, min_impurity_decrease, max_features, random_splitter = rules
     buf, work_y, work_w, child_of, exact_work, hist_work, node_hist_stats, bin_to_group = work
 
     nid = counter[0]
     counter[0] += 1
-    row = samples if use_hist else sidx[0]
+    # Each mode's branch tests its own argument: Numba drops a branch only on a None-typed test.
+    if hist is not None:
+        row = hist.samples
+    if exact is not None:
+        row = exact.sidx[0]
     n = end - start
     impurity, total, pure = _node_stats(row, start, end, yk, y, w, criterion, is_class, buf, work_y, work_w)
     for k in range(value.shape[1]):
@@ -159,42 +163,43 @@ def _create_node(store, counter, start, end, depth, slot, data, target, rules, w
     fnode[nid, WEIGHT] = total
     fnode[nid, IMPROVEMENT] = 0.0
     if depth >= max_depth or n < min_samples_split or n < 2 * msl or total < 2.0 * mwl or pure:
-        _release(free, counter, slot)
+        _release_slot(hist, counter, slot)
         return nid
 
-    if use_hist:
-        hist = data.scratch
+    if hist is not None:
+        histogram = hist.scratch
         if slot < 0:
-            slot = _acquire(free, counter)
-            hist = data.scratch if slot < 0 else pool[slot]
-            build_histogram(data.binned, samples, start, end, data.stats, False, data.gathered, hist)
+            slot = _acquire(hist.free, counter)
+            histogram = hist.scratch if slot < 0 else hist.pool[slot]
+            build_histogram(hist.binned, row, start, end, hist.stats, False, hist.gathered, histogram)
         else:
-            hist = pool[slot]
+            histogram = hist.pool[slot]
         node_hist_stats[:] = 0.0
-        for b in range(hist.shape[1]):  # any feature's bins add up to the node
+        for b in range(histogram.shape[1]):  # any feature's bins add up to the node
             for s in range(node_hist_stats.size):
-                node_hist_stats[s] += hist[0, b, s]
+                node_hist_stats[s] += histogram[0, b, s]
         kind, feature, pos, threshold, missing_left, n_groups, _ = find_split_hist(
-            hist, node_hist_stats, data, is_cat, is_class, criterion, rules, state, hist_work)
-    else:
+            histogram, node_hist_stats, hist, is_cat, is_class, criterion, rules, state, hist_work)
+    if exact is not None:
         node_sum = buf[0] * total
         counts = np.empty(buf.size)  # the node's class counts; exact_work.counts is the sweep's scratch
         if is_class:
             class_counts(row, start, end, yk, w, counts)
         kind, feature, pos, threshold, missing_left, n_groups, _ = find_split_exact(
-            sidx, X, start, end, yk, y, w, counts, node_sum, total, criterion, rules, is_cat, state, exact_work)
+            exact.sidx, exact.X, start, end, yk, y, w, counts, node_sum, total, criterion, rules, is_cat, state,
+            exact_work)
     if kind == NO_SPLIT:
-        _release(free, counter, slot)
+        _release_slot(hist, counter, slot)
         return nid
 
-    if use_hist:
-        sizes = assign_children_hist(data.binned, samples, start, end, kind, feature, pos, missing_left, n_groups,
+    if hist is not None:
+        sizes = assign_children_hist(hist.binned, row, start, end, kind, feature, pos, missing_left, n_groups,
                                      hist_work.best_groups, child_of, bin_to_group)
-        partition_samples(samples, start, end, child_of, sizes, data.tmp_samples)
-    else:
-        sizes = assign_children(sidx, X, start, end, kind, feature, pos, missing_left, n_groups,
+        partition_samples(row, start, end, child_of, sizes, hist.tmp_samples)
+    if exact is not None:
+        sizes = assign_children(exact.sidx, exact.X, start, end, kind, feature, pos, missing_left, n_groups,
                                 exact_work.best_groups, child_of)
-        partition_rows(sidx, start, end, child_of, sizes, data.tmp_idx)
+        partition_rows(exact.sidx, start, end, child_of, sizes, exact.tmp_idx)
 
     # Keep the split only on a strict decrease of Σ_c W_c I_c that meets min_impurity_decrease.
     decrease = total * impurity
@@ -207,17 +212,14 @@ def _create_node(store, counter, start, end, depth, slot, data, target, rules, w
         decrease -= child_weight * child_impurity
         ch_bounds[ptr + c] = lo
         if kind == CATEGORICAL_SPLIT:
-            if use_hist:
-                ch_values[ptr + c] = data.bin_values[feature, hist_work.best_groups[c]]
-            else:
-                ch_values[ptr + c] = X[sidx[feature, lo], feature]
+            ch_values[ptr + c] = _category_value(exact, hist, feature, lo, hist_work.best_groups[c])
         else:
             ch_values[ptr + c] = np.nan
         lo = hi
     ch_bounds[ptr + sizes.size] = end
     improvement = decrease / total_weight
     if not decrease > _STRICT * total * impurity or improvement + _EPSILON < min_impurity_decrease:
-        _release(free, counter, slot)
+        _release_slot(hist, counter, slot)
         return nid
     counter[1] += sizes.size + 1
     inode[nid, FEATURE] = feature
@@ -233,18 +235,32 @@ def _create_node(store, counter, start, end, depth, slot, data, target, rules, w
 
 
 @njit
-def _expand(store, counter, u, data, target, rules, work):
+def _expand(store, counter, u, exact, hist, target, rules, work):
     """Create the children of node u (histograms by subtraction where a pool slot allows)."""
     inode = store[0]
     ch_bounds, ch_ids = store[3], store[5]
-    use_hist, binned, samples, pool, free = data.use_hist, data.binned, data.samples, data.pool, data.free
     ptr = inode[u, CH_PTR]
     r = inode[u, N_GROUPS]
     depth = inode[u, DEPTH] + 1
     slots = np.full(r, -1, dtype=np.int64)
+    if hist is not None:
+        _subtract_into_children(store, counter, u, hist, slots)
+    for c in range(r):
+        ch_ids[ptr + c] = _create_node(store, counter, ch_bounds[ptr + c], ch_bounds[ptr + c + 1], depth, slots[c],
+                                       exact, hist, target, rules, work)
+    inode[u, EXPANDED] = 1
+
+
+@njit
+def _subtract_into_children(store, counter, u, hist, slots):
+    """The children's histograms: built for all but the largest, which is the parent's minus theirs."""
+    inode, ch_bounds = store[0], store[3]
+    pool, free = hist.pool, hist.free
+    ptr = inode[u, CH_PTR]
+    r = inode[u, N_GROUPS]
     parent_slot = inode[u, SLOT]
     inode[u, SLOT] = -1
-    if use_hist and parent_slot >= 0:
+    if parent_slot >= 0:
         largest = 0
         for c in range(r):
             if ch_bounds[ptr + c + 1] - ch_bounds[ptr + c] > ch_bounds[ptr + largest + 1] - ch_bounds[ptr + largest]:
@@ -257,8 +273,8 @@ def _expand(store, counter, u, data, target, rules, work):
         if ok:
             for c in range(r):
                 if c != largest:
-                    build_histogram(binned, samples, ch_bounds[ptr + c], ch_bounds[ptr + c + 1], data.stats, False,
-                                    data.gathered, pool[slots[c]])
+                    build_histogram(hist.binned, hist.samples, ch_bounds[ptr + c], ch_bounds[ptr + c + 1], hist.stats,
+                                    False, hist.gathered, pool[slots[c]])
                     _subtract(pool[parent_slot], pool[slots[c]])
             slots[largest] = parent_slot
         else:
@@ -266,29 +282,45 @@ def _expand(store, counter, u, data, target, rules, work):
                 _release(free, counter, slots[c])
                 slots[c] = -1
             _release(free, counter, parent_slot)
-    for c in range(r):
-        ch_ids[ptr + c] = _create_node(store, counter, ch_bounds[ptr + c], ch_bounds[ptr + c + 1], depth, slots[c],
-                                       data, target, rules, work)
-    inode[u, EXPANDED] = 1
 
 
 @njit
-def grow_tree(data, target, rules, work, max_leaf_nodes, n_samples, n_values, cancel):
+def _release_slot(hist, counter, slot):
+    """Give a node's histogram slot back to the pool (histogram mode only)."""
+    if hist is not None:
+        _release(hist.free, counter, slot)
+
+
+@njit
+def _category_value(exact, hist, feature, first, group_bin):
+    """The category of a multiway child: its bin's value, or the value of its first sample."""
+    if hist is not None:
+        return hist.bin_values[feature, group_bin]
+    if exact is not None:
+        return exact.X[exact.sidx[feature, first], feature]
+    return np.nan
+
+
+@njit
+def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cancel):
     """Grow the whole tree; returns the store (trimmed to the nodes made) and the node count.
 
-    Stops early, with a partial tree, when ``cancel[0]`` is raised (Ctrl-C; see utils._interrupt).
+    ``exact`` or ``hist`` is None (see ExactData). Stops early, with a partial tree, when
+    ``cancel[0]`` is raised (Ctrl-C; see utils._interrupt).
     """
+    n_values = work[0].size
     cap = 64
     store = (np.empty((cap, N_INT), dtype=np.int64), np.empty((cap, N_FLOAT)), np.empty((cap, n_values)),
              np.empty(4 * cap, dtype=np.int64), np.empty(4 * cap), np.empty(4 * cap, dtype=np.int64))
     counter = np.zeros(3, dtype=np.int64)
-    counter[2] = data.free.size  # all histogram slots free
-    for s in range(data.free.size):
-        data.free[s] = s
+    if hist is not None:
+        counter[2] = hist.free.size  # all histogram slots free
+        for s in range(hist.free.size):
+            hist.free[s] = s
     store = _grow(store, counter, 1, n_samples + 2)
     # np.int64(...): a bare constant argument would compile a second, literal-typed copy of the
     # node kernel and of everything it calls (a cold start twice as long).
-    _create_node(store, counter, np.int64(0), n_samples, np.int64(0), np.int64(-1), data, target, rules, work)
+    _create_node(store, counter, np.int64(0), n_samples, np.int64(0), np.int64(-1), exact, hist, target, rules, work)
     if max_leaf_nodes < 0:  # depth-first
         stack = np.empty(64, dtype=np.int64)
         top = 0
@@ -300,7 +332,7 @@ def grow_tree(data, target, rules, work, max_leaf_nodes, n_samples, n_values, ca
             u = stack[top]
             r = store[0][u, N_GROUPS]
             store = _grow(store, counter, r, store[0][u, END] - store[0][u, START] + 2 * r + 2)
-            _expand(store, counter, u, data, target, rules, work)
+            _expand(store, counter, u, exact, hist, target, rules, work)
             if top + r > stack.size:
                 stack = np.concatenate((stack, np.empty(stack.size + r, dtype=np.int64)))
             ptr = store[0][u, CH_PTR]
@@ -321,12 +353,12 @@ def grow_tree(data, target, rules, work, max_leaf_nodes, n_samples, n_values, ca
             size = _heap_pop(heap_val, heap_id, size)
             r = store[0][u, N_GROUPS]
             if leaves + r - 1 > max_leaf_nodes:
-                _release(data.free, counter, store[0][u, SLOT])
+                _release_slot(hist, counter, store[0][u, SLOT])
                 store[0][u, SLOT] = -1
                 continue
             leaves += r - 1
             store = _grow(store, counter, r, store[0][u, END] - store[0][u, START] + 2 * r + 2)
-            _expand(store, counter, u, data, target, rules, work)
+            _expand(store, counter, u, exact, hist, target, rules, work)
             if size + r > heap_val.size:
                 heap_val = np.concatenate((heap_val, np.empty(heap_val.size + r)))
                 heap_id = np.concatenate((heap_id, np.empty(heap_id.size + r, dtype=np.int64)))
