@@ -97,8 +97,10 @@ class _BaseDecisionTree(BaseEstimator):
             stats = SampleStats(code=y_codes, weight=weight, target=weight * y_values if not self._is_classifier
                                 else np.zeros(1), classes=self._is_classifier, unit_weight=False)
             hist = _binned(X, samples, is_cat, int(self.max_bins), n_values if self._is_classifier else 2, rng, stats)
-        target = Target(codes=y_codes, y=y_values, weight=weight, criterion=criterion, is_class=self._is_classifier,
-                        total_weight=total_weight, is_categorical=is_cat, state=new_state(rng))
+        # A classifier's y and a regressor's class codes are None: Numba compiles only the task's own code.
+        target = Target(codes=y_codes if self._is_classifier else None, y=None if self._is_classifier else y_values,
+                        weight=weight, criterion=criterion, is_class=self._is_classifier, total_weight=total_weight,
+                        is_categorical=is_cat, state=new_state(rng))
         work = _work_arrays(n_samples, samples.size, n_features, n_values, criterion, hist, bool(is_cat.any()))
         cancel = cancel_flag()
         store, node_count = grow_tree(exact, hist, target, rules, work, max_leaf_nodes, samples.size, cancel)

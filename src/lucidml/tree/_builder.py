@@ -67,9 +67,13 @@ _STRICT = 1e-12  # relative: a "decrease" below this is rounding noise, not an i
 
 
 @njit
-def _node_stats(row, start, end, yk, y, w, criterion, is_class, buf, work_y, work_w):
-    """(impurity, weight, pure) of the samples row[start:end]; the node value is left in ``buf``."""
-    if is_class:
+def _node_stats(row, start, end, yk, y, w, criterion, buf, work_y, work_w):
+    """(impurity, weight, pure) of the samples row[start:end]; the node value is left in ``buf``.
+
+    A classifier's ``y`` and a regressor's class codes ``yk`` are None: Numba compiles only the
+    branch of the fit's own task (tested on the arguments themselves).
+    """
+    if yk is not None:
         total = class_counts(row, start, end, yk, w, buf)
         nonzero = 0
         for c in buf:
@@ -78,9 +82,18 @@ def _node_stats(row, start, end, yk, y, w, criterion, is_class, buf, work_y, wor
         for k in range(buf.size):
             buf[k] /= total
         return impurity, total, nonzero <= 1
-    value, impurity, total, constant = regression_stats(row, start, end, y, w, criterion, work_y, work_w)
-    buf[0] = value
-    return impurity, total, constant
+    if y is not None:
+        value, impurity, total, constant = regression_stats(row, start, end, y, w, criterion, work_y, work_w)
+        buf[0] = value
+        return impurity, total, constant
+    return 0.0, 0.0, True
+
+
+@njit
+def _class_counts_if_any(row, start, end, yk, w, counts):
+    """The node's weighted class counts into ``counts`` (a classifier's; nothing for a regressor)."""
+    if yk is not None:
+        class_counts(row, start, end, yk, w, counts)
 
 
 @njit
@@ -144,7 +157,7 @@ def _create_node(store, counter, start, end, depth, slot, exact, hist, target, r
     if exact is not None:
         row = exact.sidx[0]
     n = end - start
-    impurity, total, pure = _node_stats(row, start, end, yk, y, w, criterion, is_class, buf, work_y, work_w)
+    impurity, total, pure = _node_stats(row, start, end, yk, y, w, criterion, buf, work_y, work_w)
     for k in range(value.shape[1]):
         value[nid, k] = buf[k]
     inode[nid, FEATURE] = -2
@@ -183,8 +196,7 @@ def _create_node(store, counter, start, end, depth, slot, exact, hist, target, r
     if exact is not None:
         node_sum = buf[0] * total
         counts = np.empty(buf.size)  # the node's class counts; exact_work.counts is the sweep's scratch
-        if is_class:
-            class_counts(row, start, end, yk, w, counts)
+        _class_counts_if_any(row, start, end, yk, w, counts)
         kind, feature, pos, threshold, missing_left, n_groups, _ = find_split_exact(
             exact.sidx, exact.X, start, end, yk, y, w, counts, node_sum, total, criterion, rules, is_cat, state,
             exact_work)
@@ -207,8 +219,7 @@ def _create_node(store, counter, start, end, depth, slot, exact, hist, target, r
     ptr = counter[1]
     for c in range(sizes.size):
         hi = lo + sizes[c]
-        child_impurity, child_weight, _ = _node_stats(row, lo, hi, yk, y, w, criterion, is_class, buf, work_y,
-                                                      work_w)
+        child_impurity, child_weight, _ = _node_stats(row, lo, hi, yk, y, w, criterion, buf, work_y, work_w)
         decrease -= child_weight * child_impurity
         ch_bounds[ptr + c] = lo
         if kind == CATEGORICAL_SPLIT:

@@ -165,13 +165,15 @@ def _sweep_squared_error(idx, xf, start, end_nn, end, y, w, node_sum, total, msl
 @njit
 def set_proxy(idx, start, end, yk, y, w, criterion, counts, work_y, work_w):
     """(proxy term, weight) of one child holding the samples idx[start:end], computed directly."""
-    if criterion < SQUARED_ERROR:
+    if yk is not None:  # a classifier (its y is None; see _builder._node_stats)
         total = class_counts(idx, start, end, yk, w, counts)
         return class_proxy(counts, total, criterion), total
-    value, impurity, total, _ = regression_stats(idx, start, end, y, w, criterion, work_y, work_w)
-    if criterion == SQUARED_ERROR:
-        return value * value * total, total  # S²/W = ȳ² W
-    return -impurity * total, total
+    if y is not None:
+        value, impurity, total, _ = regression_stats(idx, start, end, y, w, criterion, work_y, work_w)
+        if criterion == SQUARED_ERROR:
+            return value * value * total, total  # S²/W = ȳ² W
+        return -impurity * total, total
+    return 0.0, 0.0
 
 
 @njit
@@ -207,8 +209,9 @@ def find_split_exact(sidx, X, start, end, yk, y, w, node_counts, node_sum, total
     n_features = sidx.shape[0]
     for f in range(n_features):
         features[f] = f
-    if criterion == ABSOLUTE_ERROR:
-        prepare_ranks(sidx[0], start, end, y, work.rank_of, work.sorted_y)
+    if y is not None:
+        if criterion == ABSOLUTE_ERROR:
+            prepare_ranks(sidx[0], start, end, y, work.rank_of, work.sorted_y)
 
     best_kind = NO_SPLIT
     best_feature = -1
@@ -265,15 +268,17 @@ def find_split_exact(sidx, X, start, end, yk, y, w, node_counts, node_sum, total
         for missing_left in (False, True):
             if missing_left and n_miss == 0:
                 break
-            if criterion < SQUARED_ERROR:
+            proxy, pos = -np.inf, -1
+            if yk is not None:  # tested on the arguments: each task compiles only its sweeps
                 proxy, pos = _sweep_classes(idx, xf, start, end_nn, end, yk, w, node_counts, total, criterion,
                                             msl, mwl, missing_left, counts)
-            elif criterion == SQUARED_ERROR:
-                proxy, pos = _sweep_squared_error(idx, xf, start, end_nn, end, y, w, node_sum, total, msl, mwl,
-                                                  missing_left)
-            else:
-                proxy, pos = sweep_absolute_error(idx, xf, start, end, y, w, total, msl, mwl, work.rank_of,
-                                                  work.sorted_y, work.fenwick, work.abs_errors)
+            if y is not None:
+                if criterion == SQUARED_ERROR:
+                    proxy, pos = _sweep_squared_error(idx, xf, start, end_nn, end, y, w, node_sum, total, msl, mwl,
+                                                      missing_left)
+                else:
+                    proxy, pos = sweep_absolute_error(idx, xf, start, end, y, w, total, msl, mwl, work.rank_of,
+                                                      work.sorted_y, work.fenwick, work.abs_errors)
             if pos >= 0 and proxy > best:
                 best, best_kind, best_feature, best_pos = proxy, THRESHOLD_SPLIT, f, pos
                 if pos == end_nn - 1:
@@ -317,21 +322,25 @@ def _random_split(idx, xf, start, end_nn, end, yk, y, w, criterion, node_counts,
     n_left = pos + 1 - start + (n_miss if missing_left else 0)
     if pos < start or pos >= end_nn - 1 or n_left < msl or end - start - n_left < msl:
         return -np.inf, -1, threshold, missing_left
-    if criterion == ABSOLUTE_ERROR:  # never with NaN: both children are contiguous
-        pl, w_left = set_proxy(idx, start, pos + 1, yk, y, w, criterion, work.counts, work.y_buffer, work.w_buffer)
-        pr, w_right = set_proxy(idx, pos + 1, end, yk, y, w, criterion, work.counts, work.y_buffer, work.w_buffer)
-        proxy = pl + pr
-    elif criterion == SQUARED_ERROR:
-        s_left = 0.0
-        w_left = 0.0
-        for p in range(start, end):
-            if p <= pos or (p >= end_nn and missing_left):
-                s_left += w[idx[p]] * y[idx[p]]
-                w_left += w[idx[p]]
-        w_right = total - w_left
-        s_right = node_sum - s_left
-        proxy = s_left * s_left / w_left + s_right * s_right / w_right if w_left > 0 and w_right > 0 else -np.inf
-    else:
+    proxy, w_left, w_right = -np.inf, 0.0, 0.0
+    if y is not None:  # a regressor (tested on the argument: see find_split_exact)
+        if criterion == ABSOLUTE_ERROR:  # never with NaN: both children are contiguous
+            pl, w_left = set_proxy(idx, start, pos + 1, yk, y, w, criterion, work.counts, work.y_buffer,
+                                   work.w_buffer)
+            pr, w_right = set_proxy(idx, pos + 1, end, yk, y, w, criterion, work.counts, work.y_buffer,
+                                    work.w_buffer)
+            proxy = pl + pr
+        else:
+            s_left = 0.0
+            for p in range(start, end):
+                if p <= pos or (p >= end_nn and missing_left):
+                    s_left += w[idx[p]] * y[idx[p]]
+                    w_left += w[idx[p]]
+            w_right = total - w_left
+            s_right = node_sum - s_left
+            if w_left > 0 and w_right > 0:
+                proxy = s_left * s_left / w_left + s_right * s_right / w_right
+    if yk is not None:
         left = work.counts
         for k in range(left.size):
             left[k] = 0.0
