@@ -15,7 +15,12 @@ from ._criteria import SKIP, STOP, admissible
 
 @njit
 def prepare_ranks(idx, start, end, y, rank_of, sorted_y):
-    """rank_of[i] = rank of y[i] among the node's targets; sorted_y = those targets sorted."""
+    """rank_of[i] = rank of y[i] among the node's targets; sorted_y = those targets sorted.
+
+    ``rank_of`` is None unless the criterion is the absolute error (nothing to do, nothing compiled).
+    """
+    if rank_of is None:
+        return
     n = end - start
     ys = np.empty(n)
     for p in range(start, end):
@@ -88,7 +93,12 @@ def _abs_error_pass(idx, start, stop, step, y, w, rank_of, sorted_y, fen, n, out
 
 @njit
 def sweep_absolute_error(idx, xf, start, end, y, w, total, msl, mwl, rank_of, sorted_y, fen, ae):
-    """Best proxy −(AE_left + AE_right) and last left position over one presorted feature."""
+    """Best proxy −(AE_left + AE_right) and last left position over one presorted feature.
+
+    ``rank_of`` is None unless the criterion is the absolute error (nothing to do, nothing compiled).
+    """
+    if rank_of is None:
+        return -np.inf, -1
     n = end - start
     _abs_error_pass(idx, start, end, 1, y, w, rank_of, sorted_y, fen, n, ae[0], start)
     _abs_error_pass(idx, end - 1, start - 1, -1, y, w, rank_of, sorted_y, fen, n, ae[1], start)

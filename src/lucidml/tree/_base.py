@@ -253,15 +253,17 @@ def _work_arrays(n_samples, m, n_features, n_values, criterion, hist, any_catego
     Buffers of one entry per sample exist only where the fit needs them (the absolute error's
     medians and ranks, categorical groups): the rest is O(n_features + n_classes).
     """
-    m_mae = m if criterion == ABSOLUTE_ERROR else 1
+    # The absolute error's buffers are None for every other criterion: Numba leaves its code out.
+    mae = criterion == ABSOLUTE_ERROR
     m_cat = m + 2 if any_categorical else 2
-    exact = ExactWork(counts=np.zeros(n_values), y_buffer=np.empty(m_mae), w_buffer=np.empty(m_mae),
-                      features=np.empty(n_features, np.int64), groups=np.empty(m_cat, np.int64),
-                      best_groups=np.empty(m_cat, np.int64), rank_of=np.empty(n_samples if m_mae > 1 else 1, np.int64),
-                      sorted_y=np.empty(m_mae), fenwick=np.zeros((2, m_mae + 1)), abs_errors=np.zeros((2, m_mae)))
+    exact = ExactWork(counts=np.zeros(n_values), y_buffer=np.empty(m) if mae else None,
+                      w_buffer=np.empty(m) if mae else None, features=np.empty(n_features, np.int64),
+                      groups=np.empty(m_cat, np.int64), best_groups=np.empty(m_cat, np.int64),
+                      rank_of=np.empty(n_samples, np.int64) if mae else None, sorted_y=np.empty(m) if mae else None,
+                      fenwick=np.zeros((2, m + 1)) if mae else None, abs_errors=np.zeros((2, m)) if mae else None)
     n_bins = 1 if hist is None else hist.bin_values.shape[1]
     n_stats = 1 if hist is None else hist.scratch.shape[2]
     hist = HistWork(features=np.empty(n_features, np.int64), groups=np.empty(n_bins + 1, np.int64),
                     best_groups=np.empty(n_bins + 1, np.int64), left=np.zeros(n_stats), right=np.zeros(n_stats))
-    return (np.zeros(max(n_values, 1)), np.empty(m_mae), np.empty(m_mae), np.empty(n_samples, np.int32), exact, hist,
-            np.zeros(n_stats), np.zeros(n_bins, np.int64))
+    return (np.zeros(max(n_values, 1)), np.empty(m) if mae else None, np.empty(m) if mae else None,
+            np.empty(n_samples, np.int32), exact, hist, np.zeros(n_stats), np.zeros(n_bins, np.int64))

@@ -129,7 +129,9 @@ def regression_stats(idx, start, end, y, w, criterion, work_y, work_w):
     """(value, impurity, W, constant) of the samples idx[start:end].
 
     The squared error is computed in two passes (mean, then squared deviations), which keeps
-    every digit even when the mean is large against the spread.
+    every digit even when the mean is large against the spread. ``work_y``/``work_w`` (buffers
+    for the absolute error's median) are None for the squared error: Numba then leaves the
+    median's code out.
     """
     total = 0.0
     s = 0.0
@@ -153,6 +155,8 @@ def regression_stats(idx, start, end, y, w, criterion, work_y, work_w):
             d = y[i] - mean
             ss += w[i] * d * d
         return mean, ss / total, total, False
+    if work_y is None:
+        return np.nan, np.nan, total, constant
     for p in range(start, end):
         work_y[p - start] = y[idx[p]]
         work_w[p - start] = w[idx[p]]
