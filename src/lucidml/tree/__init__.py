@@ -16,8 +16,9 @@ with the same pieces)::
     _criteria           absolute error in _absolute_error; gradient boosting scores its own
     │                   gain in ensemble/_hist_grower
     ▼
-    _builder            grows the node store depth-first or best-first (GrowData, Target,
-    │                   Rules: named records), stops on Ctrl-C (utils._interrupt)
+    _builder            grows the node store depth-first or best-first from named records
+    │                   (ExactData or HistData, the other None, so only the fit's own mode,
+    │                   task and criterion are compiled; Target, Rules); stops on Ctrl-C
     ▼
     _tree               Tree: scikit-learn's tree_ arrays (children_left, threshold, value, …)
     │                   plus CSR lists for multiway categorical nodes; _pruning rebuilds it
