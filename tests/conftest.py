@@ -2,8 +2,14 @@
 
 SCIPY_ARRAY_API must be set before SciPy is first imported: without it scikit-learn skips its
 ``check_array_api_input`` estimator check instead of running it.
+
+LUCIDML_KERNEL_TIER=compiled: the tests' small fits would otherwise run interpreted until each
+kernel is compiled (see ``lucidml.utils._numba``), and the machine code is what most users run;
+``tests/utils/test_kernel_tiers.py`` checks the interpreted tier against it. Subprocesses the
+tests start inherit the setting unless they set their own.
 """
 
 import os
 
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
+os.environ.setdefault("LUCIDML_KERNEL_TIER", "compiled")

@@ -87,7 +87,7 @@ def _leaf_value(G, H, l2, scale):
     return 0.0 if H + l2 < 1e-150 else -scale * G / (H + l2)
 
 
-@njit
+@njit(interpret_small=True)
 def grow_tree(
     Xb, stats, sample_idx, identity, feature_order, n_bins, missing_bin, flat_edges, edge_offsets, bin_lo,
     bin_hi, occupancy,
@@ -260,7 +260,7 @@ def grow_tree(
     return nodes, pool
 
 
-@njit
+@njit(interpret_small=True)
 def newton_leaf_values(sample_idx, left, start, stop, g, h, l2, scale, value):
     """value[leaf] = −scale · Σg/(Σh + λ) over each leaf's samples, for a tree whose splits were
     chosen on other sums (the first-order criterion: splits on h = 1, leaves on the true h)."""
@@ -274,7 +274,7 @@ def newton_leaf_values(sample_idx, left, start, stop, g, h, l2, scale, value):
             value[node] = _leaf_value(G, H, l2, scale)
 
 
-@njit
+@njit(interpret_small=True)
 def add_leaf_values(raw, column, sample_idx, left, start, stop, value):
     """raw[s, column] += value[leaf] for every in-bag sample s of every leaf (no traversal)."""
     for node in range(left.shape[0]):

@@ -63,7 +63,7 @@ def _mean(totals, weights):
     return totals.sum() / weight if weight > 0 else np.nan
 
 
-@njit(parallel=True)
+@njit(parallel=True, interpret_small=True)
 def _binomial_gradients(y, f, w, g, h):
     """g = w(p − y), h = w·p(1 − p) with p = σ(f), and the mean loss at f, in one pass.
 
@@ -87,7 +87,7 @@ def _binomial_gradients(y, f, w, g, h):
     return _mean(totals, weights)
 
 
-@njit
+@njit(interpret_small=True)
 def _softmax_rows(raw):
     """Row-wise softmax, max-shifted so no exponent overflows."""
     p = np.empty_like(raw)
@@ -102,7 +102,7 @@ def _softmax_rows(raw):
     return p
 
 
-@njit(parallel=True)
+@njit(parallel=True, interpret_small=True)
 def _multinomial_gradients(y, raw, w, g, h):
     """g[k] = w(p_k − 1[y = k]), h[k] = w·p_k(1 − p_k), p = softmax(f), and the mean loss at f."""
     n, n_classes = raw.shape

@@ -148,7 +148,7 @@ def apply_bins(X, edges, max_bins=255, order="F"):
 _BLOCK_ROWS = 2048
 
 
-@njit(parallel=True)
+@njit(parallel=True, interpret_small=True)
 def _bin_columns(X, flat_edges, offsets, missing_bin, out):
     """out[i, j] = #{t in edges_j : t < X[i, j]} by binary search, or missing_bin for NaN.
 
@@ -191,7 +191,7 @@ def bin_value_ranges(X, binned, n_bins):
     return lo, hi
 
 
-@njit(parallel=True)
+@njit(parallel=True, interpret_small=True)
 def _bin_value_ranges(X, binned, lo, hi):
     n_bins = lo.shape[1]
     for j in prange(X.shape[1]):

@@ -312,7 +312,7 @@ def _category_value(exact, hist, feature, first, group_bin):
     return np.nan
 
 
-@njit
+@njit(interpret_small=True)
 def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cancel):
     """Grow the whole tree; returns the store (trimmed to the nodes made) and the node count.
 
@@ -328,7 +328,7 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
         counter[2] = hist.free.size  # all histogram slots free
         for s in range(hist.free.size):
             hist.free[s] = s
-    store = _grow(store, counter, 1, n_samples + 2)
+    store = _grow(store, counter, np.int64(1), n_samples + 2)
     # np.int64(...): a bare constant argument would compile a second, literal-typed copy of the
     # node kernel and of everything it calls (a cold start twice as long).
     _create_node(store, counter, np.int64(0), n_samples, np.int64(0), np.int64(-1), exact, hist, target, rules, work)

@@ -70,7 +70,7 @@ def next_node(X, i, u, splits, categories):
     return splits.right[u]
 
 
-@njit
+@njit(interpret_small=True)
 def apply_rows(X, first, last, splits, categories, out):
     """out[i] = the node row i ends in (a leaf, or a categorical node for an unseen value), i in [first, last)."""
     for i in range(first, last):
@@ -94,7 +94,7 @@ def apply_parallel(X, splits, categories, out):
         apply_rows(X, block * BLOCK_ROWS, min(X.shape[0], (block + 1) * BLOCK_ROWS), splits, categories, out)
 
 
-@njit
+@njit(interpret_small=True)
 def decision_paths(X, splits, categories, max_len):
     """CSR (indptr, indices) of the nodes each row of X passes through, root first."""
     n = X.shape[0]
@@ -131,7 +131,7 @@ def sum_leaf_values(X, splits, value, roots, columns, out):
     _sum_leaf_values(X, splits, value, roots, columns, rows, out)
 
 
-@njit(parallel=True)
+@njit(parallel=True, interpret_small=True)
 def _sum_leaf_values(X, splits, value, roots, columns, rows, out):
     # numba.get_num_threads() in here would keep the kernel out of the on-disk cache.
     n = X.shape[0]

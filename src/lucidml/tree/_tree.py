@@ -130,7 +130,7 @@ def tree_from_store(store, node_count, n_features, n_classes, preorder):
     return Tree(n_features, n_classes, arrays)
 
 
-@njit
+@njit(interpret_small=True)
 def _assemble(inode, fnode, value, ch_values, ch_ids, preorder):
     n = inode.shape[0]
     new_id = np.arange(n)
@@ -191,7 +191,7 @@ def _assemble(inode, fnode, value, ch_values, ch_ids, preorder):
             cat_children, depth)
 
 
-@njit
+@njit(interpret_small=True)
 def _children_csr(left, right, cat_ptr, cat_children):
     n = left.size
     ptr = np.zeros(n + 1, dtype=np.intp)

@@ -7,21 +7,203 @@ The project's defaults are
 - ``nogil=True``: a kernel releases the GIL, so joblib's threading backend runs kernels in
   parallel for real.
 
+Small work runs before it is compiled
+-------------------------------------
+Compiling a kernel costs from a tenth of a second to several seconds, once per machine; a fit
+on a table of a few hundred rows needs milliseconds. So a kernel declared with
+``@njit(interpret_small=True)`` is run as the plain Python function it is written as (the
+*interpreted tier*: the same source, the same arithmetic, its callees interpreted too) while
+all of these hold:
+
+- it has no machine code yet, neither in this process nor in Numba's on-disk cache;
+- the call is small: at most :data:`SMALL_CALL` array elements over all its arguments;
+- it has spent less than :data:`INTERPRET_BUDGET` seconds interpreted in this process.
+
+Only kernels whose work grows about linearly with their arrays (a tree: rows × features ×
+depth) declare this; a kernel whose work grows faster (all pairs of rows, say) would take
+minutes interpreted on a call of "only" 100,000 elements, and is always compiled.
+Otherwise it is compiled as usual, and from then on it always runs compiled. A newcomer's first
+fit on iris therefore answers in milliseconds instead of waiting for the compiler, and a
+kernel that is called often (or on big data) is compiled as soon as that pays.
+:func:`set_kernel_tier` / :func:`kernel_tier` (or the environment variable ``LUCIDML_KERNEL_TIER``) chooses
+``"compiled"`` to always compile (the test suite does, to test the machine code;
+``tests/utils/test_kernel_tiers.py`` checks that both tiers agree) or ``"interpreted"``.
+
 Debugging without JIT: set the environment variable ``NUMBA_DISABLE_JIT=1`` before Python
 starts. Every kernel then runs as the plain Python function it is written as, so ``pdb``,
 ``print`` and coverage work inside it; results are the same, only slower (a test checks this).
 """
 
-import numba
+import os
+import threading
+import time
+import types
+from contextlib import contextmanager
 
-__all__ = ["njit", "NJIT_DEFAULTS"]
+import numba
+import numpy as np
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.registry import CPUDispatcher
+
+__all__ = ["INTERPRET_BUDGET", "Kernel", "NJIT_DEFAULTS", "SMALL_CALL", "TIERS", "kernel_tier", "njit", "set_kernel_tier"]
 
 NJIT_DEFAULTS = {"cache": True, "nogil": True}
 
+# Iris is 600 values, diabetes 4,420: interpreted, a tree on them takes 10–150 ms; a tree on
+# 2,500 × 20 values (100,000 elements with its presorted order) about 2 s.
+SMALL_CALL = 100_000
+INTERPRET_BUDGET = 2.0  # seconds per kernel and process; compiling a tree kernel costs more
+
+
+TIERS = ("auto", "compiled", "interpreted")
+
+
+def set_kernel_tier(tier):
+    """Set the kernels' tier, process-wide; returns the one it replaces.
+
+    ``"auto"`` (the default): small first calls of ``interpret_small`` kernels run interpreted,
+    everything else compiled. ``"compiled"``: always compile. ``"interpreted"``: every call of an
+    ``interpret_small`` kernel runs as plain Python, with its callees (to step through one with
+    ``pdb``, or to check a compiled result).
+    """
+    global _TIER
+    if tier not in TIERS:
+        raise ValueError(f"kernel tier must be one of {TIERS}, got {tier!r}")
+    previous, _TIER = _TIER, tier
+    return previous
+
+
+@contextmanager
+def kernel_tier(tier):
+    """:func:`set_kernel_tier` for the ``with`` block only."""
+    previous = set_kernel_tier(tier)
+    try:
+        yield
+    finally:
+        set_kernel_tier(previous)
+
+
+_compiled_call = CPUDispatcher.__call__
+_TIER = os.environ.get("LUCIDML_KERNEL_TIER", "auto")
+if _TIER not in TIERS:
+    _TIER = "auto"
+_LOCK = threading.Lock()
+
+
+class Kernel(CPUDispatcher):
+    """A Numba dispatcher that runs its first, small calls interpreted (see the module docstring).
+
+    Compiled callers see an ordinary dispatcher; only calls from Python pass through here.
+    """
+
+    def __call__(self, *args, **kwargs):
+        if self.overloads and _TIER != "interpreted":  # compiled once: the usual dispatch from now on
+            return _compiled_call(self, *args, **kwargs)
+        if _TIER == "interpreted":
+            with np.errstate(all="ignore"):
+                return self.interpreted(*args, **kwargs)
+        if _TIER == "compiled":
+            return _compiled_call(self, *args, **kwargs)
+        return self._first_calls(args, kwargs)
+
+    def _first_calls(self, args, kwargs):
+        if (_elements(args) + _elements(tuple(kwargs.values())) > SMALL_CALL
+                or self.__dict__.get("_interpreted_s", 0.0) >= INTERPRET_BUDGET or self._load_from_disk(args)):
+            return _compiled_call(self, *args, **kwargs)
+        start = time.perf_counter()
+        try:
+            # Numba's integers wrap and its floats overflow silently; NumPy scalars would warn.
+            with np.errstate(all="ignore"):
+                return self.interpreted(*args, **kwargs)
+        finally:
+            with _LOCK:
+                self._interpreted_s = self.__dict__.get("_interpreted_s", 0.0) + time.perf_counter() - start
+
+    def _load_from_disk(self, args):
+        """Whether the machine code for these argument types is in Numba's on-disk cache (then loaded)."""
+        if self.__dict__.get("_not_on_disk"):
+            return False
+        try:
+            # As numba.core.dispatcher.Dispatcher.compile does before it compiles.
+            argtypes = tuple(self.typeof_pyval(a) for a in args)
+            with global_compiler_lock:
+                result = self._cache.load_overload(argtypes, self.targetctx)
+                if result is not None:
+                    self.targetctx.insert_user_function(result.entry_point, result.fndesc, [result.library])
+                    self.add_overload(result)
+                    return True
+        except Exception:  # an internal of Numba changed: just compile as usual
+            return True
+        self._not_on_disk = True
+        return False
+
+    @property
+    def interpreted(self):
+        """The kernel as a plain Python function whose kernel calls are interpreted too."""
+        function = self.__dict__.get("_interpreted")
+        if function is None:
+            function = _interpreted(self, {})
+        return function
+
+
+def _interpreted(kernel, done):
+    """``kernel.py_func`` over copies of its globals and closure in which every kernel is interpreted."""
+    function = kernel.__dict__.get("_interpreted")
+    if function is not None:
+        return function
+    py_func = kernel.py_func
+    namespace = dict(py_func.__globals__)
+    cells = [types.CellType() for _ in py_func.__closure__ or ()]
+    function = types.FunctionType(py_func.__code__, namespace, py_func.__name__, py_func.__defaults__,
+                                  tuple(cells) if py_func.__closure__ else None)
+    function.__kwdefaults__ = py_func.__kwdefaults__
+    done[id(kernel)] = function  # before the callees: kernels may call each other in a cycle
+
+    def plain(value):
+        if isinstance(value, CPUDispatcher):
+            return done.get(id(value)) or _interpreted(value, done)
+        return value
+
+    for name, value in namespace.items():
+        namespace[name] = plain(value)
+    for cell, original in zip(cells, py_func.__closure__ or ()):
+        try:
+            cell.cell_contents = plain(original.cell_contents)
+        except ValueError:  # a cell not filled yet stays empty
+            pass
+    kernel._interpreted = function
+    return function
+
+
+def _elements(args):
+    """Array elements over the arguments, looking into tuples (the kernels' named records)."""
+    total = 0
+    for a in args:
+        if isinstance(a, np.ndarray):
+            total += a.size
+        elif isinstance(a, tuple):
+            total += _elements(a)
+    return total
+
 
 def njit(func=None, **options):
-    """``numba.njit`` with the project's defaults; usable as ``@njit`` or ``@njit(fastmath=True)``."""
+    """``numba.njit`` with the project's defaults.
+
+    Usable as ``@njit`` or ``@njit(fastmath=True)``; ``interpret_small=True`` makes it a
+    :class:`Kernel`, whose small first calls run interpreted (see the module docstring).
+    """
     options = {**NJIT_DEFAULTS, **options}
     if func is None:
-        return numba.njit(**options)
-    return numba.njit(**options)(func)
+        return lambda f: njit(f, **options)
+    if numba.config.DISABLE_JIT:
+        return func
+    cache = options.pop("cache")
+    interpret_small = options.pop("interpret_small", False)
+    locals_ = options.pop("locals", {})
+    options["nopython"] = True
+    options.setdefault("boundscheck", None)
+    # Only the kernels that may run interpreted pay for the check on every call from Python (0.5 µs).
+    kernel = (Kernel if interpret_small else CPUDispatcher)(py_func=func, locals=locals_, targetoptions=options)
+    if cache:
+        kernel.enable_caching()
+    return kernel

@@ -1,0 +1,167 @@
+"""The interpreted tier of the kernels (lucidml.utils._numba): same answers, used only when it pays."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_diabetes, load_iris, load_wine
+
+import lucidml.utils._numba as tiers
+from lucidml.ensemble import GradientBoostingRegressor
+from lucidml.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from lucidml.utils import kernel_tier, njit, set_kernel_tier
+
+from ..ensemble.test_tree_bad_input import CLASSIFIERS as BAD_INPUT_CLASSIFIERS
+from ..ensemble.test_tree_bad_input import REGRESSORS as BAD_INPUT_REGRESSORS
+
+
+def _with_gaps(X, seed):
+    """X with about 5 % of its values missing."""
+    X = X.copy()
+    X[np.random.default_rng(seed).random(X.shape) < 0.05] = np.nan
+    return X
+
+
+# The models of the bad-input tests, and the engine's other paths.
+CLASSIFIERS = {
+    **BAD_INPUT_CLASSIFIERS,
+    "tree_entropy_best_first": lambda: DecisionTreeClassifier(criterion="entropy", max_leaf_nodes=8, random_state=0),
+    "tree_random_splitter": lambda: DecisionTreeClassifier(splitter="random", max_features=2, random_state=0),
+    "tree_categorical": lambda: DecisionTreeClassifier(categorical_features=[0], max_depth=4, random_state=0),
+}
+REGRESSORS = {
+    **BAD_INPUT_REGRESSORS,
+    "tree_hist_best_first": lambda: DecisionTreeRegressor(max_bins=32, max_leaf_nodes=12, random_state=0),
+    "boosting_huber_subsample": lambda: GradientBoostingRegressor(loss="huber", n_estimators=8, subsample=0.7,
+                                                                  random_state=0),
+    "boosting_quantile": lambda: GradientBoostingRegressor(loss="quantile", n_estimators=8, random_state=0),
+}
+
+
+def _data(task, name):
+    X, y = load_wine(return_X_y=True) if task == "classifier" else load_diabetes(return_X_y=True)
+    if "categorical" in name:
+        X = X.copy()
+        X[:, 0] = np.round(X[:, 0])  # a few whole-number categories
+    if name in ("tree", "tree_hist", "forest", "boosting", "boosting_huber"):
+        X = _with_gaps(X, 0)
+    return X, y
+
+
+def _outputs(model, X):
+    out = {"predict": model.predict(X)}
+    if hasattr(model, "predict_proba"):
+        out["proba"] = model.predict_proba(X)
+    if hasattr(model, "apply"):
+        out["apply"] = model.apply(X)
+    return out
+
+
+@pytest.mark.parametrize(
+    "task, name, make",
+    [("classifier", n, m) for n, m in CLASSIFIERS.items()] + [("regressor", n, m) for n, m in REGRESSORS.items()],
+    ids=[f"classifier-{n}" for n in CLASSIFIERS] + [f"regressor-{n}" for n in REGRESSORS],
+)
+def test_both_tiers_grow_the_same_trees(task, name, make):
+    X, y = _data(task, name)
+    with kernel_tier("compiled"):
+        compiled = _outputs(make().fit(X, y), X)
+    with kernel_tier("interpreted"):
+        interpreted = _outputs(make().fit(X, y), X)
+    for key in compiled:
+        np.testing.assert_allclose(interpreted[key], compiled[key], rtol=1e-12, atol=1e-14, err_msg=key)
+
+
+def test_tier_names_are_checked():
+    with pytest.raises(ValueError, match="kernel tier"):
+        set_kernel_tier("fast")
+    with kernel_tier("interpreted"):
+        with kernel_tier("compiled"):
+            assert tiers._TIER == "compiled"
+        assert tiers._TIER == "interpreted"
+
+
+def _toy_kernels():
+    @njit(cache=False)
+    def inner(x):
+        return 2.0 * x
+
+    @njit(cache=False, interpret_small=True)
+    def outer(a):
+        total = 0.0
+        for v in a:
+            total += inner(v)
+        return total
+
+    return inner, outer
+
+
+def test_small_first_calls_run_interpreted_big_ones_compile(monkeypatch):
+    monkeypatch.setattr(tiers, "_TIER", "auto")
+    inner, outer = _toy_kernels()
+    assert outer(np.ones(10)) == 20.0
+    assert not outer.overloads and not inner.overloads  # nothing compiled, the callee neither
+    assert outer(np.ones(tiers.SMALL_CALL + 1)) == 2.0 * (tiers.SMALL_CALL + 1)
+    assert outer.overloads  # too big: compiled, and compiled from then on
+    assert outer(np.ones(3)) == 6.0
+
+
+def test_a_kernel_compiles_once_its_interpreted_time_is_spent(monkeypatch):
+    monkeypatch.setattr(tiers, "_TIER", "auto")
+    monkeypatch.setattr(tiers, "INTERPRET_BUDGET", 0.0)
+    _, outer = _toy_kernels()
+    outer(np.ones(10))
+    assert outer.overloads
+
+
+def test_kernels_not_declared_small_always_compile(monkeypatch):
+    monkeypatch.setattr(tiers, "_TIER", "auto")
+    inner, _ = _toy_kernels()
+    assert inner(1.5) == 3.0
+    assert inner.overloads
+
+
+_COLD_SCRIPT = """
+import json, numba
+from numba.core import event
+compiled = []
+class Listener(event.Listener):
+    def on_start(self, ev):
+        compiled.append(ev.data["dispatcher"].py_func.__name__)
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Listener())
+from sklearn.datasets import load_iris
+from lucidml.tree import DecisionTreeClassifier
+from lucidml.tree import _builder
+X, y = load_iris(return_X_y=True)
+proba = DecisionTreeClassifier(random_state=0).fit(X, y).predict_proba(X)
+print(json.dumps({"compiled": compiled, "loaded": bool(_builder.grow_tree.overloads), "proba": proba.tolist()}))
+"""
+
+
+def _run_cold(cache_dir, tier):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache_dir), "LUCIDML_KERNEL_TIER": tier}
+    done = subprocess.run([sys.executable, "-c", _COLD_SCRIPT], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_first_fit_on_iris_compiles_nothing_then_uses_the_cache(tmp_path):
+    """A new process with an empty Numba cache answers a fit on iris without compiling; once the
+    machine code is on disk (here: compiled by a process in the compiled tier), it is loaded."""
+    X, y = load_iris(return_X_y=True)
+    reference = DecisionTreeClassifier(random_state=0).fit(X, y).predict_proba(X)
+
+    first = _run_cold(tmp_path, "auto")
+    assert first["compiled"] == [] and not first["loaded"]
+    np.testing.assert_array_equal(first["proba"], reference)
+
+    filler = _run_cold(tmp_path, "compiled")
+    assert "grow_tree" in filler["compiled"]
+    again = _run_cold(tmp_path, "auto")
+    assert again["compiled"] == [] and again["loaded"]
+    np.testing.assert_array_equal(again["proba"], reference)
