@@ -159,8 +159,8 @@ COMPILE_ALL = {"LUCIDML_KERNEL_TIER": "compiled"}
 AS_INSTALLED = {"LUCIDML_KERNEL_TIER": "auto"}
 
 
-def run_python(script, cache_dir=None, env=None):
-    """Run ``script`` in a fresh interpreter from the repository root; the number its last line prints.
+def run_python(script, cache_dir=None, env=None, parse=float):
+    """Run ``script`` in a fresh interpreter from the repository root; ``parse`` of its last line.
 
     ``cache_dir``: the ``NUMBA_CACHE_DIR`` it runs with (default: the usual cache); ``env``: more
     environment variables.
@@ -172,7 +172,7 @@ def run_python(script, cache_dir=None, env=None):
     out = subprocess.run([sys.executable, "-c", script], cwd=root, env=env, capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(f"benchmark subprocess failed:\n{out.stderr[-2000:]}")
-    return float(out.stdout.strip().splitlines()[-1])
+    return parse(out.stdout.strip().splitlines()[-1])
 
 
 def _fit_peak_rss(entry, case, n_samples, library):

@@ -1,12 +1,22 @@
 """lucidml: classical machine learning from first principles, scikit-learn compatible.
 
 The algorithms live in subpackages (``lucidml.linear``, ``lucidml.naive_bayes``, ...);
-:func:`all_estimators` lists every public estimator.
+:func:`all_estimators` lists every public estimator; :func:`warmup` compiles their kernels
+ahead of use.
 """
 
 __version__ = "0.1.0"
 
-__all__ = ["all_estimators", "__version__"]
+__all__ = ["all_estimators", "warmup", "__version__"]
+
+
+def __getattr__(name):
+    # Loaded on first use: ``import lucidml`` stays light (no scikit-learn, no Numba).
+    if name == "warmup":
+        from ._warmup import warmup
+
+        return warmup
+    raise AttributeError(f"module 'lucidml' has no attribute {name!r}")
 
 
 def all_estimators(type_filter=None):

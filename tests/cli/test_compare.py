@@ -1,6 +1,7 @@
 """``lucidml compare``: the table, the JSON, the notes' protocol, and bad usage."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -95,3 +96,16 @@ def test_console_script_runs_in_a_fresh_process():
     ]
     listing = subprocess.run([sys.executable, "-m", "lucidml", "list"], capture_output=True, text=True, check=True)
     assert "GaussianNB" in listing.stdout and "sklearn.naive_bayes.GaussianNB" in listing.stdout
+
+
+def test_rows_timed_before_compilation_are_marked(tmp_path):
+    """A fresh machine runs a tree's small first fits interpreted; compare says so instead of
+    presenting those times as the compiled code's."""
+    command = [sys.executable, "-m", "lucidml", "compare", "--models", "DecisionTreeClassifier", "--runs", "2"]
+    fresh = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "LUCIDML_KERNEL_TIER": "auto"}
+    table = subprocess.run(command, env=fresh, capture_output=True, text=True, check=True).stdout
+    row = next(line for line in table.splitlines() if line.startswith("| DecisionTreeClassifier"))
+    assert "†" in row and "lucidml warmup" in table
+    compiled = {**fresh, "LUCIDML_KERNEL_TIER": "compiled"}
+    table = subprocess.run(command, env=compiled, capture_output=True, text=True, check=True).stdout
+    assert "†" not in table

@@ -14,6 +14,7 @@ from lucidml.ensemble import GradientBoostingRegressor
 from lucidml.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from lucidml.utils import kernel_tier, njit, set_kernel_tier
 
+from ..compile_log import COMPILE_LOG
 from ..ensemble.test_tree_bad_input import CLASSIFIERS as BAD_INPUT_CLASSIFIERS
 from ..ensemble.test_tree_bad_input import REGRESSORS as BAD_INPUT_REGRESSORS
 
@@ -111,10 +112,20 @@ def test_small_first_calls_run_interpreted_big_ones_compile(monkeypatch):
 
 def test_a_kernel_compiles_once_its_interpreted_time_is_spent(monkeypatch):
     monkeypatch.setattr(tiers, "_TIER", "auto")
-    monkeypatch.setattr(tiers, "INTERPRET_BUDGET", 0.0)
+    monkeypatch.setattr(tiers, "MIN_INTERPRET_S", 0.0)
+    monkeypatch.setattr(tiers, "MAX_INTERPRET_S", 0.0)
     _, outer = _toy_kernels()
     outer(np.ones(10))
     assert outer.overloads
+
+
+def test_the_interpreter_budget_grows_with_the_code_to_compile():
+    inner, outer = _toy_kernels()
+    from lucidml.tree._builder import grow_tree
+
+    assert tiers.interpret_budget(outer) == tiers.MIN_INTERPRET_S  # a few bytes: compiles in a moment
+    assert tiers._code_bytes(outer, set()) > tiers._code_bytes(inner, set())  # the callee counts
+    assert tiers.interpret_budget(grow_tree) == tiers.MAX_INTERPRET_S  # the tree builder: 10 s or more
 
 
 def test_kernels_not_declared_small_always_compile(monkeypatch):
@@ -124,16 +135,7 @@ def test_kernels_not_declared_small_always_compile(monkeypatch):
     assert inner.overloads
 
 
-_COLD_SCRIPT = """
-import json, numba
-from numba.core import event
-compiled = []
-class Listener(event.Listener):
-    def on_start(self, ev):
-        compiled.append(ev.data["dispatcher"].py_func.__name__)
-    def on_end(self, ev):
-        pass
-event.register("numba:compile", Listener())
+_COLD_SCRIPT = COMPILE_LOG + """
 from sklearn.datasets import load_iris
 from lucidml.tree import DecisionTreeClassifier
 from lucidml.tree import _builder

@@ -9,7 +9,9 @@ on the test part (accuracy for classification, R² for regression), and the mean
 
 Each scikit-learn counterpart is fitted on the very same splits, alternating with lucidml run by
 run. Times are fit + predict per run; each model's first fit, on the first split, is a warm-up
-and is not timed (it loads compiled code).
+and is not timed (it loads compiled code). On a machine that has not compiled a model's kernels
+yet, its small fits may run interpreted (``lucidml.utils._numba``); such a row is marked, since
+its times are not those of the compiled code (``lucidml warmup`` compiles every kernel once).
 """
 
 import time
@@ -22,6 +24,7 @@ from sklearn.model_selection import train_test_split
 
 from ..datasets import DatasetError
 from ..registry import entries, get_entry
+from ..utils._numba import interpreted_calls
 
 __all__ = ["compare", "select_models"]
 
@@ -70,6 +73,7 @@ def _evaluate(estimator, splits, score):
     """Scores and times over ``splits`` for one estimator, or the error that stopped it."""
     try:
         _fit_score(clone(estimator), splits[0], score)  # warm-up: compilation, caches
+        before = interpreted_calls()
         results = [_fit_score(clone(estimator), split, score) for split in splits]
     except Exception as error:  # noqa: BLE001 - a failing model is reported in its row
         return {"error": f"{type(error).__name__}: {error}"}
@@ -78,6 +82,7 @@ def _evaluate(estimator, splits, score):
         "mean": float(100 * scores.mean()),
         "std": float(100 * scores.std()),
         "seconds_per_run": float(seconds.mean()),
+        "interpreted": interpreted_calls() > before,
         "error": None,
     }
 

@@ -26,7 +26,7 @@ BLOCK = 64
 ROWS_ABOVE = 128
 
 
-@njit
+@njit(interpret_small=True)
 def pack(X, shift, start, stop, P):
     """Copy the rows start:stop of X − shift into the packed array P (n_blocks, n_features, BLOCK):
 
@@ -94,7 +94,7 @@ def _block_nearest_gemm(xt, centers, half_sq_norms, acc, best_d2, best):
             best_d2[r] += t * t
 
 
-@njit
+@njit(interpret_small=20_000)
 def assign_step(P, X, shift, weight, centers, start, stop, labels, distance, sums, weights, accumulate, gemm):
     """E-step on rows start:stop: nearest centre and its squared distance for every row.
 
@@ -147,7 +147,7 @@ def assign_step(P, X, shift, weight, centers, start, stop, labels, distance, sum
     return sse.sum(), changed
 
 
-@njit
+@njit(interpret_small=20_000)
 def sq_distances(P, centers, start, stop, out):
     """out[i, c] = ‖xᵢ − centers[c]‖² for the rows start:stop."""
     d2 = np.empty((centers.shape[0], BLOCK))
@@ -158,7 +158,7 @@ def sq_distances(P, centers, start, stop, out):
                 out[s + r, c] = d2[c, r]
 
 
-@njit
+@njit(interpret_small=20_000)
 def seeding_trials(P, weight, closest, candidates, start, stop, trial_d2):
     """One k-means++ step on rows start:stop, for every candidate centre t at once:
 
@@ -179,7 +179,7 @@ def seeding_trials(P, weight, closest, candidates, start, stop, trial_d2):
     return pot.sum(axis=1)
 
 
-@njit
+@njit(interpret_small=True)
 def column_variance_mean(X):
     """The mean over features of the (population) variance of each column, in two passes."""
     n_samples, n_features = X.shape

@@ -130,7 +130,8 @@ def single_linkage_condensed(D, n):
     return a, b, h
 
 
-@njit
+# interpret_small: the work is n²·d for n·d elements; 3,000 elements (wine: 2,314) take about 0.2 s interpreted.
+@njit(interpret_small=3_000)
 def ward_nn_chain(X):
     """Ward linkage by the nearest-neighbour chain on cluster centroids, O(n·d) memory.
 
@@ -327,7 +328,7 @@ def centroid_generic(D, n):
     return Z
 
 
-@njit
+@njit(interpret_small=True)
 def label_merges(a, b, h, n):
     """SciPy's linkage matrix from merges sorted by height (children before parents).
 
@@ -354,7 +355,7 @@ def label_merges(a, b, h, n):
     return Z
 
 
-@njit
+@njit(interpret_small=True)
 def spread_labels(children, n, node_label):
     """Give every leaf the label of its labelled ancestor (parents have larger ids)."""
     for k in range(n - 2, -1, -1):

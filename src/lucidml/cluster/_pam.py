@@ -77,7 +77,8 @@ def swap_delta(row, slot, nearest, dn, ds):
     return total
 
 
-@njit(fastmath=_SUM_IN_ANY_ORDER)
+# interpret_small: Dc is n × n, so 40,000 elements is n ≤ 200; a pass costs k·n² (wine: 0.2 s interpreted).
+@njit(fastmath=_SUM_IN_ANY_ORDER, interpret_small=40_000)
 def build(Dc, n_clusters):
     """BUILD (Kaufman & Rousseeuw 1990): greedy medoids, each lowering the cost the most.
 
@@ -112,7 +113,7 @@ def build(Dc, n_clusters):
     return medoids
 
 
-@njit
+@njit(interpret_small=40_000)  # see build
 def pam_swap(Dc, medoids, max_iter, first_improvement, rel_tol):
     """SWAP until no (medoid, non-medoid) exchange lowers the cost by more than rel_tol·cost.
 

@@ -59,6 +59,8 @@ def _best_split(hist, feature_order, n_bins, missing_bin, G, H, C, l2, min_sampl
             gl, hl, cl = (gm, hm, cm) if missing_left else (0.0, 0.0, 0.0)
             # b = n_bins − 1 with missing right is the split "present" vs "missing".
             for b in range(n_bins[j]):
+                if hj[b, 0] == 0.0:
+                    continue  # an empty bin splits as the bin before it: same gain, which never wins a tie
                 gl -= hj[b, 2]
                 hl += hj[b, 1]
                 cl += hj[b, 0]

@@ -28,7 +28,7 @@ def centred_fortran_copy(X, x_mean, root_w):
     return out
 
 
-@njit
+@njit(interpret_small=True)
 def _centred_copy_into(X, x_mean, root_w, out):
     # Blocks of 256 rows keep both the strided reads and the contiguous column writes in cache.
     n, d = X.shape
@@ -41,7 +41,7 @@ def _centred_copy_into(X, x_mean, root_w, out):
                 out[i, j] = (X[i, j] - m) * root_w[i]
 
 
-@njit(fastmath=True)
+@njit(fastmath=True, interpret_small=True)
 def sweep(X, residual, w, col_sq, l1, l2, order, positive):
     """One pass over the coordinates in ``order``; return (max |Δwⱼ|, max |wⱼ|)."""
     n = X.shape[0]
@@ -72,7 +72,7 @@ def sweep(X, residual, w, col_sq, l1, l2, order, positive):
     return max_change, max_w
 
 
-@njit(fastmath=True)
+@njit(fastmath=True, interpret_small=True)
 def duality_gap(X, y, residual, w, l1, l2, positive):
     """Primal minus dual objective at w, from the residual: ≥ 0, and 0 exactly at the optimum.
 

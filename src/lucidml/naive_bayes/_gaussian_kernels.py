@@ -5,7 +5,7 @@ import numpy as np
 from ..utils import njit
 
 
-@njit
+@njit(interpret_small=True)
 def class_moments(X, class_index, weight, n_classes):
     """Weighted count, mean and sum of squared deviations (M2) of every feature in every class.
 
@@ -33,7 +33,7 @@ def class_moments(X, class_index, weight, n_classes):
     return count, mean, m2
 
 
-@njit
+@njit(interpret_small=True)
 def joint_log_likelihood(X, mean, var, log_prior):
     """log p(c) + Σⱼ log N(xⱼ; μ_cj, σ²_cj) for every sample and class."""
     n_samples, n_features = X.shape

@@ -79,7 +79,7 @@ def _dot(x, z):
     return acc
 
 
-@njit
+@njit(interpret_small=True)
 def row_norms(X):
     """‖xᵢ‖² of every row, summed exactly as :func:`kernel_column` sums xᵢᵀxⱼ (so k(x, x) is exact)."""
     out = np.empty(X.shape[0])
@@ -129,7 +129,7 @@ def kernel_column_all(X, sq, kind, gamma, coef0, degree, i, out, work):
     kernel_map(out, n, kind, gamma, coef0, degree, work)
 
 
-@njit
+@njit(interpret_small=True)
 def _map_block(K, sq_a, sq_b, kind, gamma, coef0, degree):
     """Kernel values from the inner-product block K = A Bᵀ, row by row, in place."""
     work = np.empty(K.shape[1])

@@ -17,17 +17,24 @@ all of these hold:
 
 - it has no machine code yet, neither in this process nor in Numba's on-disk cache;
 - the call is small: at most :data:`SMALL_CALL` array elements over all its arguments;
-- it has spent less than :data:`INTERPRET_BUDGET` seconds interpreted in this process.
+- it has spent less time interpreted in this process than compiling it would take, as far as
+  that can be told beforehand (:func:`interpret_budget`, from the size of its code and of the
+  kernels it calls: 1 to 10 s). This is the rent-or-buy rule: when the guess is right, the
+  total never exceeds twice what the better choice, known in hindsight, would have cost.
 
-Only kernels whose work grows about linearly with their arrays (a tree: rows × features ×
-depth) declare this; a kernel whose work grows faster (all pairs of rows, say) would take
-minutes interpreted on a call of "only" 100,000 elements, and is always compiled.
 Otherwise it is compiled as usual, and from then on it always runs compiled. A newcomer's first
 fit on iris therefore answers in milliseconds instead of waiting for the compiler, and a
 kernel that is called often (or on big data) is compiled as soon as that pays.
-:func:`set_kernel_tier` / :func:`kernel_tier` (or the environment variable ``LUCIDML_KERNEL_TIER``) chooses
-``"compiled"`` to always compile (the test suite does, to test the machine code;
-``tests/utils/test_kernel_tiers.py`` checks that both tiers agree) or ``"interpreted"``.
+
+Kernels whose work grows about linearly with their arrays (a tree: rows × features × depth)
+declare ``interpret_small=True``; a kernel whose work grows faster (all pairs of rows, say)
+would take minutes interpreted on a call of "only" 100,000 elements, so it declares a smaller
+limit (``interpret_small=10_000``: SMO on a thousand rows) or none.
+
+:func:`set_kernel_tier` / :func:`kernel_tier` (or the environment variable
+``LUCIDML_KERNEL_TIER``) choose ``"compiled"`` to always compile (the test suite does, to test
+the machine code; ``tests/utils/test_kernel_tiers.py`` checks that both tiers agree) or
+``"interpreted"``.
 
 Debugging without JIT: set the environment variable ``NUMBA_DISABLE_JIT=1`` before Python
 starts. Every kernel then runs as the plain Python function it is written as, so ``pdb``,
@@ -45,14 +52,20 @@ import numpy as np
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
 
-__all__ = ["INTERPRET_BUDGET", "Kernel", "NJIT_DEFAULTS", "SMALL_CALL", "TIERS", "kernel_tier", "njit", "set_kernel_tier"]
+__all__ = ["Kernel", "NJIT_DEFAULTS", "SMALL_CALL", "TIERS", "interpret_budget", "interpreted_calls", "kernel_tier", "njit",
+           "set_kernel_tier"]
 
 NJIT_DEFAULTS = {"cache": True, "nogil": True}
 
 # Iris is 600 values, diabetes 4,420: interpreted, a tree on them takes 10–150 ms; a tree on
 # 2,500 × 20 values (100,000 elements with its presorted order) about 2 s.
 SMALL_CALL = 100_000
-INTERPRET_BUDGET = 2.0  # seconds per kernel and process; compiling a tree kernel costs more
+# Compile seconds per byte of Python bytecode (the kernel and every kernel it calls), measured on
+# this project's kernels: 25,800 bytes of tree builder take 10–13 s, 10,200 of SMO about 10 s,
+# 7,300 of boosting's grower about 8 s with its histograms. A rough guess, clipped.
+COMPILE_S_PER_BYTE = 5e-4
+MIN_INTERPRET_S = 1.0
+MAX_INTERPRET_S = 10.0
 
 
 TIERS = ("auto", "compiled", "interpreted")
@@ -84,6 +97,13 @@ def kernel_tier(tier):
 
 
 _compiled_call = CPUDispatcher.__call__
+_interpreted_calls = 0
+
+
+def interpreted_calls():
+    """How many calls of this process ran interpreted in the ``auto`` tier (a counter, for reports)."""
+    return _interpreted_calls
+
 _TIER = os.environ.get("LUCIDML_KERNEL_TIER", "auto")
 if _TIER not in TIERS:
     _TIER = "auto"
@@ -94,6 +114,7 @@ class Kernel(CPUDispatcher):
     """A Numba dispatcher that runs its first, small calls interpreted (see the module docstring).
 
     Compiled callers see an ordinary dispatcher; only calls from Python pass through here.
+    ``small_call``: the most array elements (over all arguments) of a call that may run interpreted.
     """
 
     def __call__(self, *args, **kwargs):
@@ -107,8 +128,8 @@ class Kernel(CPUDispatcher):
         return self._first_calls(args, kwargs)
 
     def _first_calls(self, args, kwargs):
-        if (_elements(args) + _elements(tuple(kwargs.values())) > SMALL_CALL
-                or self.__dict__.get("_interpreted_s", 0.0) >= INTERPRET_BUDGET or self._load_from_disk(args)):
+        if (_elements(args) + _elements(tuple(kwargs.values())) > self.small_call
+                or self.__dict__.get("_interpreted_s", 0.0) >= interpret_budget(self) or self._load_from_disk(args)):
             return _compiled_call(self, *args, **kwargs)
         start = time.perf_counter()
         try:
@@ -116,8 +137,10 @@ class Kernel(CPUDispatcher):
             with np.errstate(all="ignore"):
                 return self.interpreted(*args, **kwargs)
         finally:
+            global _interpreted_calls
             with _LOCK:
                 self._interpreted_s = self.__dict__.get("_interpreted_s", 0.0) + time.perf_counter() - start
+                _interpreted_calls += 1
 
     def _load_from_disk(self, args):
         """Whether the machine code for these argument types is in Numba's on-disk cache (then loaded)."""
@@ -175,6 +198,35 @@ def _interpreted(kernel, done):
     return function
 
 
+def interpret_budget(kernel):
+    """Seconds a kernel may run interpreted in a process before it is compiled: about what compiling
+    it would cost (``COMPILE_S_PER_BYTE`` × the bytecode of it and its callees), clipped to
+    [``MIN_INTERPRET_S``, ``MAX_INTERPRET_S``]."""
+    size = kernel.__dict__.get("_code_bytes")
+    if size is None:
+        size = kernel._code_bytes = _code_bytes(kernel, set())
+    return min(MAX_INTERPRET_S, max(MIN_INTERPRET_S, COMPILE_S_PER_BYTE * size))
+
+
+def _code_bytes(kernel, seen):
+    """Bytes of bytecode of ``kernel`` and of every kernel it calls (each counted once)."""
+    if id(kernel) in seen:
+        return 0
+    seen.add(id(kernel))
+    py_func = kernel.py_func
+    total = len(py_func.__code__.co_code)
+    callees = [py_func.__globals__.get(name) for name in py_func.__code__.co_names]
+    for cell in py_func.__closure__ or ():
+        try:
+            callees.append(cell.cell_contents)
+        except ValueError:  # a cell not filled yet
+            pass
+    for callee in callees:
+        if isinstance(callee, CPUDispatcher):
+            total += _code_bytes(callee, seen)
+    return total
+
+
 def _elements(args):
     """Array elements over the arguments, looking into tuples (the kernels' named records)."""
     total = 0
@@ -190,7 +242,9 @@ def njit(func=None, **options):
     """``numba.njit`` with the project's defaults.
 
     Usable as ``@njit`` or ``@njit(fastmath=True)``; ``interpret_small=True`` makes it a
-    :class:`Kernel`, whose small first calls run interpreted (see the module docstring).
+    :class:`Kernel`, whose small first calls run interpreted (see the module docstring), up to
+    :data:`SMALL_CALL` array elements; ``interpret_small=n`` sets that limit to n elements, for a
+    kernel whose work grows faster than its arrays.
     """
     options = {**NJIT_DEFAULTS, **options}
     if func is None:
@@ -204,6 +258,8 @@ def njit(func=None, **options):
     options.setdefault("boundscheck", None)
     # Only the kernels that may run interpreted pay for the check on every call from Python (0.5 µs).
     kernel = (Kernel if interpret_small else CPUDispatcher)(py_func=func, locals=locals_, targetoptions=options)
+    if interpret_small:
+        kernel.small_call = SMALL_CALL if interpret_small is True else int(interpret_small)
     if cache:
         kernel.enable_caching()
     return kernel
