@@ -128,6 +128,28 @@ def test_the_interpreter_budget_grows_with_the_code_to_compile():
     assert tiers.interpret_budget(grow_tree) == tiers.MAX_INTERPRET_S  # the tree builder: 10 s or more
 
 
+def test_interpreted_time_adds_up_over_processes(monkeypatch, tmp_path):
+    """The interpreter's time is kept in a ledger beside Numba's cache: a kernel that earlier
+    processes ran interpreted for its whole budget is compiled at once."""
+    monkeypatch.setattr(tiers, "_TIER", "auto")
+    ledger = tmp_path / "outer.interpreted"
+    monkeypatch.setattr(tiers, "_ledger_path", lambda kernel: str(ledger))
+    _, outer = _toy_kernels()
+    outer(np.ones(10))
+    assert not outer.overloads and not ledger.exists()
+    tiers._write_ledgers()  # what the process does at exit
+    spent = float(ledger.read_text())
+    assert 0 < spent == outer.interpreted_seconds()
+
+    ledger.write_text(repr(tiers.MAX_INTERPRET_S))  # as if earlier processes spent the budget
+    _, fresh = _toy_kernels()
+    fresh(np.ones(10))
+    assert fresh.overloads
+    ledger.write_text("garbled")
+    _, again = _toy_kernels()
+    assert again.interpreted_seconds() == 0.0
+
+
 def test_kernels_not_declared_small_always_compile(monkeypatch):
     monkeypatch.setattr(tiers, "_TIER", "auto")
     inner, _ = _toy_kernels()
@@ -161,6 +183,7 @@ def test_first_fit_on_iris_compiles_nothing_then_uses_the_cache(tmp_path):
     first = _run_cold(tmp_path, "auto")
     assert first["compiled"] == [] and not first["loaded"]
     np.testing.assert_array_equal(first["proba"], reference)
+    assert any("grow_tree" in path.name for path in tmp_path.rglob("*.interpreted"))  # its time, kept
 
     filler = _run_cold(tmp_path, "compiled")
     assert "grow_tree" in filler["compiled"]

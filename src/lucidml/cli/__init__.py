@@ -108,8 +108,9 @@ def format_table(result):
         ratio = f"{row['ratio']:.2f}" if row["ratio"] is not None else ""
         lines.append("| " + " | ".join([row["model"], *ours[:2], *sk, ratio]) + " |")
     if any(row.get("interpreted") for row in result["models"]):
-        lines += ["", "† timed (partly) before its kernels were compiled on this machine, as interpreted Python; "
-                  "`lucidml warmup` compiles them once, and later runs time the compiled code."]
+        lines += ["", "† timed (partly) as interpreted Python: this machine has not compiled the model's kernels "
+                  "yet (small data runs before it pays to compile); after `lucidml warmup`, the rows time the "
+                  "compiled code."]
     return "\n".join(lines)
 
 

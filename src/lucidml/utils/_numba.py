@@ -17,10 +17,12 @@ all of these hold:
 
 - it has no machine code yet, neither in this process nor in Numba's on-disk cache;
 - the call is small: at most :data:`SMALL_CALL` array elements over all its arguments;
-- it has spent less time interpreted in this process than compiling it would take, as far as
-  that can be told beforehand (:func:`interpret_budget`, from the size of its code and of the
-  kernels it calls: 1 to 10 s). This is the rent-or-buy rule: when the guess is right, the
-  total never exceeds twice what the better choice, known in hindsight, would have cost.
+- it has spent less time interpreted than compiling it would take, as far as that can be told
+  beforehand (:func:`interpret_budget`, from the size of its code and of the kernels it calls:
+  1 to 10 s). This is the rent-or-buy rule: when the guess is right, the total never exceeds
+  twice what the better choice, known in hindsight, would have cost. The time is summed over
+  the processes of the machine (a small ``.interpreted`` file beside the kernel's entry in
+  Numba's cache), so a script run again and again on small data gets compiled code too.
 
 Otherwise it is compiled as usual, and from then on it always runs compiled. A newcomer's first
 fit on iris therefore answers in milliseconds instead of waiting for the compiler, and a
@@ -41,6 +43,7 @@ starts. Every kernel then runs as the plain Python function it is written as, so
 ``print`` and coverage work inside it; results are the same, only slower (a test checks this).
 """
 
+import atexit
 import os
 import threading
 import time
@@ -52,8 +55,10 @@ import numpy as np
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
 
-__all__ = ["Kernel", "NJIT_DEFAULTS", "SMALL_CALL", "TIERS", "interpret_budget", "interpreted_calls", "kernel_tier", "njit",
-           "set_kernel_tier"]
+__all__ = [
+    "Kernel", "NJIT_DEFAULTS", "SMALL_CALL", "TIERS", "interpret_budget", "interpreted_calls", "kernel_tier", "njit",
+    "set_kernel_tier",
+]
 
 NJIT_DEFAULTS = {"cache": True, "nogil": True}
 
@@ -67,8 +72,13 @@ COMPILE_S_PER_BYTE = 5e-4
 MIN_INTERPRET_S = 1.0
 MAX_INTERPRET_S = 10.0
 
-
 TIERS = ("auto", "compiled", "interpreted")
+_TIER = os.environ.get("LUCIDML_KERNEL_TIER", "auto")
+if _TIER not in TIERS:
+    _TIER = "auto"
+_LOCK = threading.Lock()
+_interpreted_calls = 0
+_compiled_call = CPUDispatcher.__call__  # Numba's own dispatch, past Kernel.__call__
 
 
 def set_kernel_tier(tier):
@@ -96,18 +106,9 @@ def kernel_tier(tier):
         set_kernel_tier(previous)
 
 
-_compiled_call = CPUDispatcher.__call__
-_interpreted_calls = 0
-
-
 def interpreted_calls():
     """How many calls of this process ran interpreted in the ``auto`` tier (a counter, for reports)."""
     return _interpreted_calls
-
-_TIER = os.environ.get("LUCIDML_KERNEL_TIER", "auto")
-if _TIER not in TIERS:
-    _TIER = "auto"
-_LOCK = threading.Lock()
 
 
 class Kernel(CPUDispatcher):
@@ -116,6 +117,8 @@ class Kernel(CPUDispatcher):
     Compiled callers see an ordinary dispatcher; only calls from Python pass through here.
     ``small_call``: the most array elements (over all arguments) of a call that may run interpreted.
     """
+
+    small_call = SMALL_CALL
 
     def __call__(self, *args, **kwargs):
         if self.overloads and _TIER != "interpreted":  # compiled once: the usual dispatch from now on
@@ -129,7 +132,7 @@ class Kernel(CPUDispatcher):
 
     def _first_calls(self, args, kwargs):
         if (_elements(args) + _elements(tuple(kwargs.values())) > self.small_call
-                or self.__dict__.get("_interpreted_s", 0.0) >= interpret_budget(self) or self._load_from_disk(args)):
+                or self.interpreted_seconds() >= interpret_budget(self) or self._load_from_disk(args)):
             return _compiled_call(self, *args, **kwargs)
         start = time.perf_counter()
         try:
@@ -139,8 +142,16 @@ class Kernel(CPUDispatcher):
         finally:
             global _interpreted_calls
             with _LOCK:
-                self._interpreted_s = self.__dict__.get("_interpreted_s", 0.0) + time.perf_counter() - start
+                self._interpreted_here = self.__dict__.get("_interpreted_here", 0.0) + time.perf_counter() - start
                 _interpreted_calls += 1
+                _INTERPRETED_KERNELS.add(self)
+
+    def interpreted_seconds(self):
+        """Seconds this kernel has run interpreted on this machine: earlier processes and this one."""
+        earlier = self.__dict__.get("_interpreted_before")
+        if earlier is None:
+            earlier = self._interpreted_before = _read_ledger(self)
+        return earlier + self.__dict__.get("_interpreted_here", 0.0)
 
     def _load_from_disk(self, args):
         """Whether the machine code for these argument types is in Numba's on-disk cache (then loaded)."""
@@ -196,6 +207,42 @@ def _interpreted(kernel, done):
             pass
     kernel._interpreted = function
     return function
+
+
+_INTERPRETED_KERNELS = set()  # kernels that ran interpreted in this process: their ledgers are written at exit
+
+
+def _ledger_path(kernel):
+    """The file beside the kernel's index in Numba's cache that sums its interpreted seconds, or None."""
+    try:
+        cache = kernel._cache
+        return os.path.join(cache._cache_path, cache._cache_file._index_name.rsplit(".", 1)[0] + ".interpreted")
+    except AttributeError:  # no on-disk cache (cache=False), or Numba's internals changed
+        return None
+
+
+def _read_ledger(kernel):
+    path = _ledger_path(kernel)
+    try:
+        with open(path) as handle:
+            return max(0.0, float(handle.read()))
+    except (TypeError, OSError, ValueError):  # none yet, unreadable or garbled: start from zero
+        return 0.0
+
+
+@atexit.register
+def _write_ledgers():
+    """Add this process's interpreted seconds to each kernel's ledger (nothing once it is compiled)."""
+    for kernel in list(_INTERPRETED_KERNELS):
+        path = _ledger_path(kernel)
+        if path is None or kernel.overloads:
+            continue
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as handle:
+                handle.write(repr(kernel.interpreted_seconds()))
+        except OSError:  # a read-only cache: the next process starts its count from zero
+            pass
 
 
 def interpret_budget(kernel):
