@@ -129,7 +129,9 @@ def kernel_column_all(X, sq, kind, gamma, coef0, degree, i, out, work):
     kernel_map(out, n, kind, gamma, coef0, degree, work)
 
 
-@njit(interpret_small=True)
+# interpret_small: element-wise, but about 2 µs an element interpreted (the exp polynomial):
+# 300,000 kernel values (a prediction of 500 rows on 600 support vectors) take under a second.
+@njit(interpret_small=300_000)
 def _map_block(K, sq_a, sq_b, kind, gamma, coef0, degree):
     """Kernel values from the inner-product block K = A Bᵀ, row by row, in place."""
     work = np.empty(K.shape[1])
