@@ -246,7 +246,7 @@ def _write_ledgers():
 
 
 def interpret_budget(kernel):
-    """Seconds a kernel may run interpreted in a process before it is compiled: about what compiling
+    """Seconds a kernel may run interpreted on a machine before it is compiled: about what compiling
     it would cost (``COMPILE_S_PER_BYTE`` × the bytecode of it and its callees), clipped to
     [``MIN_INTERPRET_S``, ``MAX_INTERPRET_S``]."""
     size = kernel.__dict__.get("_code_bytes")
