@@ -8,13 +8,13 @@ thread pool. Centres enter and leave these functions in the coordinates of X; in
 in the centred frame of the packed data.
 """
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
 
+from ..utils import thread_count
 from ..utils.linalg import blas_threads
 from ._kmeans_kernels import (
     BLOCK,
@@ -37,14 +37,6 @@ GEMM_CENTERS = 32
 GEMM_FROM = 512
 
 
-def n_threads(n_jobs):
-    """Threads for n_jobs: None or -1 = every core (as scikit-learn's OpenMP loops), -2 = all but one."""
-    cores = os.cpu_count() or 1
-    if n_jobs is None or n_jobs == -1:
-        return cores
-    return max(1, min(n_jobs, cores) if n_jobs > 0 else cores + 1 + n_jobs)
-
-
 class Samples:
     """The data of one fit or prediction: X, its weights, its packed centred copy, the thread shares.
 
@@ -61,7 +53,7 @@ class Samples:
         self.X, self.weight, self.n_samples = X, weight, n
         self.gemm = n_clusters >= GEMM_CENTERS and n_clusters * n_features >= GEMM_FROM
         n_blocks = -(-n // BLOCK)
-        threads = max(1, min(n_threads(n_jobs), 3 * n * n_clusters * n_features // WORK_PER_THREAD, n_blocks))
+        threads = max(1, min(thread_count(n_jobs), 3 * n * n_clusters * n_features // WORK_PER_THREAD, n_blocks))
         shares = 1 if threads == 1 else min(SHARES_PER_THREAD * threads, n_blocks)
         edges = [BLOCK * (n_blocks * t // shares) for t in range(shares)] + [n]
         self.bounds = list(pairwise(edges))

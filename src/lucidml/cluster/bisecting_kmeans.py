@@ -9,7 +9,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
-from ..utils import Interval, Options, validate_params
+from ..utils import N_JOBS, Interval, Options, validate_params
 from ._kmeans_lloyd import (
     Samples,
     assign,
@@ -60,7 +60,7 @@ class BisectingKMeans(_CentroidClusterer):
         The cluster split next: the one with the largest SSE about its centre (SPEC's
         ``"largest_sse"``; Steinbach et al. 2000) or the one with the most points
         (``"largest_cluster"``). Ties go to the leftmost leaf of the tree.
-    n_jobs : int, default=None
+    n_jobs : None, -1 or int ≥ 1, default=None
         Threads sharing each pass over the data. None or -1: every core.
 
     Attributes
@@ -113,7 +113,7 @@ class BisectingKMeans(_CentroidClusterer):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "bisecting_strategy": [Options({"biggest_inertia", "largest_cluster"})],
-        "n_jobs": [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"), None],
+        "n_jobs": N_JOBS,
     }
 
     def __init__(self, n_clusters=8, *, init="random", n_init=10, random_state=None, max_iter=300, tol=1e-4,

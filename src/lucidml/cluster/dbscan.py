@@ -1,6 +1,5 @@
 """DBSCAN: density-based clustering with noise."""
 
-import os
 from itertools import chain
 from numbers import Integral, Real
 from typing import ClassVar
@@ -13,7 +12,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import validate_data
 
 from ..neighbors._search import minkowski_p
-from ..utils import Interval, Options, validate_params
+from ..utils import N_JOBS, Interval, Options, thread_count, validate_params
 from ._dbscan_kernels import (
     P_CHEBYSHEV,
     P_EUCLIDEAN,
@@ -92,7 +91,7 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         Leaf size of the k-d tree.
     p : float, default=None
         Exponent of the Minkowski metric (``metric="minkowski"``); None means 2.
-    n_jobs : int, default=None
+    n_jobs : None, -1 or int ≥ 1, default=None
         Threads of the grid and tree searches (None: 1, −1: all cores). Brute force uses the
         BLAS threads.
 
@@ -131,7 +130,7 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         "algorithm": [Options({"auto", "grid", "kd_tree", "brute"})],
         "leaf_size": [Interval(Integral, 1, None, closed="left")],
         "p": [Interval(Real, 1, None, closed="left"), None],
-        "n_jobs": [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"), None],
+        "n_jobs": N_JOBS,
     }
 
     def __init__(self, eps=0.5, *, min_samples=5, metric="euclidean", metric_params=None, algorithm="auto",
@@ -177,7 +176,7 @@ class DBSCAN(ClusterMixin, BaseEstimator):
     def _search(self, X):
         """The ε-neighbourhood search the ``algorithm`` parameter and the data call for."""
         p = minkowski_p(self.metric, 2 if self.p is None else self.p) if self.metric != "precomputed" else None
-        threads = _n_threads(self.n_jobs)
+        threads = thread_count(self.n_jobs, default=1)  # None: 1, as in scikit-learn's DBSCAN
         if self.algorithm in ("grid", "kd_tree") and p is None:
             raise ValueError(f"algorithm={self.algorithm!r} supports Minkowski metrics only, not metric={self.metric!r}.")
         if self.algorithm == "grid" and X.shape[1] > GRID_HARD_MAX_FEATURES:
@@ -227,14 +226,6 @@ def _check_weight(sample_weight, n):
     if not np.any(weight):
         raise ValueError("sample_weight is all zero; at least one weight must be non-zero.")
     return weight
-
-
-def _n_threads(n_jobs):
-    """Threads for a search: 1 for None (as in scikit-learn's DBSCAN), all cores for −1."""
-    cores = os.cpu_count() or 1
-    if n_jobs is None:
-        return 1
-    return max(1, min(n_jobs, cores) if n_jobs > 0 else cores + 1 + n_jobs)
 
 
 def _index_dtype(n):

@@ -14,7 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils import N_JOBS, Interval, Options, check_sample_weight, validate_params
 from ._kmeans_lloyd import (
     Samples,
     assign,
@@ -117,7 +117,7 @@ default="k-means++"
     random_state : int, RandomState instance or None, default=None
         Seeds of the initializations. With the same integer, ``"k-means++"`` and ``"random"``
         draw the same seeds as scikit-learn's KMeans.
-    n_jobs : int, default=None
+    n_jobs : None, -1 or int ≥ 1, default=None
         Threads sharing each pass over the data. None or -1: every core (scikit-learn's OpenMP
         default); small problems run on one thread.
 
@@ -164,7 +164,7 @@ default="k-means++"
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "random_state": ["random_state"],
-        "n_jobs": [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"), None],
+        "n_jobs": N_JOBS,
     }
 
     def __init__(self, n_clusters=8, *, init="k-means++", n_init=10, max_iter=300, tol=1e-4, random_state=None,

@@ -4,7 +4,7 @@ from numbers import Integral, Real
 
 from sklearn.base import ClassifierMixin, RegressorMixin
 
-from ..utils import HasMethods, Interval, Options
+from ..utils import N_JOBS, HasMethods, Interval, Options
 from ._forest_base import _BaseForest, _ForestClassifierMixin, _ForestRegressorMixin
 
 _BAGGING_CONSTRAINTS = {
@@ -16,7 +16,7 @@ _BAGGING_CONSTRAINTS = {
     "bootstrap_features": ["boolean"],
     "oob_score": ["boolean"],
     "warm_start": ["boolean"],
-    "n_jobs": [Integral, None],
+    "n_jobs": N_JOBS,
     "random_state": ["random_state"],
 }
 
@@ -66,7 +66,7 @@ class BaggingClassifier(_ForestClassifierMixin, ClassifierMixin, _BaseBagging):
         Average probabilities (soft) or count predicted labels (hard).
     warm_start : bool, default=False
         Keep the fitted members and add new ones up to ``n_estimators``.
-    n_jobs : int or None, default=None
+    n_jobs : None, -1 or int ≥ 1, default=None
         Members fitted and evaluated in parallel (joblib threads; lucidml trees release the GIL).
     random_state : int, RandomState instance or None, default=None
         Seeds of the bootstrap draws and of the members.

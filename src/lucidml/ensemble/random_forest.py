@@ -8,7 +8,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ..tree._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
-from ..utils import Interval, Options
+from ..utils import N_JOBS, Interval, Options
 from ._forest_base import _BaseForest, _ForestClassifierMixin, _ForestRegressorMixin
 
 _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf", "min_weight_fraction_leaf",
@@ -28,7 +28,7 @@ _FOREST_CONSTRAINTS = {
     "max_bins": [Interval(Integral, 2, 65535, closed="both"), None],
     "bootstrap": ["boolean"],
     "oob_score": ["boolean"],
-    "n_jobs": [Integral, None],
+    "n_jobs": N_JOBS,
     "random_state": ["random_state"],
     "warm_start": ["boolean"],
     "max_samples": [Interval(Integral, 1, None, closed="left"), Interval(Real, 0.0, 1.0, closed="right"), None],
@@ -84,7 +84,7 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, _BaseRando
         Estimate accuracy on the out-of-bag samples.
     voting : {"soft", "hard"}, default="soft"
         Average probabilities or count labels.
-    n_jobs : int or None, default=None
+    n_jobs : None, -1 or int ≥ 1, default=None
         Trees grown and evaluated in parallel (joblib threads; the tree kernels release the GIL).
     random_state : int, RandomState instance or None, default=None
         Bootstrap samples and feature draws.

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils import Interval, Options, validate_params
+from ..utils import N_JOBS, Interval, Options, validate_params
 from ._search import BruteSearch, KDTreeSearch, minkowski_p
 
 METRICS = frozenset(
@@ -27,7 +27,7 @@ class _KNeighborsBase(BaseEstimator):
         "p": [Interval(Real, 1, None, closed="left")],
         "metric": [Options(METRICS), "callable"],
         "metric_params": [dict, None],
-        "n_jobs": [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"), None],
+        "n_jobs": N_JOBS,
     }
 
     def __init__(

@@ -1,12 +1,12 @@
 """Finding the k nearest training points of every query: brute force in chunks, or a k-d tree."""
 
-import os
 
 import numpy as np
 from joblib import Parallel, delayed
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
+from ..utils import thread_count
 from ..utils.linalg import blas_threads
 from ._select import push_tile, push_tile_euclidean, sort_heaps, start_heaps
 
@@ -25,14 +25,6 @@ def minkowski_p(metric, p):
     if metric == "minkowski":
         return float(p)
     return MINKOWSKI_P.get(metric) if isinstance(metric, str) else None
-
-
-def n_threads(n_jobs):
-    """Threads for a search: n_jobs, or every core for None / -1 (as scikit-learn's search does)."""
-    cores = os.cpu_count() or 1
-    if n_jobs is None or n_jobs == -1:
-        return cores
-    return max(1, min(n_jobs, cores) if n_jobs > 0 else cores + 1 + n_jobs)
 
 
 class BruteSearch:
@@ -78,7 +70,7 @@ class BruteSearch:
 
     def query(self, X, k, n_jobs):
         n_fit = X.shape[1] if self.metric == "precomputed" else self.X_fit.shape[0]
-        threads = 1 if X.shape[0] * n_fit < SERIAL_BELOW else n_threads(n_jobs)
+        threads = 1 if X.shape[0] * n_fit < SERIAL_BELOW else thread_count(n_jobs)
         # Blocks of at most QUERY_ROWS rows, their number a multiple of the threads (even shares).
         n_blocks = threads * -(-X.shape[0] // (threads * QUERY_ROWS))
         rows = -(-X.shape[0] // n_blocks)
@@ -101,5 +93,5 @@ class KDTreeSearch:
         self.tree = cKDTree(X_fit, leafsize=leaf_size)
 
     def query(self, X, k, n_jobs):
-        distances, indices = self.tree.query(X, k=k, p=self.p, workers=n_threads(n_jobs))
+        distances, indices = self.tree.query(X, k=k, p=self.p, workers=thread_count(n_jobs))
         return distances.reshape(len(X), k), indices.reshape(len(X), k).astype(np.intp)

@@ -42,7 +42,7 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsBase):
         square in ``fit``, n_queries × n_train afterwards).
     metric_params : dict, default=None
         Extra arguments of the metric.
-    n_jobs : int, default=None
+    n_jobs : None, -1 or int ≥ 1, default=None
         Threads for the search. None (or -1) uses every core, as scikit-learn's brute-force
         search does whatever its ``n_jobs``.
 

@@ -1,7 +1,6 @@
 """C-support vector classification by SMO."""
 
 import warnings
-from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
@@ -14,7 +13,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils import N_JOBS, Interval, Options, check_sample_weight, validate_params
 from ._base import _BaseSVM, solve_dual
 from ._multiclass import (
     binary_problems,
@@ -100,7 +99,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         ends after 5 sweeps without change).
     multiclass : {"ovo", "ovr"}, default="ovo"
         One-vs-one voting, or true one-vs-rest training.
-    n_jobs : int or None, default=None
+    n_jobs : None, -1 or int ≥ 1, default=None
         Sub-problems solved in parallel threads (joblib); the compiled solver releases the GIL.
 
     Attributes
@@ -152,7 +151,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         "random_state": ["random_state"],
         "solver": [Options({"smo", "simplified"})],
         "multiclass": [Options({"ovo", "ovr"})],
-        "n_jobs": [Interval(Integral, None, None), None],
+        "n_jobs": N_JOBS,
     }
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,

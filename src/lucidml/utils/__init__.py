@@ -2,10 +2,18 @@
 
 from ._interrupt import cancel_flag, cancel_scope, interruptible, raise_if_cancelled
 from ._numba import kernel_tier, njit, set_kernel_tier
-from ._param_validation import HasMethods, Interval, InvalidParameterError, Options, validate_params
+from ._param_validation import (
+    N_JOBS,
+    HasMethods,
+    Interval,
+    InvalidParameterError,
+    Options,
+    thread_count,
+    validate_params,
+)
 from .validation import check_sample_weight
 
 __all__ = [
-    "HasMethods", "Interval", "InvalidParameterError", "Options", "cancel_flag", "cancel_scope", "check_sample_weight",
-    "interruptible", "kernel_tier", "njit", "raise_if_cancelled", "set_kernel_tier", "validate_params",
+    "HasMethods", "Interval", "InvalidParameterError", "N_JOBS", "Options", "cancel_flag", "cancel_scope",
+    "check_sample_weight", "interruptible", "kernel_tier", "njit", "raise_if_cancelled", "set_kernel_tier", "thread_count", "validate_params",
 ]

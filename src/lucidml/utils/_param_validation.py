@@ -21,12 +21,13 @@ A parameter's constraint list holds one or more of:
 A value is valid when it satisfies at least one constraint of its list.
 """
 
+import os
 from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
 
-__all__ = ["Interval", "Options", "InvalidParameterError", "validate_params"]
+__all__ = ["Interval", "N_JOBS", "Options", "InvalidParameterError", "thread_count", "validate_params"]
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -156,3 +157,17 @@ def validate_params(estimator):
         raise InvalidParameterError(
             f"The {name!r} parameter of {type(estimator).__name__} must be {expected}; got {value!r}."
         )
+
+
+# ``n_jobs`` of every estimator with parallel work: None, -1 (every core) or a positive count.
+# 0, other negative counts (joblib's "all but k") and non-integers are refused.
+N_JOBS = [Interval(Integral, -1, -1, closed="both"), Interval(Integral, 1, None, closed="left"), None]
+
+
+def thread_count(n_jobs, default=None):
+    """Threads for a validated ``n_jobs``: every core for -1, at most the cores for a count;
+    None means ``default`` (None: every core)."""
+    cores = os.cpu_count() or 1
+    if n_jobs is None:
+        n_jobs = -1 if default is None else default
+    return cores if n_jobs == -1 else max(1, min(n_jobs, cores))
