@@ -15,8 +15,8 @@ __all__ = ["warmup"]
 def warmup(models=None, progress=None):
     """Compile and cache the kernels of the registered estimators (or of ``models``, a list of names).
 
-    Each estimator is fitted with its comparison parameters on wine (diabetes for regressors)
-    and then predicts (or transforms, or scores) that data, with every kernel compiled.
+    Each estimator is fitted with its comparison parameters on wine (diabetes for regressors),
+    scaled to [0, 1], and then predicts (or transforms, or scores) that data, with every kernel compiled.
     ``progress(done, total, name)`` is called before each estimator and once at the end.
     Returns the names warmed up. Raises ``ValueError`` for an unknown name.
 
@@ -44,7 +44,10 @@ def warmup(models=None, progress=None):
                 progress(done, len(chosen), entry.name)
             name = "diabetes" if entry.kind == "regressor" else "wine"
             if name not in data:
-                data[name] = load(name)
+                X, y = load(name)
+                # In [0, 1]: fine for every model (the online learners overflow on raw wine, the
+                # counts models refuse negative values).
+                data[name] = (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0)), y
             X, y = data[name]
             model = entry.make().fit(X, y)
             method = next((m for m in ("predict", "transform", "score_samples") if hasattr(model, m)), None)

@@ -48,3 +48,10 @@ def test_warmup_command_names_an_unknown_model():
                           text=True)
     assert done.returncode == 2
     assert "no lucidml estimator named 'nosuch'" in done.stderr
+
+
+def test_warmup_of_every_model_runs_through():
+    """Every registered model fits and predicts on the warm-up data (a raw wine overflowed Adaline)."""
+    from lucidml.registry import REGISTRY
+
+    assert sorted(warmup()) == sorted(entry.name for entry in REGISTRY)
