@@ -85,3 +85,10 @@ def test_fit_memory_of_a_tree_is_measured_in_a_fresh_process():
     mib = fit_peak_rss_mib("DecisionTreeClassifier(max_depth=3)", "lucidml.tree", shape=(20_000, 5))
     # The presorted indices alone are 20,000 × 5 × 4 B = 0.4 MiB; all of the fit stays a few MiB.
     assert 0.3 < mib < 20.0
+
+
+def test_model_file_benchmark_prints_its_rows():
+    done = subprocess.run([sys.executable, "-m", "benchmarks.model_files", "--rows", "500", "--trees", "3"],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
+    for row in ("| save s |", "| load s |", "| file MiB |", "| file ÷ raw array bytes |"):
+        assert row in done.stdout

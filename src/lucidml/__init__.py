@@ -1,13 +1,14 @@
 """lucidml: classical machine learning from first principles, scikit-learn compatible.
 
 The algorithms live in subpackages (``lucidml.linear``, ``lucidml.naive_bayes``, ...);
-:func:`all_estimators` lists every public estimator; :func:`warmup` compiles their kernels
+:func:`all_estimators` lists every public estimator; :func:`save` and :func:`load` keep a
+fitted model in a safe ``.lucid`` file (``lucidml.io``); :func:`warmup` compiles the kernels
 ahead of use.
 """
 
 __version__ = "0.1.0"
 
-__all__ = ["all_estimators", "warmup", "__version__"]
+__all__ = ["all_estimators", "load", "save", "warmup", "__version__"]
 
 
 def __getattr__(name):
@@ -16,6 +17,11 @@ def __getattr__(name):
         from ._warmup import warmup
 
         return warmup
+    if name in ("io", "save", "load"):
+        from importlib import import_module
+
+        io = import_module("lucidml.io")  # not ``from . import io``: that would call back here
+        return io if name == "io" else getattr(io, name)
     raise AttributeError(f"module 'lucidml' has no attribute {name!r}")
 
 

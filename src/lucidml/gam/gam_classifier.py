@@ -239,7 +239,11 @@ class _Blend:
         return sum(c * g(x) for c, g in self.terms)
 
     def __getattr__(self, name):  # a spline's knots and penalty carry over from the newest fit
-        return getattr(self.__dict__["terms"][0][1], name)
+        terms = self.__dict__.get("terms")
+        # Unpickling probes an instance whose __dict__ is still empty (for __setstate__ and the like).
+        if not terms or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(terms[0][1], name)
 
 
 def _deviance(y, eta, sw):
