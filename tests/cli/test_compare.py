@@ -95,7 +95,8 @@ def test_console_script_runs_in_a_fresh_process():
         "of a CSV file"
     ]
     listing = subprocess.run([sys.executable, "-m", "lucidml", "list"], capture_output=True, text=True, check=True)
-    assert "GaussianNB" in listing.stdout and "sklearn.naive_bayes.GaussianNB" in listing.stdout
+    line = next(line for line in listing.stdout.splitlines() if line.startswith("GaussianNB "))
+    assert line.split()[:3] == ["GaussianNB", "classifier", "GaussianNB"]
 
 
 def test_rows_timed_before_compilation_are_marked(tmp_path):

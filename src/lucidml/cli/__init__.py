@@ -1,74 +1,158 @@
-"""The ``lucidml`` command.
+"""The ``lucidml`` command: train, keep and use models on your own tables, and compare them.
 
-``lucidml compare [DATASET]`` trains and evaluates every registered model on a data set beside
-its scikit-learn counterpart; ``lucidml list`` names the models and data sets; ``lucidml
-warmup`` compiles and caches the models' kernels ahead of use. Bad usage (an unknown data set
-or model, a bad option) prints one line and exits with status 2.
+Subcommands: ``models``, ``fit``, ``predict``, ``evaluate``, ``inspect``, ``compare``,
+``warmup`` (``list`` is the old name of ``models``). Errors are one line on standard error,
+without a traceback (``--debug`` shows it): exit status 2 for a usage error (an unknown option,
+model or data set name), 1 for data or a model file that cannot serve the request.
 """
 
 import argparse
 import json
 import sys
+import textwrap
 
 from .. import __version__
-from ..datasets import DatasetError, list_datasets, load_dataset
-from ..registry import entries
-from .compare import compare, select_models
 
 __all__ = ["main", "console_main"]
 
+EXAMPLES = {
+    "models": "lucidml models --task classification",
+    "fit": "lucidml fit patients.csv --target outcome --model SVC --param C=10 -o svc.lucid",
+    "predict": "lucidml predict svc.lucid new_patients.csv -o predictions.csv --proba",
+    "evaluate": "lucidml evaluate svc.lucid held_out.csv --target outcome",
+    "inspect": "lucidml inspect svc.lucid",
+    "compare": "lucidml compare wine --runs 20\n  lucidml compare patients.csv --target outcome --models SVC,GaussianNB",
+    "warmup": "lucidml warmup --models SVC,KMeans",
+}
 
-def _train_size(text):
-    value = float(text)
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1, got {text}")
-    return value
+
+def _fraction(low_open=True):
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not (0.0 <= value < 1.0 if not low_open else 0.0 < value < 1.0):
+            raise argparse.ArgumentTypeError(f"must be in {'(0, 1)' if low_open else '[0, 1)'}, got {text}")
+        return value
+
+    return parse
 
 
-def _positive_int(text):
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
-    return value
+def _count(limit):
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if not 1 <= value <= limit:
+            raise argparse.ArgumentTypeError(f"must be between 1 and {limit:,}, got {text}")
+        return value
+
+    return parse
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with usage errors in one line that points to --help."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
 def _parser():
-    parser = argparse.ArgumentParser(prog="lucidml", description=__doc__.splitlines()[0])
-    parser.add_argument("--version", action="version", version=f"lucidml {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--threads", type=_count(1024), metavar="N", help="threads lucidml may use (default: all cores)")
+    common.add_argument("--seed", type=int, default=0, help="seed of every random choice (default: 0)")
+    common.add_argument("--quiet", action="store_true", help="no progress bar and no notes on standard error")
+    common.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    table = argparse.ArgumentParser(add_help=False)
+    table.add_argument("--sep", help="the delimiter of a text table (default: detected among , ; tab |)")
+    table.add_argument("--decimal", default=".", choices=[".", ","], metavar="MARK",
+                       help="the decimal mark of numbers: . or , (default: .)")
+    table.add_argument("--encoding", default="utf-8", help="the text encoding of the table (default: utf-8)")
 
-    cmp = commands.add_parser(
-        "compare",
-        help="every model on a data set, beside scikit-learn",
-        description="Repeated random train/test splits (seed 002 §1.4; --runs 50 reproduces it): "
-        "mean and std of accuracy (R² for regression) and time per run, lucidml beside scikit-learn.",
-    )
-    cmp.add_argument("dataset", nargs="?", default="iris", help="a data set name or a CSV file (default: iris)")
+    saved = argparse.ArgumentParser(add_help=False)  # what predict and evaluate read
+    saved.add_argument("model", help="the .lucid file saved by 'lucidml fit'")
+    saved.add_argument("data", help="the table: a file path, or - for standard input")
+
+    parser = _Parser(prog="lucidml", description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="Run 'lucidml COMMAND --help' for a command's options and an example.")
+    parser.add_argument("--version", action="version", version=f"lucidml {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name, help, description, parents=(common,)):
+        return commands.add_parser(
+            name, help=help, parents=list(parents), formatter_class=argparse.RawDescriptionHelpFormatter,
+            description=textwrap.fill(description, 90), epilog=f"example:\n  {EXAMPLES[name]}" if name in EXAMPLES else None)
+
+    models = command("models", "the available models, with their task", "The models lucidml offers: name, "
+                     "task, the scikit-learn model it is compared with, and what it is, in one line.")
+    models.add_argument("--task", choices=["classification", "regression", "clustering", "transformer", "density"])
+    command("list", "the old name of 'models'", "The models lucidml offers (see 'lucidml models').")
+
+    fit = command("fit", "train a model on a table and save it",
+                  "Read a table (CSV, TSV or Parquet; '-' for standard input), infer each column's type, and fit "
+                  "a pipeline of preprocessing (missing values filled, categories one-hot encoded, features "
+                  "standardized where the model needs it) and the model, on all rows but a held-out part whose "
+                  "metrics are printed. The fitted pipeline is saved as a .lucid file. Without --target, the "
+                  "rows are clustered.", parents=(common, table))
+    fit.add_argument("data", help="the table: a file path, or - for standard input")
+    fit.add_argument("--target", help="the column to predict (none: cluster the rows)")
+    fit.add_argument("--task", choices=["classification", "regression"], help="override the inferred task")
+    fit.add_argument("--model", help="the model's name (see 'lucidml models'; default: a random forest, or "
+                                     "k-means for clustering)")
+    fit.add_argument("--param", action="append", metavar="KEY=VALUE", help="a parameter of the model (repeatable)")
+    fit.add_argument("--test-size", type=_fraction(low_open=False), default=0.2,
+                     help="the fraction of rows held out for the printed metrics (default: 0.2; 0: none)")
+    fit.add_argument("-o", "--output", help="where to save the model (default: the table's name with .lucid)")
+
+    predict = command("predict", "predict with a saved model",
+                      "Load a model saved by 'lucidml fit', check the table's columns against the ones it was "
+                      "fitted on, and write one prediction per row as CSV (to standard output by default).",
+                      parents=(common, table, saved))
+    predict.add_argument("-o", "--output", help="the CSV file to write (default: standard output)")
+    predict.add_argument("--proba", action="store_true", help="add one probability column per class")
+
+    evaluate = command("evaluate", "measure a saved model on a labelled table",
+                       "Metrics of a saved model on a table with the true values: accuracy, balanced accuracy, "
+                       "macro F1, ROC AUC, log loss and the confusion matrix for a classifier; R², RMSE and MAE "
+                       "for a regressor; the silhouette and, given true groups, the adjusted Rand index for "
+                       "clustering.", parents=(common, table, saved))
+    evaluate.add_argument("--target", help="the column of true values (true groups, for clustering)")
+
+    inspect = command("inspect", "what a saved model file holds",
+                      "The manifest of a .lucid file: the model's class and parameters, the lucidml version that "
+                      "saved it, and its arrays. Nothing in the file is built or run.")
+    inspect.add_argument("model", help="the .lucid file")
+    inspect.add_argument("--json", action="store_true", help="print the whole description as JSON")
+
+    cmp = command("compare", "every model on a data set, beside scikit-learn",
+                  "Repeated random train/test splits (stratified by class): the mean and spread of each model's "
+                  "accuracy (R² for regression) and its time per split, beside its scikit-learn counterpart on "
+                  "the very same splits. With no data set, iris.")
+    cmp.add_argument("dataset", nargs="?", default="iris", help="a bundled data set's name or a CSV file (default: iris)")
     cmp.add_argument("--target", help="target column of a CSV file")
     cmp.add_argument("--task", choices=["classification", "regression"], help="override the inferred task")
     cmp.add_argument("--models", help="comma-separated model names (default: all of the task's kind)")
-    cmp.add_argument("--runs", type=_positive_int, default=10, help="number of random splits (default: 10)")
-    cmp.add_argument("--train-size", type=_train_size, default=0.7, help="training fraction (default: 0.7)")
-    cmp.add_argument("--seed", type=int, default=0, help="split i uses random_state seed+i (default: 0)")
+    cmp.add_argument("--runs", type=_count(10_000), default=10, help="number of random splits (default: 10)")
+    cmp.add_argument("--train-size", type=_fraction(), default=0.7, help="training fraction (default: 0.7)")
     cmp.add_argument("--json", metavar="FILE", help="also write the figures as JSON to FILE")
 
-    commands.add_parser("list", help="the registered models and the data sets")
-
-    warm = commands.add_parser(
-        "warmup",
-        help="compile and cache every model's kernels now (for images and CI)",
-        description="Fit every model (or those named) once on small data with all kernels compiled, so that "
-        "Numba's on-disk cache holds them: later processes start without compiling.",
-    )
+    warm = command("warmup", "compile and cache every model's kernels now (for images and CI)",
+                   "Fit every model (or those named) once on small data with all kernels compiled, so that "
+                   "Numba's on-disk cache holds them: later processes start without compiling.")
     warm.add_argument("--models", help="comma-separated model names (default: all)")
     return parser
 
 
-def _progress_bar(stream):
-    """A one-line progress bar on a terminal; one line per model otherwise."""
+def _progress_bar(stream, quiet=False):
+    """A one-line progress bar on a terminal; one line per model otherwise; nothing if quiet."""
     interactive = stream.isatty()
 
     def show(done, total, label):
+        if quiet:
+            return
         if interactive:
             width = 30
             filled = width * done // max(total, 1)
@@ -83,7 +167,7 @@ def _progress_bar(stream):
 
 
 def format_table(result):
-    """The comparison as a Markdown table."""
+    """The comparison as a Markdown table; a failed model's cell is one short line."""
     metric = "accuracy %" if result["metric"] == "accuracy" else "R² %"
     lines = [
         f"{result['dataset']}: {result['n_samples']} samples, {result['n_features']} features, {result['task']}; "
@@ -94,7 +178,7 @@ def format_table(result):
     ]
     for row in result["models"]:
         if row["error"]:
-            ours = [f"error: {row['error']}", "", ""]
+            ours = [_cell(f"error: {row['error']}"), ""]
         else:
             mark = " †" if row.get("interpreted") else ""
             ours = [f"{row['mean']:.2f} ± {row['std']:.2f}", f"{row['seconds_per_run']:.5f}{mark}"]
@@ -102,11 +186,11 @@ def format_table(result):
         if theirs is None:
             sk = ["(no counterpart)", ""]
         elif theirs["error"]:
-            sk = [f"error: {theirs['error']}", ""]
+            sk = [_cell(f"error: {theirs['error']}"), ""]
         else:
             sk = [f"{theirs['mean']:.2f} ± {theirs['std']:.2f}", f"{theirs['seconds_per_run']:.5f}"]
         ratio = f"{row['ratio']:.2f}" if row["ratio"] is not None else ""
-        lines.append("| " + " | ".join([row["model"], *ours[:2], *sk, ratio]) + " |")
+        lines.append("| " + " | ".join([row["model"], *ours, *sk, ratio]) + " |")
     if any(row.get("interpreted") for row in result["models"]):
         lines += ["", "† timed (partly) as interpreted Python: this machine has not compiled the model's kernels "
                   "yet (small data runs before it pays to compile); after `lucidml warmup`, the rows time the "
@@ -114,49 +198,164 @@ def format_table(result):
     return "\n".join(lines)
 
 
+def _cell(text, limit=80):
+    """One table cell: the first line, no pipes, at most ``limit`` characters."""
+    first = (text.strip().splitlines() or [""])[0].replace("|", "/")
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
 def _run_compare(args):
+    from ..datasets import load_dataset
+    from .compare import compare, select_models
+
     data = load_dataset(args.dataset, target=args.target, task=args.task)
     names = [n.strip() for n in args.models.split(",") if n.strip()] if args.models else None
     models = select_models(data.task, names)
     if not models:
         raise ValueError(f"no registered model for {data.task}")
-    result = compare(data, models, args.runs, args.train_size, args.seed, progress=_progress_bar(sys.stderr))
+    result = compare(data, models, args.runs, args.train_size, args.seed,
+                     progress=_progress_bar(sys.stderr, args.quiet))
     print(format_table(result))
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(result, handle, indent=2)
 
 
-def _run_list():
-    for entry in entries():
-        counterpart = entry.sklearn or "(no scikit-learn counterpart)"
-        print(f"{entry.kind:<12} {entry.name:<28} {counterpart}")
-    print("data sets:", ", ".join(list_datasets()), "or a CSV file (--target COLUMN)")
+def _run_models(args):
+    from ..registry import entries
+
+    kinds = {"classification": "classifier", "regression": "regressor", "clustering": "cluster"}
+    chosen = entries(kinds.get(args.task, args.task)) if getattr(args, "task", None) else entries()
+    for entry in chosen:
+        summary = (entry.load().__doc__ or "").strip().splitlines()[0].rstrip(".")
+        counterpart = entry.sklearn.rpartition(".")[2] if entry.sklearn else "-"
+        print(f"{entry.name:<30} {entry.kind:<11} {counterpart:<30} {summary}")
+
+
+def _run_inspect(args):
+    from ..io import inspect
+
+    info = inspect(args.model)
+    if args.json:
+        print(json.dumps(info, indent=2, default=repr))
+        return
+    print(f"{info['class']}  (saved by lucidml {info['lucidml_version']}, format {info['format_version']})")
+    print(f"{len(info['objects'])} object(s), {len(info['arrays'])} array(s)")
+    for name, value in info["params"].items():
+        if name == "steps" and isinstance(value, list):  # a pipeline: one line per step
+            print("  steps:")
+            for step in value:
+                print(f"    {step[0]}: {textwrap.shorten(_short(step[1]), 100, placeholder=' …')}")
+        else:
+            print(f"  {name} = {textwrap.shorten(_short(value), 100, placeholder=' …')}")
+    for where, (dtype, shape) in list(info["arrays"].items())[:20]:
+        print(f"  {where}: {dtype} {tuple(shape)}")
+    if len(info["arrays"]) > 20:
+        print(f"  … and {len(info['arrays']) - 20} more arrays (--json lists them all)")
+
+
+def _short(value, depth=0):
+    """A described parameter in brief: a nested estimator as ClassName(its parameters, in brief)."""
+    if isinstance(value, dict) and "class" in value:
+        name = value["class"].rpartition(".")[2]
+        if depth >= 2:
+            return f"{name}(…)"
+        inner = ", ".join(f"{k}={_short(v, depth + 1)}" for k, v in value.get("params", {}).items()
+                          if k in ("steps", "transformers", "estimator") or depth == 0)
+        return f"{name}({inner})"
+    if isinstance(value, (list, tuple)):
+        items = ", ".join(_short(v, depth) for v in value)
+        return f"[{items}]" if isinstance(value, list) else f"({items})"
+    return repr(value)
 
 
 def _run_warmup(args):
     from .._warmup import warmup
 
+    from ..registry import get_entry
+
     names = [n.strip() for n in args.models.split(",") if n.strip()] if args.models else None
-    done = warmup(names, progress=_progress_bar(sys.stderr))
+    for name in names or ():
+        get_entry(name)  # an unknown name is a usage error (KeyError: exit 2), before any work
+    done = warmup(names, progress=_progress_bar(sys.stderr, args.quiet))
     print(f"compiled and cached the kernels of {len(done)} model(s)")
+
+
+def _run(args, note):
+    from .fit import run_fit
+    from .predict import run_evaluate, run_predict
+
+    runners = {"compare": _run_compare, "models": _run_models, "list": _run_models, "inspect": _run_inspect,
+               "warmup": _run_warmup, "fit": lambda a: run_fit(a, note), "predict": lambda a: run_predict(a, note),
+               "evaluate": lambda a: run_evaluate(a, note)}
+    runners[args.command](args)
 
 
 def main(argv=None):
     """Entry point of the ``lucidml`` console script; returns the exit status."""
-    parser = _parser()
-    args = parser.parse_args(argv)  # exits 2 on bad usage
+    args = _parser().parse_args(argv)  # exits 2 on bad usage
+    from ..datasets import DatasetError
+    from ..io import ModelFileError
+    from ._pipeline import CliUsageError
+    from ._table import TableError
+    from .fit import DataError
+
+    def note(message):
+        if not args.quiet:
+            print(f"lucidml {args.command}: note: {message}", file=sys.stderr)
+
     try:
-        if args.command == "compare":
-            _run_compare(args)
-        elif args.command == "warmup":
-            _run_warmup(args)
-        else:
-            _run_list()
-    except (DatasetError, ValueError, OSError) as error:
-        print(f"lucidml {args.command}: error: {error}", file=sys.stderr)
-        return 2
+        with _thread_limit(args.threads):
+            _run(args, note)
+    except BrokenPipeError:  # the reader of our output left (``| head``): stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (CliUsageError, DatasetError, KeyError) as error:
+        return _fail(args, error, 2)
+    except (TableError, DataError, ModelFileError, ValueError, TypeError, OSError) as error:
+        return _fail(args, error, 1)
+    except KeyboardInterrupt:
+        print(f"lucidml {args.command}: interrupted", file=sys.stderr)
+        return 130
     return 0
+
+
+def _fail(args, error, status):
+    if args.debug:
+        raise error
+    message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
+    first = (str(message).strip().splitlines() or [type(error).__name__])[0]
+    if isinstance(error, OSError) and error.filename:
+        first = f"{error.filename}: {error.strerror or first}"
+    print(f"lucidml {args.command}: error: {first}", file=sys.stderr)
+    return status
+
+
+class _thread_limit:
+    """At most ``n`` threads for BLAS, OpenMP and Numba inside the block (None: no limit)."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __enter__(self):
+        if self.n is None:
+            return self
+        import numba
+        from threadpoolctl import threadpool_limits
+
+        self._limits = threadpool_limits(self.n)
+        self._numba = numba.get_num_threads()
+        numba.set_num_threads(min(self.n, numba.config.NUMBA_NUM_THREADS))
+        return self
+
+    def __exit__(self, *exc_info):
+        if self.n is not None:
+            import numba
+
+            numba.set_num_threads(self._numba)
+            self._limits.restore_original_limits()
 
 
 def console_main():

@@ -25,6 +25,7 @@ from sklearn.model_selection import train_test_split
 from ..datasets import DatasetError
 from ..registry import entries, get_entry
 from ..utils._numba import interpreted_calls
+from ._pipeline import CliUsageError
 
 __all__ = ["compare", "select_models"]
 
@@ -39,9 +40,9 @@ def select_models(task, names=None):
         try:
             entry = get_entry(name)
         except KeyError as error:
-            raise ValueError(error.args[0]) from None
+            raise CliUsageError(error.args[0]) from None
         if entry.kind != kind:
-            raise ValueError(f"{entry.name} is a {entry.kind}; a {task} data set needs a {kind}")
+            raise CliUsageError(f"{entry.name} is a {entry.kind}; a {task} data set needs a {kind}")
         selected.append(entry)
     return selected
 

@@ -250,15 +250,15 @@ class ArchiveReader:
 
     def _read_seal(self):
         fh, size = self._fh, self._size
+        fh.seek(0)
+        hint = " (it looks like a pickle; lucidml never loads pickles)" if fh.read(1) == b"\x80" else ""
         tail = _END_RECORD.size + len(_SEAL) + _HEX
         if size < tail:
-            raise ModelFileError(f"not a .lucid model file: only {size} bytes")
+            raise ModelFileError(f"not a .lucid model file: only {size} bytes{hint}")
         fh.seek(size - tail)
         end = fh.read(tail)
         signature, comment_length = _END_RECORD.unpack(end[:_END_RECORD.size])
         if signature != b"PK\x05\x06" or comment_length != len(_SEAL) + _HEX or not end[_END_RECORD.size:].startswith(_SEAL):
-            fh.seek(0)
-            hint = " (it looks like a pickle; lucidml never loads pickles)" if fh.read(1) == b"\x80" else ""
             raise ModelFileError(f"not a .lucid model file: no lucidml seal at its end{hint}")
         return end[-_HEX:]
 

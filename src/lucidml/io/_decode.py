@@ -182,7 +182,7 @@ class Reader:
         if tag == "$ref":
             return self.object(body, where)
         if tag == "$dtype":
-            return _dtype(body, where)
+            return np.dtype(object) if body == "|O" else _dtype(body, where)
         if tag == "$type":
             _expect(isinstance(body, str) and body in TYPES, f"{where}: not an allowed type")
             return TYPES[body]
@@ -317,11 +317,11 @@ def array_paths(objects, root):
         named = list(entry.get("params", {}).items()) + list(entry.get("state", {}).items())
         named += [(f"[{i}]", value) for i, value in enumerate(entry.get("fields", []))]
         stack = [(f"{prefix}.{name}" if prefix and not name.startswith("[") else f"{prefix}{name}", value)
-                 for name, value in named]
+                 for name, value in reversed(named)]  # popped in the manifest's order
         while stack:
             where, value = stack.pop()
             if isinstance(value, list):
-                stack.extend((f"{where}[{i}]", v) for i, v in enumerate(value))
+                stack.extend(reversed([(f"{where}[{i}]", v) for i, v in enumerate(value)]))
             elif isinstance(value, dict) and len(value) == 1:
                 (tag, body), = value.items()
                 if tag == "$array" and isinstance(body, str):
@@ -329,7 +329,7 @@ def array_paths(objects, root):
                 elif tag == "$ref":
                     pending.append((body, where))
                 elif tag in ("$tuple", "$set", "$frozenset", "$dict") and isinstance(body, list):
-                    stack.extend((f"{where}[{i}]", v) for i, v in enumerate(body))
+                    stack.extend(reversed([(f"{where}[{i}]", v) for i, v in enumerate(body)]))
     return paths
 
 

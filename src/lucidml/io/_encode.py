@@ -89,7 +89,8 @@ class _Writer:
         if isinstance(v, np.generic):
             return self._scalar(v, where)
         if isinstance(v, np.dtype):
-            _check_dtype(v, where)
+            if v != object:  # the object dtype as a value is only a name (SimpleImputer keeps it)
+                _check_dtype(v, where)
             return {"$dtype": dtype_descr(v)}
         if isinstance(v, type) and v in _TYPE_NAMES:
             return {"$type": _TYPE_NAMES[v]}

@@ -1,0 +1,66 @@
+"""The metrics ``lucidml fit`` (on its hold-out part) and ``lucidml evaluate`` print.
+
+- classification: accuracy, balanced accuracy, macro F1, ROC AUC and log loss (when the model
+  gives probabilities), and the confusion matrix;
+- regression: R², RMSE, MAE;
+- clustering: the silhouette of the clusters, and the adjusted Rand index against a given
+  column of true groups.
+"""
+
+import warnings
+
+import numpy as np
+
+__all__ = ["format_metrics", "metrics"]
+
+
+def metrics(task, model, X, y=None):
+    """{name: value} (and "confusion matrix": (labels, counts)) of ``model`` on X (against y)."""
+    from sklearn import metrics as m
+
+    if task == "clustering":
+        labels = model.predict(X) if hasattr(model, "predict") else model.fit_predict(X)
+        out = {}
+        features = model[:-1].transform(X) if hasattr(model, "steps") else X
+        if 2 <= len(np.unique(labels)) < len(labels):
+            out["silhouette"] = float(m.silhouette_score(features, labels))
+        if y is not None:
+            out["adjusted Rand index"] = float(m.adjusted_rand_score(y, labels))
+        return out
+    predicted = model.predict(X)
+    if task == "regression":
+        return {"R²": float(m.r2_score(y, predicted)), "RMSE": float(np.sqrt(m.mean_squared_error(y, predicted))),
+                "MAE": float(m.mean_absolute_error(y, predicted))}
+    out = {"accuracy": float(m.accuracy_score(y, predicted)),
+           "balanced accuracy": float(m.balanced_accuracy_score(y, predicted)),
+           "macro F1": float(m.f1_score(y, predicted, average="macro"))}
+    classes = model.classes_
+    if hasattr(model, "predict_proba"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a class missing from y_true is reported by NaN
+            proba = model.predict_proba(X)
+            present = np.isin(classes, y)
+            if present.all() and len(classes) >= 2:
+                scores = proba[:, 1] if len(classes) == 2 else proba
+                out["ROC AUC"] = float(m.roc_auc_score(y, scores, multi_class="ovr", labels=classes))
+            out["log loss"] = float(m.log_loss(y, proba, labels=classes))
+    labels = np.unique(np.concatenate([np.asarray(classes), np.unique(y)]))
+    out["confusion matrix"] = (labels, m.confusion_matrix(y, predicted, labels=labels))
+    return out
+
+
+def format_metrics(values):
+    """The metrics as aligned plain text; the confusion matrix with true labels as rows."""
+    lines = []
+    for name, value in values.items():
+        if name == "confusion matrix":
+            labels, counts = value
+            names = [str(label) for label in labels]
+            width = max(8, *(len(n) for n in names), len(str(counts.max())))
+            lines.append("confusion matrix (rows: true, columns: predicted)")
+            lines.append(" " * width + " " + " ".join(n.rjust(width) for n in names))
+            for name_row, row in zip(names, counts):
+                lines.append(name_row.rjust(width) + " " + " ".join(str(c).rjust(width) for c in row))
+        else:
+            lines.append(f"{name:<20} {value:.4f}")
+    return "\n".join(lines)

@@ -1,0 +1,117 @@
+"""``lucidml fit``: train a model on a table and keep it in a ``.lucid`` file.
+
+``fit`` reads the table, takes the target column out (rows without a target are dropped, with
+a note), infers the task (classification, regression; clustering without a target), builds the
+preprocessing + model pipeline (``_pipeline``), fits it on a training part, prints the metrics
+of the held-out part and saves the fitted pipeline with ``lucidml.io``. ``--test-size 0`` fits
+on every row and prints no metrics.
+
+"""
+
+import numpy as np
+
+from ._pipeline import build_pipeline, choose_model, column_kinds, parse_params, task_of
+from ._table import read_table
+from .evaluate import format_metrics, metrics
+
+__all__ = ["DataError", "as_categories", "labels", "run_fit", "split_target"]
+
+MAX_COLUMNS = 100_000
+
+
+class DataError(ValueError):
+    """The data cannot serve the request (a missing column, a single class)."""
+
+
+def split_target(frame, target, name, note):
+    """(features, target values or None) of a table, rows without a target dropped."""
+    if target is None:
+        return frame, None
+    if target not in frame.columns:
+        shown = ", ".join(map(str, list(frame.columns)[:10])) + (", …" if frame.shape[1] > 10 else "")
+        raise DataError(f"{name}: no column named {target!r}; the columns are {shown}")
+    y = frame[target]
+    missing = y.isna().to_numpy()
+    if missing.all():
+        raise DataError(f"{name}: the target column {target!r} is empty")
+    if missing.any():
+        note(f"dropped {int(missing.sum())} row(s) without a value of {target!r}")
+    X = frame.loc[~missing].drop(columns=[target])
+    if X.shape[1] == 0:
+        raise DataError(f"{name}: no feature columns besides the target {target!r}")
+    return X, y[~missing].to_numpy()
+
+
+def as_categories(X, categorical):
+    """Categorical columns as strings (missing values kept missing): one type per column."""
+    if not categorical:
+        return X
+    X = X.copy()
+    for column in categorical:
+        values = X[column]
+        X[column] = values.astype(object).where(values.isna(), values.astype(str))
+    return X
+
+
+def run_fit(args, note):
+    frame = read_table(args.data, sep=args.sep, decimal=args.decimal, encoding=args.encoding)
+    if frame.shape[1] > MAX_COLUMNS:
+        raise DataError(f"{args.data}: {frame.shape[1]:,} columns; lucidml fit takes at most {MAX_COLUMNS:,}")
+    X, y = split_target(frame, args.target, args.data, note)
+    task = "clustering" if y is None else task_of(y, args.task)
+    if task == "classification":
+        y = labels(y)
+        if len(np.unique(y)) < 2:
+            raise DataError(f"{args.data}: the target {args.target!r} has a single class ({y[0]!r}); "
+                            "a classifier needs at least two")
+    entry = choose_model(task, args.model)
+    pipeline = build_pipeline(X, entry, parse_params(args.param), args.seed)
+    X = as_categories(X, column_kinds(X)[1])
+    X_train, X_test, y_train, y_test = _hold_out(X, y, task, args.test_size, args.seed, note)
+    pipeline.fit(X_train, y_train)
+    print(f"{entry.name} on {args.data}: {task}, {X.shape[0]} rows, {X.shape[1]} feature columns"
+          + (f", {len(X_train)} for training and {len(X_test)} held out" if X_test is not None else ""))
+    if X_test is not None:
+        print(format_metrics(metrics(task, pipeline, X_test, y_test)))
+    output = args.output or _default_output(args.data)
+    from ..io import save
+
+    save(pipeline, output)
+    print(f"saved to {output}")
+
+
+def labels(y):
+    """Class labels with one type: numbers stay numbers (integers when they are), else strings."""
+    values = np.asarray(y)
+    if values.dtype.kind == "f" and np.all(values == np.round(values)):
+        return values.astype(np.int64)
+    if values.dtype == object:
+        return values.astype(str)
+    return values
+
+
+def _hold_out(X, y, task, test_size, seed, note):
+    from sklearn.model_selection import train_test_split
+
+    if test_size == 0:
+        return X, None, y, None
+    stratify = None
+    if task == "classification":
+        _, counts = np.unique(y, return_counts=True)
+        if counts.min() >= 2:
+            stratify = y
+        else:
+            note("a class has a single row: the held-out part is not stratified")
+    try:
+        if y is None:
+            X_train, X_test = train_test_split(X, test_size=test_size, random_state=seed)
+            return X_train, X_test, None, None
+        return train_test_split(X, y, test_size=test_size, random_state=seed, stratify=stratify)
+    except ValueError as error:
+        raise DataError(f"cannot hold out {test_size} of {len(X)} rows ({error}); try --test-size 0") from None
+
+
+def _default_output(data):
+    from pathlib import Path
+
+    return "model.lucid" if data == "-" else str(Path(data).with_suffix(".lucid").name)

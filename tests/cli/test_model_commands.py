@@ -1,0 +1,194 @@
+"""``lucidml fit / predict / evaluate / inspect / models``, run as a user runs them: the real
+command in a subprocess, on real-looking files."""
+
+import io
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import lucidml
+
+MODEL = "DecisionTreeClassifier"  # quick to fit: the tests are about the command, not the model
+
+
+def lucid(*args, stdin=None, cwd=None):
+    """Run ``lucidml ARGS`` (as ``python -m lucidml``) and return the finished process."""
+    return subprocess.run([sys.executable, "-m", "lucidml", *map(str, args)], capture_output=True, text=stdin is None
+                          or isinstance(stdin, str), input=stdin, cwd=cwd, timeout=600)
+
+
+def _one_line_error(done, status, *fragments):
+    assert done.returncode == status, (done.returncode, done.stderr)
+    err = done.stderr.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    for fragment in fragments:
+        assert fragment in err, err
+
+
+@pytest.fixture(scope="module")
+def wine(tmp_path_factory):
+    """Wine with missing values, a text category and text labels; its last rows held apart."""
+    from sklearn.datasets import load_wine
+
+    frame = load_wine(as_frame=True).frame
+    rng = np.random.default_rng(0)
+    frame["region"] = rng.choice(["north", "south", "east"], len(frame))
+    for column in ("alcohol", "magnesium", "region"):
+        frame.loc[rng.random(len(frame)) < 0.05, column] = np.nan
+    frame["cultivar"] = np.array(["barolo", "grignolino", "barbera"])[frame.pop("target")]
+    frame = frame.sample(frac=1.0, random_state=0)
+    directory = tmp_path_factory.mktemp("wine")
+    frame.iloc[:150].to_csv(directory / "train.csv", index=False)
+    frame.iloc[150:].to_csv(directory / "new.csv", index=False)
+    return directory
+
+
+def test_fit_predict_evaluate_on_a_table_with_gaps_and_text(wine):
+    model = wine / "wine.lucid"
+    done = lucid("fit", wine / "train.csv", "--target", "cultivar", "--model", MODEL, "-o", model)
+    assert done.returncode == 0, done.stderr
+    assert "accuracy" in done.stdout and "confusion matrix" in done.stdout and f"saved to {model}" in done.stdout
+    done = lucid("predict", model, wine / "new.csv", "--proba")
+    assert done.returncode == 0, done.stderr
+    out = pd.read_csv(io.StringIO(done.stdout))
+    assert list(out.columns) == ["prediction"] + [f"probability of {c}" for c in ("barbera", "barolo", "grignolino")]
+    assert set(out["prediction"]) <= {"barolo", "grignolino", "barbera"} and len(out) == 28
+    assert "ignoring column(s) the model was not fitted on: cultivar" in done.stderr
+    # The same predictions as the model loaded in this process.
+    from lucidml.cli.predict import features_for
+
+    loaded = lucidml.load(model)
+    new = pd.read_csv(wine / "new.csv")
+    np.testing.assert_array_equal(out["prediction"], loaded.predict(features_for(loaded, new, "new", print)))
+    done = lucid("evaluate", model, wine / "new.csv", "--target", "cultivar")
+    assert done.returncode == 0, done.stderr
+    for metric in ("accuracy", "balanced accuracy", "macro F1", "ROC AUC", "log loss", "confusion matrix"):
+        assert metric in done.stdout
+    done = lucid("inspect", model)
+    assert done.returncode == 0 and "sklearn.pipeline.Pipeline" in done.stdout and "DecisionTreeClassifier" in done.stdout
+
+
+def test_integer_labels_come_back_as_integers(tmp_path):
+    X, y = lucidml.datasets.load("iris")
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"]).assign(species=y + 1)
+    frame.to_csv(tmp_path / "iris.csv", index=False)
+    assert lucid("fit", tmp_path / "iris.csv", "--target", "species", "--model", MODEL, "-o", tmp_path / "m.lucid",
+                 "--quiet").returncode == 0
+    done = lucid("predict", tmp_path / "m.lucid", tmp_path / "iris.csv")
+    assert done.stdout.splitlines()[1] in {"1", "2", "3"}
+
+
+def test_a_regression_target_reports_r2_rmse_mae(tmp_path):
+    X, y = lucidml.datasets.load("diabetes")
+    pd.DataFrame(X).add_prefix("x").assign(progression=y).to_csv(tmp_path / "d.csv", index=False)
+    done = lucid("fit", tmp_path / "d.csv", "--target", "progression", "--model", "Ridge", "--param", "alpha=0.5",
+                 "-o", tmp_path / "r.lucid")
+    assert done.returncode == 0, done.stderr
+    assert "R²" in done.stdout and "RMSE" in done.stdout and "MAE" in done.stdout and "%" not in done.stdout
+    assert lucidml.load(tmp_path / "r.lucid")[-1].alpha == 0.5
+
+
+def test_without_a_target_the_rows_are_clustered(tmp_path):
+    X, y = lucidml.datasets.load("blobs", n_samples=90, noise=0.3, random_state=0)
+    pd.DataFrame(X, columns=["u", "v"]).assign(group=y).to_csv(tmp_path / "b.csv", index=False)
+    pd.DataFrame(X, columns=["u", "v"]).to_csv(tmp_path / "points.csv", index=False)
+    done = lucid("fit", tmp_path / "points.csv", "--param", "n_clusters=3", "-o", tmp_path / "k.lucid")
+    assert done.returncode == 0 and "clustering" in done.stdout and "silhouette" in done.stdout, done.stderr
+    done = lucid("evaluate", tmp_path / "k.lucid", tmp_path / "b.csv", "--target", "group")
+    assert "adjusted Rand index" in done.stdout and float(done.stdout.split("adjusted Rand index")[1].split()[0]) > 0.9
+
+
+def test_tsv_standard_input_and_parquet(tmp_path, wine):
+    frame = pd.read_csv(wine / "train.csv")
+    frame.to_csv(tmp_path / "w.tsv", sep="\t", index=False)
+    assert lucid("fit", tmp_path / "w.tsv", "--target", "cultivar", "--model", MODEL, "-o", tmp_path / "a.lucid",
+                 "--quiet").returncode == 0
+    done = lucid("predict", tmp_path / "a.lucid", "-", stdin=(wine / "new.csv").read_text())
+    assert done.returncode == 0 and len(done.stdout.splitlines()) == 29, done.stderr
+    frame.to_parquet(tmp_path / "w.parquet")
+    done = lucid("predict", tmp_path / "a.lucid", tmp_path / "w.parquet", "-o", tmp_path / "p.csv")
+    assert done.returncode == 0 and len(pd.read_csv(tmp_path / "p.csv")) == 150, done.stderr
+
+
+def test_decimal_commas_are_not_guessed(tmp_path):
+    rows = [f"{i % 5},{i % 3}5;{'a' if i % 2 else 'b'}" for i in range(30)]
+    (tmp_path / "eu.csv").write_text("x;label\n" + "\n".join(rows) + "\n")
+    _one_line_error(lucid("fit", tmp_path / "eu.csv", "--target", "label", "-o", tmp_path / "eu.lucid"), 1,
+                    "decimal comma", "--decimal ,")
+    done = lucid("fit", tmp_path / "eu.csv", "--target", "label", "--decimal", ",", "--model", MODEL,
+                 "-o", tmp_path / "eu.lucid")
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("content, fragments", [
+    (b"", ["the file is empty"]),
+    (b"a,b,label\n", ["only a header"]),
+    (b"a,b,label\n1,2,x\n1,2,3,4\n3,4,y\n", ["ragged row"]),
+    (b"a,b,label\n1,2,\xff\xfe\n", ["not utf-8 text", "--encoding"]),
+    (b"a,b,other\n1,2,x\n3,4,y\n", ["no column named 'label'", "a, b, other"]),
+    (b"a,b,label\n" + b"1,2,x\n" * 20, ["single class"]),
+])
+def test_bad_tables_exit_1_with_one_line(tmp_path, content, fragments):
+    path = tmp_path / "bad.csv"
+    path.write_bytes(content)
+    _one_line_error(lucid("fit", path, "--target", "label", cwd=tmp_path), 1, *fragments)
+
+
+def test_a_wrong_delimiter_names_the_columns_it_saw(tmp_path, wine):
+    _one_line_error(lucid("fit", wine / "train.csv", "--target", "cultivar", "--sep", ";", cwd=tmp_path), 1,
+                    "no column named")
+
+
+def test_ten_thousand_columns(tmp_path):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(40, 10_000))).add_prefix("f").assign(label=rng.integers(0, 2, 40))
+    frame.to_csv(tmp_path / "wide.csv", index=False)
+    done = lucid("fit", tmp_path / "wide.csv", "--target", "label", "--model", MODEL, "-o", tmp_path / "w.lucid")
+    assert done.returncode == 0, done.stderr
+
+
+def test_predict_names_a_missing_column(tmp_path, wine):
+    assert lucid("fit", wine / "train.csv", "--target", "cultivar", "--model", MODEL, "-o", tmp_path / "m.lucid",
+                 "--quiet").returncode == 0
+    pd.read_csv(wine / "new.csv").drop(columns=["hue"]).to_csv(tmp_path / "no_hue.csv", index=False)
+    _one_line_error(lucid("predict", tmp_path / "m.lucid", tmp_path / "no_hue.csv"), 1, "missing column(s)", "hue")
+    (tmp_path / "fake.lucid").write_bytes(b"\x80\x04not a model")
+    _one_line_error(lucid("predict", tmp_path / "fake.lucid", wine / "new.csv"), 1, "looks like a pickle")
+
+
+@pytest.mark.parametrize("args, status, fragment", [
+    (["--model", "NoSuchModel"], 2, "unknown model 'NoSuchModel'"),
+    (["--model", "Ridge"], 2, "Ridge is a regressor"),
+    (["--param", "depth=3"], 2, "has no parameter 'depth'"),
+    (["--param", "max_depth=-3"], 1, "max_depth"),
+    (["--param", "nonsense"], 2, "KEY=VALUE"),
+    (["--test-size", "1.5"], 2, "--test-size"),
+])
+def test_usage_errors_exit_2_and_model_errors_1(wine, tmp_path, args, status, fragment):
+    done = lucid("fit", wine / "train.csv", "--target", "cultivar", "--model", MODEL, *args, cwd=tmp_path)
+    _one_line_error(done, status, fragment)
+
+
+def test_debug_shows_the_traceback(tmp_path):
+    (tmp_path / "empty.csv").write_text("")
+    done = lucid("fit", tmp_path / "empty.csv", "--target", "y", "--debug", cwd=tmp_path)
+    assert done.returncode != 0 and "Traceback" in done.stderr
+
+
+@pytest.mark.parametrize("command", ["models", "fit", "predict", "evaluate", "inspect", "compare", "warmup"])
+def test_help_is_plain_text_with_an_example(command):
+    done = lucid(command, "--help")
+    assert done.returncode == 0 and "example:" in done.stdout
+    assert "``" not in done.stdout and "§" not in done.stdout and ":func:" not in done.stdout
+
+
+def test_models_lists_every_model_with_its_task():
+    done = lucid("models")
+    lines = done.stdout.splitlines()
+    assert len(lines) == len(lucidml.all_estimators())
+    svc = next(line for line in lines if line.startswith("SVC "))
+    assert "classifier" in svc and "SVC" in svc
+    assert all(len(line.split()) >= 4 for line in lines)
