@@ -24,7 +24,7 @@ def test_compare_iris_prints_both_libraries(capsys, tmp_path):
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert len(cells) == 6 and cells[1].count("±") == 1 and cells[3].count("±") == 1
     assert float(cells[5]) > 0  # the time ratio is filled in
-    assert "GaussianNB" in captured.err  # progress on stderr
+    assert captured.err == ""  # the progress bar shows on a terminal only
     result = json.loads(out_json.read_text())
     assert result["metric"] == "accuracy" and result["runs"] == 3
     models = {m["model"]: m for m in result["models"]}
@@ -44,7 +44,9 @@ def test_fifty_runs_reproduce_the_notes_naive_bayes_row():
 def test_regression_data_set_compares_regressors(capsys):
     assert main(["compare", "diabetes", "--runs", "2", "--seed", "5"]) == 0
     out = capsys.readouterr().out
-    assert "R² %" in out and "| LinearRegression" in out and "GaussianNB" not in out
+    assert "R² (mean ± std)" in out and "R² %" not in out and "| LinearRegression" in out and "GaussianNB" not in out
+    row = next(line for line in out.splitlines() if line.startswith("| LinearRegression"))
+    assert 0.2 < float(row.split("|")[2].split("±")[0]) < 0.7  # R² as itself, not in percent
 
 
 def test_csv_file_with_target_column(capsys, tmp_path):
@@ -110,3 +112,86 @@ def test_rows_timed_before_compilation_are_marked(tmp_path):
     compiled = {**fresh, "LUCIDML_KERNEL_TIER": "compiled"}
     table = subprocess.run(command, env=compiled, capture_output=True, text=True, check=True).stdout
     assert "†" not in table
+
+
+def _table_file(path, n=120, seed=0):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n) * 1000,
+                          "colour": rng.choice(["red", "green", "blue"], n)})
+    frame.loc[::9, "a"] = np.nan
+    frame.loc[::11, "colour"] = np.nan
+    frame["label"] = np.where(frame["b"] / 1000 + (frame["colour"] == "red") > 0.3, "yes", "no")
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_compare_prepares_a_table_with_gaps_and_text_for_both_sides(tmp_path):
+    path = _table_file(tmp_path / "t.csv")
+    done = subprocess.run([sys.executable, "-m", "lucidml", "compare", str(path), "--target", "label", "--runs", "2",
+                           "--models", "SVC,GaussianNB,Adaline", "--format", "json", "--quiet"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    for row in result["models"]:
+        assert row["error"] is None and row["mean"] > 70, row  # scaled features: SVC and Adaline learn
+        assert row["sklearn_result"]["mean"] == pytest.approx(row["mean"])
+
+
+def test_cross_validation_and_a_plain_table(capsys):
+    assert main(["compare", "iris", "--cv", "5", "--models", "GaussianNB", "--format", "table", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "5-fold cross-validation" in out and "|" not in out
+    assert out.splitlines()[3].startswith("GaussianNB")
+
+
+def test_a_failing_model_keeps_the_table_well_formed():
+    from lucidml.cli import format_table
+
+    result = compare(load_dataset("iris"), [EstimatorEntry("sklearn.dummy.DummyClassifier", kind="classifier",
+                                                           params={"strategy": "nonsense"})], runs=2)
+    result["models"][0]["error"] = "ValueError: first line | with a pipe\nsecond line\n" + "x" * 500
+    lines = format_table(result).splitlines()
+    row = next(line for line in lines if line.startswith("| DummyClassifier"))
+    assert row.count("|") == 7 and len(row) < 200 and "second line" not in row
+
+
+def test_models_that_cannot_take_so_many_features_are_skipped_at_once():
+    import numpy as np
+
+    from lucidml.datasets import Dataset
+
+    rng = np.random.default_rng(0)
+    data = Dataset("wide", rng.normal(size=(30, 5000)), np.arange(30) % 2, "classification")
+    result = compare(data, select_models("classification", ["CNNClassifier"]), runs=1)
+    assert result["models"][0]["error"].startswith("skipped: 5,000 features")
+
+
+def test_report_is_one_html_file_with_its_charts(tmp_path):
+    report = tmp_path / "report.html"
+    assert main(["compare", "iris", "--runs", "2", "--models", "GaussianNB,SVC", "--report", str(report), "--quiet"]) == 0
+    page = report.read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.count("data:image/png;base64,") == 2
+    assert "confusion matrix" in page and "GaussianNB" in page
+
+
+def test_the_progress_bar_draws_on_a_terminal_only():
+    import io
+
+    from lucidml.cli import _progress_bar
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    screen, pipe = Terminal(), io.StringIO()
+    for stream in (screen, pipe):
+        show = _progress_bar(stream)
+        show(0, 2, "GaussianNB")
+        show(2, 2, "done")
+    assert "GaussianNB" in screen.getvalue() and screen.getvalue().endswith("\n") and pipe.getvalue() == ""
+    quiet = Terminal()
+    _progress_bar(quiet, quiet=True)(0, 1, "x")
+    assert quiet.getvalue() == ""

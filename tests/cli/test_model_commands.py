@@ -192,3 +192,11 @@ def test_models_lists_every_model_with_its_task():
     svc = next(line for line in lines if line.startswith("SVC "))
     assert "classifier" in svc and "SVC" in svc
     assert all(len(line.split()) >= 4 for line in lines)
+
+
+def test_a_model_is_refused_more_columns_than_it_can_take(tmp_path):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(20, 600))).add_prefix("f").assign(label=rng.integers(0, 2, 20))
+    frame.to_csv(tmp_path / "wide.csv", index=False)
+    _one_line_error(lucid("fit", tmp_path / "wide.csv", "--target", "label", "--model", "GAMClassifier", cwd=tmp_path),
+                    1, "GAMClassifier takes at most 500 feature columns")

@@ -128,16 +128,23 @@ def _parser():
     inspect.add_argument("--json", action="store_true", help="print the whole description as JSON")
 
     cmp = command("compare", "every model on a data set, beside scikit-learn",
-                  "Repeated random train/test splits (stratified by class): the mean and spread of each model's "
-                  "accuracy (R² for regression) and its time per split, beside its scikit-learn counterpart on "
-                  "the very same splits. With no data set, iris.")
-    cmp.add_argument("dataset", nargs="?", default="iris", help="a bundled data set's name or a CSV file (default: iris)")
+                  "Repeated random train/test splits (stratified by class), or K-fold cross-validation: the mean "
+                  "and spread of each model's accuracy (R² for regression) and its time per split, beside its "
+                  "scikit-learn counterpart on the very same splits and the same prepared data (missing values "
+                  "filled, categories one-hot encoded, features standardized where the model needs it). With no "
+                  "data set, iris.", parents=(common, table))
+    cmp.add_argument("dataset", nargs="?", default="iris",
+                     help="a bundled data set's name, or a table (CSV, TSV, Parquet) with --target (default: iris)")
     cmp.add_argument("--target", help="target column of a CSV file")
     cmp.add_argument("--task", choices=["classification", "regression"], help="override the inferred task")
     cmp.add_argument("--models", help="comma-separated model names (default: all of the task's kind)")
     cmp.add_argument("--runs", type=_count(10_000), default=10, help="number of random splits (default: 10)")
+    cmp.add_argument("--cv", type=_count(100), metavar="K", help="K-fold cross-validation instead of random splits")
     cmp.add_argument("--train-size", type=_fraction(), default=0.7, help="training fraction (default: 0.7)")
+    cmp.add_argument("--format", choices=["markdown", "table", "json"], default="markdown",
+                     help="how to print the results (default: markdown)")
     cmp.add_argument("--json", metavar="FILE", help="also write the figures as JSON to FILE")
+    cmp.add_argument("--report", metavar="FILE", help="also write an HTML report with charts to FILE (needs matplotlib)")
 
     warm = command("warmup", "compile and cache every model's kernels now (for images and CI)",
                    "Fit every model (or those named) once on small data with all kernels compiled, so that "
@@ -147,50 +154,54 @@ def _parser():
 
 
 def _progress_bar(stream, quiet=False):
-    """A one-line progress bar on a terminal; one line per model otherwise; nothing if quiet."""
-    interactive = stream.isatty()
+    """A one-line progress bar on a terminal; nothing when the stream is not one, or if quiet."""
+    if quiet or not stream.isatty():
+        return lambda done, total, label: None
 
     def show(done, total, label):
-        if quiet:
-            return
-        if interactive:
-            width = 30
-            filled = width * done // max(total, 1)
-            stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {label:<30}")
-            if done == total:
-                stream.write("\n")
-        elif done < total:
-            stream.write(f"[{done + 1}/{total}] {label}\n")
+        width = 30
+        filled = width * done // max(total, 1)
+        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {label:<30}")
+        if done == total:
+            stream.write("\n")
         stream.flush()
 
     return show
 
 
-def format_table(result):
-    """The comparison as a Markdown table; a failed model's cell is one short line."""
-    metric = "accuracy %" if result["metric"] == "accuracy" else "R² %"
-    lines = [
-        f"{result['dataset']}: {result['n_samples']} samples, {result['n_features']} features, {result['task']}; "
-        f"{result['runs']} splits, train size {result['train_size']}, seed {result['seed']}",
-        "",
-        f"| model | {metric} (mean ± std) | s / run | scikit-learn {metric} | scikit-learn s / run | time ratio |",
-        "|---|---|---|---|---|---|",
-    ]
+def format_table(result, markdown=True):
+    """The comparison as a Markdown table (or plain aligned text); a failed model's cell is one short line."""
+    metric = "accuracy %" if result["metric"] == "accuracy" else "R²"
+    protocol = (f"{result['cv']}-fold cross-validation" if result.get("cv") else
+                f"{result['runs']} splits, train size {result['train_size']}")
+    digits = 2 if result["metric"] == "accuracy" else 4
+    header = ["model", f"{metric} (mean ± std)", "s / run", f"scikit-learn {metric}", "scikit-learn s / run",
+              "time ratio"]
+    rows = []
     for row in result["models"]:
         if row["error"]:
-            ours = [_cell(f"error: {row['error']}"), ""]
+            ours = [_cell(f"error: {row['error']}" if not row["error"].startswith("skipped") else row["error"]), ""]
         else:
             mark = " †" if row.get("interpreted") else ""
-            ours = [f"{row['mean']:.2f} ± {row['std']:.2f}", f"{row['seconds_per_run']:.5f}{mark}"]
+            ours = [f"{row['mean']:.{digits}f} ± {row['std']:.{digits}f}", f"{row['seconds_per_run']:.5f}{mark}"]
         theirs = row["sklearn_result"]
         if theirs is None:
-            sk = ["(no counterpart)", ""]
+            sk = ["(no counterpart)" if row["sklearn"] is None else "", ""]
         elif theirs["error"]:
             sk = [_cell(f"error: {theirs['error']}"), ""]
         else:
-            sk = [f"{theirs['mean']:.2f} ± {theirs['std']:.2f}", f"{theirs['seconds_per_run']:.5f}"]
+            sk = [f"{theirs['mean']:.{digits}f} ± {theirs['std']:.{digits}f}", f"{theirs['seconds_per_run']:.5f}"]
         ratio = f"{row['ratio']:.2f}" if row["ratio"] is not None else ""
-        lines.append("| " + " | ".join([row["model"], *ours, *sk, ratio]) + " |")
+        rows.append([row["model"], *ours, *sk, ratio])
+    title = (f"{result['dataset']}: {result['n_samples']} samples, {result['n_features']} features, "
+             f"{result['task']}; {protocol}, seed {result['seed']}")
+    if markdown:
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(cells) + " |" for cells in rows]
+    else:
+        widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+        lines = ["  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip() for cells in [header] + rows]
+    lines = [title, ""] + lines
     if any(row.get("interpreted") for row in result["models"]):
         lines += ["", "† timed (partly) as interpreted Python: this machine has not compiled the model's kernels "
                   "yet (small data runs before it pays to compile); after `lucidml warmup`, the rows time the "
@@ -205,20 +216,38 @@ def _cell(text, limit=80):
 
 
 def _run_compare(args):
-    from ..datasets import load_dataset
-    from .compare import compare, select_models
+    import os
 
-    data = load_dataset(args.dataset, target=args.target, task=args.task)
+    from ..datasets import Dataset, list_datasets, load_dataset
+    from ._pipeline import CliUsageError, task_of
+    from ._table import read_table
+    from .compare import compare, select_models
+    from .fit import labels, split_target
+
+    if args.dataset.lower() in list_datasets() or not os.path.exists(args.dataset):
+        data = load_dataset(args.dataset, target=args.target, task=args.task)  # names, or says what is wrong
+    else:
+        if args.target is None:
+            raise CliUsageError(f"{args.dataset}: name the target column with --target")
+        frame = read_table(args.dataset, sep=args.sep, decimal=args.decimal, encoding=args.encoding)
+        X, y = split_target(frame, args.target, args.dataset, lambda message: None)
+        task = task_of(y, args.task)
+        data = Dataset(args.dataset, X, labels(y) if task == "classification" else y.astype(float), task,
+                       list(X.columns))
     names = [n.strip() for n in args.models.split(",") if n.strip()] if args.models else None
     models = select_models(data.task, names)
     if not models:
-        raise ValueError(f"no registered model for {data.task}")
+        raise CliUsageError(f"no registered model for {data.task}")
     result = compare(data, models, args.runs, args.train_size, args.seed,
-                     progress=_progress_bar(sys.stderr, args.quiet))
-    print(format_table(result))
+                     progress=_progress_bar(sys.stderr, args.quiet), cv=args.cv)
+    print(json.dumps(result, indent=2) if args.format == "json" else format_table(result, args.format == "markdown"))
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(result, handle, indent=2)
+    if args.report:
+        from .report import write_report
+
+        write_report(args.report, result, data, models, args.seed)
 
 
 def _run_models(args):

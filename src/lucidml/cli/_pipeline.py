@@ -14,7 +14,8 @@ import numpy as np
 from ..datasets import infer_task
 from ..registry import entries, get_entry
 
-__all__ = ["DEFAULT_MODELS", "CliUsageError", "build_pipeline", "column_kinds", "parse_params", "task_of"]
+__all__ = ["DEFAULT_MODELS", "SCALE_FREE", "CliUsageError", "build_pipeline", "column_kinds", "parse_params",
+           "preprocessor", "task_of"]
 
 DEFAULT_MODELS = {"classification": "RandomForestClassifier", "regression": "RandomForestRegressor",
                   "clustering": "KMeans"}
@@ -73,10 +74,7 @@ def choose_model(task, name=None):
 
 def build_pipeline(frame, entry, params, seed):
     """The unfitted Pipeline for the feature columns of ``frame`` and the model of ``entry``."""
-    from sklearn.compose import ColumnTransformer
-    from sklearn.impute import SimpleImputer
-    from sklearn.pipeline import Pipeline, make_pipeline
-    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+    from sklearn.pipeline import Pipeline
 
     model = entry.load()()
     unknown = set(params) - set(model.get_params())
@@ -86,10 +84,18 @@ def build_pipeline(frame, entry, params, seed):
     if "random_state" in model.get_params() and "random_state" not in params:
         params = {**params, "random_state": seed}
     model.set_params(**params)
+    return Pipeline([("prepare", preprocessor(frame, scale=entry.name not in SCALE_FREE)), ("model", model)])
+
+
+def preprocessor(frame, scale):
+    """The unfitted ColumnTransformer for ``frame``'s columns (see the module docstring)."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
     numeric, categorical = column_kinds(frame)
-    numbers = [SimpleImputer(strategy="median", keep_empty_features=True)]
-    if entry.name not in SCALE_FREE:
-        numbers.append(StandardScaler())
+    numbers = [SimpleImputer(strategy="median", keep_empty_features=True)] + ([StandardScaler()] if scale else [])
     parts = []
     if numeric:
         parts.append(("numeric", make_pipeline(*numbers), numeric))
@@ -97,5 +103,4 @@ def build_pipeline(frame, entry, params, seed):
         categories = make_pipeline(SimpleImputer(strategy="constant", fill_value="(missing)"),
                                    OneHotEncoder(handle_unknown="ignore", sparse_output=False, dtype=np.float64))
         parts.append(("categorical", categories, categorical))
-    prepare = ColumnTransformer(parts, remainder="drop", verbose_feature_names_out=False)
-    return Pipeline([("prepare", prepare), ("model", model)])
+    return ColumnTransformer(parts, remainder="drop", verbose_feature_names_out=False)

@@ -10,6 +10,7 @@ on every row and prints no metrics.
 
 import numpy as np
 
+from ._limits import MAX_FEATURES
 from ._pipeline import build_pipeline, choose_model, column_kinds, parse_params, task_of
 from ._table import read_table
 from .evaluate import format_metrics, metrics
@@ -65,6 +66,10 @@ def run_fit(args, note):
             raise DataError(f"{args.data}: the target {args.target!r} has a single class ({y[0]!r}); "
                             "a classifier needs at least two")
     entry = choose_model(task, args.model)
+    limit = MAX_FEATURES.get(entry.name)
+    if limit is not None and X.shape[1] > limit:
+        raise DataError(f"{entry.name} takes at most {limit:,} feature columns, the table has {X.shape[1]:,}; "
+                        "choose another --model")
     pipeline = build_pipeline(X, entry, parse_params(args.param), args.seed)
     X = as_categories(X, column_kinds(X)[1])
     X_train, X_test, y_train, y_test = _hold_out(X, y, task, args.test_size, args.seed, note)
