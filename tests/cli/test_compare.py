@@ -180,7 +180,7 @@ def test_report_is_one_html_file_with_its_charts(tmp_path):
 def test_the_progress_bar_draws_on_a_terminal_only():
     import io
 
-    from lucidml.cli import _progress_bar
+    from lucidml.cli._progress import progress_bar as _progress_bar
 
     class Terminal(io.StringIO):
         def isatty(self):
@@ -195,3 +195,24 @@ def test_the_progress_bar_draws_on_a_terminal_only():
     quiet = Terminal()
     _progress_bar(quiet, quiet=True)(0, 1, "x")
     assert quiet.getvalue() == ""
+
+
+def test_a_long_step_ticks_on_a_terminal_and_clears_its_line():
+    import io
+    import time
+
+    from lucidml.cli._progress import working
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    screen = Terminal()
+    with working(screen, "fitting SVC", delay=0.0):
+        time.sleep(1.2)
+    text = screen.getvalue()
+    assert "fitting SVC … " in text and text.endswith("\r")
+    pipe = io.StringIO()
+    with working(pipe, "fitting SVC", delay=0.0):
+        time.sleep(0.6)
+    assert pipe.getvalue() == ""

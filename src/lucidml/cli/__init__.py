@@ -12,6 +12,7 @@ import sys
 import textwrap
 
 from .. import __version__
+from ._progress import progress_bar as _progress_bar
 
 __all__ = ["main", "console_main"]
 
@@ -151,22 +152,6 @@ def _parser():
                    "Numba's on-disk cache holds them: later processes start without compiling.")
     warm.add_argument("--models", help="comma-separated model names (default: all)")
     return parser
-
-
-def _progress_bar(stream, quiet=False):
-    """A one-line progress bar on a terminal; nothing when the stream is not one, or if quiet."""
-    if quiet or not stream.isatty():
-        return lambda done, total, label: None
-
-    def show(done, total, label):
-        width = 30
-        filled = width * done // max(total, 1)
-        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {label:<30}")
-        if done == total:
-            stream.write("\n")
-        stream.flush()
-
-    return show
 
 
 def format_table(result, markdown=True):

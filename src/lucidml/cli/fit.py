@@ -8,10 +8,13 @@ on every row and prints no metrics.
 
 """
 
+import sys
+
 import numpy as np
 
 from ._limits import MAX_FEATURES
 from ._pipeline import build_pipeline, choose_model, column_kinds, parse_params, task_of
+from ._progress import working
 from ._table import read_table
 from .evaluate import format_metrics, metrics
 
@@ -73,7 +76,8 @@ def run_fit(args, note):
     pipeline = build_pipeline(X, entry, parse_params(args.param), args.seed)
     X = as_categories(X, column_kinds(X)[1])
     X_train, X_test, y_train, y_test = _hold_out(X, y, task, args.test_size, args.seed, note)
-    pipeline.fit(X_train, y_train)
+    with working(sys.stderr, f"fitting {entry.name} on {len(X_train):,} rows", quiet=args.quiet):
+        pipeline.fit(X_train, y_train)
     print(f"{entry.name} on {args.data}: {task}, {X.shape[0]} rows, {X.shape[1]} feature columns"
           + (f", {len(X_train)} for training and {len(X_test)} held out" if X_test is not None else ""))
     if X_test is not None:
