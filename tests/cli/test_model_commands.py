@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import lucidml
+from lucidml.datasets import load as load_data
 
 MODEL = "DecisionTreeClassifier"  # quick to fit: the tests are about the command, not the model
 
@@ -72,7 +73,7 @@ def test_fit_predict_evaluate_on_a_table_with_gaps_and_text(wine):
 
 
 def test_integer_labels_come_back_as_integers(tmp_path):
-    X, y = lucidml.datasets.load("iris")
+    X, y = load_data("iris")
     frame = pd.DataFrame(X, columns=["a", "b", "c", "d"]).assign(species=y + 1)
     frame.to_csv(tmp_path / "iris.csv", index=False)
     assert lucid("fit", tmp_path / "iris.csv", "--target", "species", "--model", MODEL, "-o", tmp_path / "m.lucid",
@@ -82,7 +83,7 @@ def test_integer_labels_come_back_as_integers(tmp_path):
 
 
 def test_a_regression_target_reports_r2_rmse_mae(tmp_path):
-    X, y = lucidml.datasets.load("diabetes")
+    X, y = load_data("diabetes")
     pd.DataFrame(X).add_prefix("x").assign(progression=y).to_csv(tmp_path / "d.csv", index=False)
     done = lucid("fit", tmp_path / "d.csv", "--target", "progression", "--model", "Ridge", "--param", "alpha=0.5",
                  "-o", tmp_path / "r.lucid")
@@ -92,7 +93,7 @@ def test_a_regression_target_reports_r2_rmse_mae(tmp_path):
 
 
 def test_without_a_target_the_rows_are_clustered(tmp_path):
-    X, y = lucidml.datasets.load("blobs", n_samples=90, noise=0.3, random_state=0)
+    X, y = load_data("blobs", n_samples=90, noise=0.3, random_state=0)
     pd.DataFrame(X, columns=["u", "v"]).assign(group=y).to_csv(tmp_path / "b.csv", index=False)
     pd.DataFrame(X, columns=["u", "v"]).to_csv(tmp_path / "points.csv", index=False)
     done = lucid("fit", tmp_path / "points.csv", "--param", "n_clusters=3", "-o", tmp_path / "k.lucid")
@@ -200,3 +201,26 @@ def test_a_model_is_refused_more_columns_than_it_can_take(tmp_path):
     frame.to_csv(tmp_path / "wide.csv", index=False)
     _one_line_error(lucid("fit", tmp_path / "wide.csv", "--target", "label", "--model", "GAMClassifier", cwd=tmp_path),
                     1, "GAMClassifier takes at most 500 feature columns")
+
+
+def test_a_clusterer_without_predict_is_fitted_on_every_row(tmp_path):
+    X, _ = load_data("blobs", n_samples=60, noise=0.3, random_state=0)
+    pd.DataFrame(X, columns=["u", "v"]).to_csv(tmp_path / "p.csv", index=False)
+    done = lucid("fit", tmp_path / "p.csv", "--model", "DBSCAN", "-o", tmp_path / "d.lucid")
+    assert done.returncode == 0 and "silhouette" in done.stdout and "cannot label new rows" in done.stderr
+    _one_line_error(lucid("predict", tmp_path / "d.lucid", tmp_path / "p.csv"), 1, "DBSCAN cannot label new rows")
+
+
+def test_an_unexpected_error_is_still_one_line(monkeypatch, capsys, tmp_path):
+    import lucidml.cli.fit as fit
+    from lucidml.cli import main
+
+    def broken(args, note):
+        raise RuntimeError("something inside\nwith a second line")
+
+    monkeypatch.setattr(fit, "run_fit", broken)
+    assert main(["fit", str(tmp_path / "x.csv")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == "lucidml fit: error: RuntimeError: something inside (unexpected: --debug shows where)"
+    with pytest.raises(RuntimeError):
+        main(["fit", str(tmp_path / "x.csv"), "--debug"])

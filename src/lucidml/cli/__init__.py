@@ -333,14 +333,24 @@ def main(argv=None):
     except KeyboardInterrupt:
         print(f"lucidml {args.command}: interrupted", file=sys.stderr)
         return 130
+    except Exception as error:  # noqa: BLE001 - still one line for a person; the traceback with --debug
+        if args.debug:
+            raise
+        print(f"lucidml {args.command}: error: {type(error).__name__}: {_first_line(error)} "
+              "(unexpected: --debug shows where)", file=sys.stderr)
+        return 1
     return 0
+
+
+def _first_line(error):
+    message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
+    return (str(message).strip().splitlines() or [type(error).__name__])[0]
 
 
 def _fail(args, error, status):
     if args.debug:
         raise error
-    message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
-    first = (str(message).strip().splitlines() or [type(error).__name__])[0]
+    first = _first_line(error)
     if isinstance(error, OSError) and error.filename:
         first = f"{error.filename}: {error.strerror or first}"
     print(f"lucidml {args.command}: error: {first}", file=sys.stderr)

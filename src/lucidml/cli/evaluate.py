@@ -19,7 +19,8 @@ def metrics(task, model, X, y=None):
     from sklearn import metrics as m
 
     if task == "clustering":
-        labels = model.predict(X) if hasattr(model, "predict") else model.fit_predict(X)
+        # A clusterer without predict (DBSCAN, agglomerative) measures the rows it was fitted on.
+        labels = model.predict(X) if hasattr(model, "predict") else model[-1].labels_
         out = {}
         features = model[:-1].transform(X) if hasattr(model, "steps") else X
         if 2 <= len(np.unique(labels)) < len(labels):

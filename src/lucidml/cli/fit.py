@@ -75,13 +75,19 @@ def run_fit(args, note):
                         "choose another --model")
     pipeline = build_pipeline(X, entry, parse_params(args.param), args.seed)
     X = as_categories(X, column_kinds(X)[1])
-    X_train, X_test, y_train, y_test = _hold_out(X, y, task, args.test_size, args.seed, note)
+    test_size = args.test_size
+    if task == "clustering" and not hasattr(entry.load(), "predict") and test_size:
+        note(f"{entry.name} cannot label new rows: it is fitted on every row, and measured on them")
+        test_size = 0
+    X_train, X_test, y_train, y_test = _hold_out(X, y, task, test_size, args.seed, note)
     with working(sys.stderr, f"fitting {entry.name} on {len(X_train):,} rows", quiet=args.quiet):
         pipeline.fit(X_train, y_train)
     print(f"{entry.name} on {args.data}: {task}, {X.shape[0]} rows, {X.shape[1]} feature columns"
           + (f", {len(X_train)} for training and {len(X_test)} held out" if X_test is not None else ""))
     if X_test is not None:
         print(format_metrics(metrics(task, pipeline, X_test, y_test)))
+    elif task == "clustering":
+        print(format_metrics(metrics(task, pipeline, X_train)))
     output = args.output or _default_output(args.data)
     from ..io import save
 

@@ -23,6 +23,9 @@ def load_model(path):
     model = load(path)
     if not hasattr(model, "steps") or not hasattr(model, "feature_names_in_"):
         raise ModelFileError(f"{path} holds a {type(model).__name__}, not a model saved by lucidml fit")
+    if not hasattr(model, "predict"):
+        raise DataError(f"{type(model[-1]).__name__} cannot label new rows (it has no predict); its clusters are "
+                        "those of the rows it was fitted on")
     return model
 
 
