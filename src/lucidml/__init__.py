@@ -1,14 +1,17 @@
 """lucidml: classical machine learning from first principles, scikit-learn compatible.
 
 The algorithms live in subpackages (``lucidml.linear``, ``lucidml.naive_bayes``, ...);
-:func:`all_estimators` lists every public estimator; :func:`save` and :func:`load` keep a
+:func:`all_estimators` lists every public estimator; :func:`set_config` and
+:func:`config_context` say how many threads lucidml may use; :func:`save` and :func:`load` keep a
 fitted model in a safe ``.lucid`` file (``lucidml.io``); :func:`warmup` compiles the kernels
 ahead of use.
 """
 
 __version__ = "0.1.0"
 
-__all__ = ["all_estimators", "load", "save", "warmup", "__version__"]
+from ._config import config_context, get_config, set_config
+
+__all__ = ["all_estimators", "config_context", "get_config", "load", "save", "set_config", "warmup", "__version__"]
 
 
 def __getattr__(name):

@@ -38,6 +38,6 @@ def test_none_minus_one_and_counts_are_accepted(entry, good):
 def test_thread_count():
     cores = os.cpu_count() or 1
     assert thread_count(None) == thread_count(-1) == cores
-    assert thread_count(None, default=1) == 1
+    assert thread_count(None, work=10, serial_below=100) == thread_count(2, work=10, serial_below=100) == 1
     assert thread_count(1) == 1
     assert thread_count(10_000) == cores

@@ -308,6 +308,7 @@ def _run(args, note):
 def main(argv=None):
     """Entry point of the ``lucidml`` console script; returns the exit status."""
     args = _parser().parse_args(argv)  # exits 2 on bad usage
+    from .._config import config_context
     from ..datasets import DatasetError
     from ..io import ModelFileError
     from ._pipeline import CliUsageError
@@ -319,7 +320,7 @@ def main(argv=None):
             print(f"lucidml {args.command}: note: {message}", file=sys.stderr)
 
     try:
-        with _thread_limit(args.threads):
+        with config_context(n_threads=args.threads):
             _run(args, note)
     except BrokenPipeError:  # the reader of our output left (``| head``): stop quietly
         import os
@@ -355,31 +356,6 @@ def _fail(args, error, status):
         first = f"{error.filename}: {error.strerror or first}"
     print(f"lucidml {args.command}: error: {first}", file=sys.stderr)
     return status
-
-
-class _thread_limit:
-    """At most ``n`` threads for BLAS, OpenMP and Numba inside the block (None: no limit)."""
-
-    def __init__(self, n):
-        self.n = n
-
-    def __enter__(self):
-        if self.n is None:
-            return self
-        import numba
-        from threadpoolctl import threadpool_limits
-
-        self._limits = threadpool_limits(self.n)
-        self._numba = numba.get_num_threads()
-        numba.set_num_threads(min(self.n, numba.config.NUMBA_NUM_THREADS))
-        return self
-
-    def __exit__(self, *exc_info):
-        if self.n is not None:
-            import numba
-
-            numba.set_num_threads(self._numba)
-            self._limits.restore_original_limits()
 
 
 def console_main():

@@ -61,7 +61,8 @@ class BisectingKMeans(_CentroidClusterer):
         ``"largest_sse"``; Steinbach et al. 2000) or the one with the most points
         (``"largest_cluster"``). Ties go to the leftmost leaf of the tree.
     n_jobs : None, -1 or int ≥ 1, default=None
-        Threads sharing each pass over the data. None or -1: every core.
+        Threads sharing each pass over the data. None follows ``lucidml.set_config(n_threads=...)``
+        (every core by default), -1 is every core.
 
     Attributes
     ----------

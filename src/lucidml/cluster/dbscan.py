@@ -41,6 +41,7 @@ GRID_MAX_CELLS_PER_AXIS = 2**26
 BRUTE_TILE = 2**21
 # Rows per call of the tree and grid searches (and per thread share).
 ROW_BLOCK = 8192
+SERIAL_BELOW_ROWS = 20_000  # fewer rows: one thread (starting others costs more than it saves)
 
 
 class DBSCAN(ClusterMixin, BaseEstimator):
@@ -92,7 +93,8 @@ class DBSCAN(ClusterMixin, BaseEstimator):
     p : float, default=None
         Exponent of the Minkowski metric (``metric="minkowski"``); None means 2.
     n_jobs : None, -1 or int ≥ 1, default=None
-        Threads of the grid and tree searches (None: 1, −1: all cores). Brute force uses the
+        Threads of the grid and tree searches: None follows ``lucidml.set_config`` (every core by
+        default; fewer than 20,000 rows run on one thread), −1 every core. Brute force uses the
         BLAS threads.
 
     Attributes
@@ -176,7 +178,7 @@ class DBSCAN(ClusterMixin, BaseEstimator):
     def _search(self, X):
         """The ε-neighbourhood search the ``algorithm`` parameter and the data call for."""
         p = minkowski_p(self.metric, 2 if self.p is None else self.p) if self.metric != "precomputed" else None
-        threads = thread_count(self.n_jobs, default=1)  # None: 1, as in scikit-learn's DBSCAN
+        threads = thread_count(self.n_jobs, work=X.shape[0], serial_below=SERIAL_BELOW_ROWS)
         if self.algorithm in ("grid", "kd_tree") and p is None:
             raise ValueError(f"algorithm={self.algorithm!r} supports Minkowski metrics only, not metric={self.metric!r}.")
         if self.algorithm == "grid" and X.shape[1] > GRID_HARD_MAX_FEATURES:

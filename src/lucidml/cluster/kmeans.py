@@ -118,8 +118,9 @@ default="k-means++"
         Seeds of the initializations. With the same integer, ``"k-means++"`` and ``"random"``
         draw the same seeds as scikit-learn's KMeans.
     n_jobs : None, -1 or int ≥ 1, default=None
-        Threads sharing each pass over the data. None or -1: every core (scikit-learn's OpenMP
-        default); small problems run on one thread.
+        Threads sharing each pass over the data. None follows ``lucidml.set_config(n_threads=...)``
+        (every core by default, as scikit-learn's OpenMP), -1 is every core; small problems run on
+        one thread.
 
     Attributes
     ----------

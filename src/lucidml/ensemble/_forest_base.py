@@ -18,10 +18,14 @@ from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
-from ..utils import cancel_flag, cancel_scope, check_sample_weight, interruptible, raise_if_cancelled, validate_params
+from ..utils import (cancel_flag, cancel_scope, check_sample_weight, interruptible, raise_if_cancelled, thread_count,
+                     validate_params)
 from ._forest_predict import FlatForest
 
 _MAX_SEED = np.iinfo(np.int32).max
+# Rows × members below which the members are fitted (or evaluated) on one thread: a small tree
+# takes well under a millisecond, about what handing it to another thread costs.
+SERIAL_BELOW = 200_000
 
 
 class _BaseForest(BaseEstimator):
@@ -60,7 +64,8 @@ class _BaseForest(BaseEstimator):
             rng.randint(_MAX_SEED, size=len(self.estimators_))  # skip the seeds the kept members used
             seeds = [int(rng.randint(_MAX_SEED)) for _ in range(n_more)]
             flag = cancel_flag()
-            members = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            threads = thread_count(self.n_jobs, work=X.shape[0] * n_more, serial_below=SERIAL_BELOW)
+            members = Parallel(n_jobs=threads, prefer="threads")(
                 delayed(self._fit_member_in_scope)(flag, X, y, sw, seed) for seed in seeds
             )
             for (member, features), seed in zip(members, seeds):
@@ -160,12 +165,12 @@ class _BaseForest(BaseEstimator):
             mean = self._flat.sum_values(X) / len(self.estimators_)
             return mean if self._is_classifier else mean[:, 0]
         members = list(zip(self.estimators_, self.estimators_features_)) if members is None else members
-        if self.n_jobs in (None, 1):
+        if thread_count(self.n_jobs, work=X.shape[0] * len(members), serial_below=SERIAL_BELOW) == 1:
             total = self._member_output(*members[0], X).copy()
             for member, features in members[1:]:
                 total += self._member_output(member, features, X)
         else:
-            total = sum(Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            total = sum(Parallel(n_jobs=thread_count(self.n_jobs), prefer="threads")(
                 delayed(self._member_output)(m, f, X) for m, f in members
             ))
         return total / len(members)

@@ -68,6 +68,8 @@ class BaggingClassifier(_ForestClassifierMixin, ClassifierMixin, _BaseBagging):
         Keep the fitted members and add new ones up to ``n_estimators``.
     n_jobs : None, -1 or int ≥ 1, default=None
         Members fitted and evaluated in parallel (joblib threads; lucidml trees release the GIL).
+        None follows ``lucidml.set_config(n_threads=...)`` (every core by default), -1 is every core; small
+        ensembles on small data run on one thread.
     random_state : int, RandomState instance or None, default=None
         Seeds of the bootstrap draws and of the members.
 

@@ -86,6 +86,8 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, _BaseRando
         Average probabilities or count labels.
     n_jobs : None, -1 or int ≥ 1, default=None
         Trees grown and evaluated in parallel (joblib threads; the tree kernels release the GIL).
+        None follows ``lucidml.set_config(n_threads=...)`` (every core by default), -1 is every core; small
+        forests on small data run on one thread.
     random_state : int, RandomState instance or None, default=None
         Bootstrap samples and feature draws.
     warm_start : bool, default=False

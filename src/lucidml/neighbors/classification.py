@@ -43,8 +43,8 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsBase):
     metric_params : dict, default=None
         Extra arguments of the metric.
     n_jobs : None, -1 or int ≥ 1, default=None
-        Threads for the search. None (or -1) uses every core, as scikit-learn's brute-force
-        search does whatever its ``n_jobs``.
+        Threads for the search. None follows ``lucidml.set_config(n_threads=...)`` (every core
+        by default, as scikit-learn's brute-force search whatever its ``n_jobs``), -1 is every core.
 
     Attributes
     ----------

@@ -13,7 +13,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import N_JOBS, Interval, Options, check_sample_weight, validate_params
+from ..utils import N_JOBS, Interval, Options, check_sample_weight, thread_count, validate_params
 from ._base import _BaseSVM, solve_dual
 from ._multiclass import (
     binary_problems,
@@ -29,6 +29,9 @@ from ._platt import (
     sigmoid_fit,
     sigmoid_predict,
 )
+
+# Samples summed over the sub-problems below which they are solved on one thread.
+SERIAL_BELOW = 5_000
 
 
 class SVC(ClassifierMixin, _BaseSVM):
@@ -101,6 +104,8 @@ class SVC(ClassifierMixin, _BaseSVM):
         One-vs-one voting, or true one-vs-rest training.
     n_jobs : None, -1 or int ≥ 1, default=None
         Sub-problems solved in parallel threads (joblib); the compiled solver releases the GIL.
+        None follows ``lucidml.set_config(n_threads=...)`` (every core by default), -1 is every core; small
+        problems run on one thread.
 
     Attributes
     ----------
@@ -234,9 +239,12 @@ class SVC(ClassifierMixin, _BaseSVM):
             return solve_dual(source, samples, y_pm, -np.ones(len(y_pm)), upper,
                               random_state=np.random.RandomState(seed) if simplified else None, **options)
 
-        if self.n_jobs in (None, 1) or len(tasks) == 1:
+        # One sub-problem, or small ones (a few hundred samples each solve in about a millisecond): one thread.
+        work = sum(len(task[0]) for task in tasks) if len(tasks) > 1 else 0
+        threads = thread_count(self.n_jobs, work=work, serial_below=SERIAL_BELOW)
+        if threads == 1:
             return [one(task, seed) for task, seed in zip(tasks, seeds)]
-        return Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(one)(t, s) for t, s in zip(tasks, seeds))
+        return Parallel(n_jobs=threads, prefer="threads")(delayed(one)(t, s) for t, s in zip(tasks, seeds))
 
     def _fit_platt(self, source, problems, upper, rng):
         """Platt's (A, B) per sub-problem from 5-fold cross-validated decision values."""

@@ -164,10 +164,15 @@ def validate_params(estimator):
 N_JOBS = [Interval(Integral, -1, -1, closed="both"), Interval(Integral, 1, None, closed="left"), None]
 
 
-def thread_count(n_jobs, default=None):
-    """Threads for a validated ``n_jobs``: every core for -1, at most the cores for a count;
-    None means ``default`` (None: every core)."""
+def thread_count(n_jobs, work=None, serial_below=0):
+    """Threads for a validated ``n_jobs``: every core for -1, at most the cores for a count, and
+    for None what ``lucidml.set_config(n_threads=...)`` allows (every core by default). Work
+    smaller than ``serial_below`` (same units as ``work``) runs on one thread."""
+    from .._config import max_threads
+
+    if work is not None and work < serial_below:
+        return 1
     cores = os.cpu_count() or 1
     if n_jobs is None:
-        n_jobs = -1 if default is None else default
+        return max_threads()
     return cores if n_jobs == -1 else max(1, min(n_jobs, cores))
