@@ -39,9 +39,10 @@ def features_for(model, frame, name, note):
     if extra:
         note(f"ignoring column(s) the model was not fitted on: {', '.join(map(str, extra[:10]))}")
     X = frame[expected]
-    categorical = [c for name_, _, columns in model[0].transformers_ if name_ == "categorical" for c in columns]
-    for column in set(expected) - set(categorical):
-        if not (X[column].dtype.kind in "biuf"):
+    parts = getattr(model[0], "transformers_", [])  # a pipeline saved by lucidml fit starts with its preparation
+    categorical = [c for part, _, columns in parts if part == "categorical" for c in columns]
+    for column in expected:
+        if column not in categorical and X[column].dtype.kind not in "biuf":
             raise DataError(f"{name}: column {column!r} held numbers when the model was fitted; here it does not")
     return as_categories(X, categorical)
 
