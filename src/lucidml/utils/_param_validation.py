@@ -147,9 +147,9 @@ def validate_params(estimator):
     InvalidParameterError
         Naming the parameter, the estimator, what it accepts and the value it got.
     """
-    params = estimator.get_params(deep=False)
+    # getattr, as get_params(deep=False) does, without its signature inspection (~50 µs a call)
     for name, constraints in type(estimator)._parameter_constraints.items():
-        value = params[name]
+        value = getattr(estimator, name)
         if any(_satisfies(value, c) for c in constraints):
             continue
         allowed = [_describe(c) for c in constraints]
