@@ -7,7 +7,6 @@ bytes of the model's arrays (each byte of memory counted once: the trees' node a
 of the forest's table). ``--write`` puts the table into docs/benchmarks.md.
 """
 
-import argparse
 import statistics
 import tempfile
 import time
@@ -19,7 +18,7 @@ import numpy as np
 import lucidml
 from lucidml.ensemble import RandomForestRegressor
 
-from ._report import write_section
+from ._report import table_main
 
 
 def raw_array_bytes(forest):
@@ -77,16 +76,9 @@ def table(rows, trees):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.model_files", description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=37_500)
-    parser.add_argument("--trees", type=int, default=100)
-    parser.add_argument("--write", action="store_true", help="write the table into docs/benchmarks.md")
-    args = parser.parse_args(argv)
-    text = table(args.rows, args.trees)
-    print(text)
-    if args.write:
-        write_section("model-files-table", text)
-    return 0
+    arguments = [(["--rows"], {"type": int, "default": 37_500}), (["--trees"], {"type": int, "default": 100})]
+    return table_main(argv, "python -m benchmarks.model_files", __doc__, "model-files-table", arguments,
+                      lambda args: table(args.rows, args.trees))
 
 
 if __name__ == "__main__":

@@ -92,3 +92,10 @@ def test_model_file_benchmark_prints_its_rows():
                           cwd=ROOT, capture_output=True, text=True, check=True)
     for row in ("| save s |", "| load s |", "| file MiB |", "| file ÷ raw array bytes |"):
         assert row in done.stdout
+
+
+def test_cli_fit_benchmark_prints_its_rows():
+    done = subprocess.run([sys.executable, "-m", "benchmarks.cli_fit", "--rows", "200", "--features", "3",
+                           "--model", "GaussianNB"], cwd=ROOT, capture_output=True, text=True, check=True)
+    for row in ("| a script: np.loadtxt + fit |", "| lucidml fit --test-size 0", "| added by the command |"):
+        assert row in done.stdout
