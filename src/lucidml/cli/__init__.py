@@ -237,9 +237,9 @@ def _run_compare(args):
 
 def _run_models(args):
     from ..registry import entries
+    from ._pipeline import KINDS
 
-    kinds = {"classification": "classifier", "regression": "regressor", "clustering": "cluster"}
-    chosen = entries(kinds.get(args.task, args.task)) if getattr(args, "task", None) else entries()
+    chosen = entries(KINDS.get(args.task, args.task)) if getattr(args, "task", None) else entries()
     for entry in chosen:
         summary = (entry.load().__doc__ or "").strip().splitlines()[0].rstrip(".")
         counterpart = entry.sklearn.rpartition(".")[2] if entry.sklearn else "-"

@@ -14,7 +14,7 @@ import numpy as np
 from ..datasets import infer_task
 from ..registry import entries, get_entry
 
-__all__ = ["DEFAULT_MODELS", "SCALE_FREE", "CliUsageError", "build_pipeline", "column_kinds", "parse_params",
+__all__ = ["DEFAULT_MODELS", "KINDS", "SCALE_FREE", "CliUsageError", "build_pipeline", "column_kinds", "parse_params",
            "preprocessor", "task_of"]
 
 DEFAULT_MODELS = {"classification": "RandomForestClassifier", "regression": "RandomForestRegressor",

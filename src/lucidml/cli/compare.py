@@ -30,7 +30,7 @@ from sklearn.metrics import accuracy_score, r2_score
 from ..registry import entries, get_entry
 from ..utils._numba import interpreted_calls
 from ._limits import MAX_FEATURES
-from ._pipeline import SCALE_FREE, CliUsageError, preprocessor
+from ._pipeline import KINDS, SCALE_FREE, CliUsageError, preprocessor
 from .fit import DataError
 
 __all__ = ["compare", "select_models"]
@@ -39,7 +39,7 @@ __all__ = ["compare", "select_models"]
 
 def select_models(task, names=None):
     """The registry entries to compare for ``task``: all of its kind, or those ``names``."""
-    kind = "classifier" if task == "classification" else "regressor"
+    kind = KINDS[task]
     if not names:
         return entries(kind)
     selected = []

@@ -104,8 +104,6 @@ class _Writer:
         if v.dtype.kind == "c":
             item = [item.real, item.imag]
             return {"$scalar": [dtype_descr(v.dtype), [self.value(x, where) for x in item]]}
-        if v.dtype.kind == "S":
-            raise TypeError(f"{where}: NumPy bytes scalars cannot be saved in a model file")
         return {"$scalar": [dtype_descr(v.dtype), self.value(item, where)]}
 
     def _array(self, array, where):
