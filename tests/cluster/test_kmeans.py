@@ -315,3 +315,21 @@ def test_largest_cluster_strategy_splits_the_most_populous_leaf():
     sizes = np.bincount(by_size.labels_)
     assert max(sizes) < 300  # the big cluster was split
     assert np.sum(np.bincount(by_sse.labels_) == 300) == 1  # the spread-out one was split instead
+
+
+def test_prediction_streams_over_new_data_without_copying_it():
+    # predict/transform/score read X block by block (no packed copy) and split it over threads
+    import tracemalloc
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60_000, 12)) + 50.0  # far from the origin: the shift must keep digits
+    km = KMeans(5, n_init=1, random_state=0, n_jobs=2).fit(X[:2000])
+    direct = ((X[:, None, :] - km.cluster_centers_[None]) ** 2).sum(axis=2)
+    tracemalloc.start()
+    labels = km.predict(X)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    np.testing.assert_array_equal(labels, direct.argmin(axis=1))
+    assert peak < X.nbytes / 3  # the labels, distances and weights only (a packed copy is X.nbytes)
+    np.testing.assert_allclose(km.transform(X) ** 2, direct, rtol=1e-10)
+    assert km.score(X) == pytest.approx(-direct.min(axis=1).sum(), rel=1e-10)

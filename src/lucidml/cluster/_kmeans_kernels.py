@@ -39,6 +39,21 @@ def pack(X, shift, start, stop, P):
 
 
 @njit
+def _block(P, X, shift, s, buffer):
+    """The packed block of the rows s:s + BLOCK: read from P, or, when P is empty (a prediction
+    streams over X without a packed copy of it), packed into ``buffer`` on the spot."""
+    if P.shape[0] > 0:
+        return P[s // BLOCK]
+    m = min(BLOCK, X.shape[0] - s)
+    for r in range(m):
+        for j in range(X.shape[1]):
+            buffer[j, r] = X[s + r, j] - shift[j]
+    if m < BLOCK:
+        buffer[:, m:] = 0.0
+    return buffer
+
+
+@njit
 def _block_sq_distances(xt, centers, out):
     """out[c, r] = ‖x_r − centers[c]‖² for the samples r of the packed block xt (n_features, BLOCK)."""
     n_centers, n_features = centers.shape
@@ -106,7 +121,8 @@ def assign_step(P, X, shift, weight, centers, start, stop, labels, distance, sum
     rows that move cost d operations, and after the first passes few do. ``gemm`` selects the
     BLAS route for the distances (faster for many centres).
     """
-    n_features = P.shape[1]
+    n_features = X.shape[1]
+    buffer = np.empty((n_features, BLOCK))
     acc = np.empty(BLOCK)
     best_d2 = np.empty(BLOCK)
     best = np.empty(BLOCK, dtype=labels.dtype)
@@ -118,7 +134,7 @@ def assign_step(P, X, shift, weight, centers, start, stop, labels, distance, sum
         weights[:] = 0.0
     changed = 0
     for s in range(start, stop, BLOCK):
-        xt = P[s // BLOCK]
+        xt = _block(P, X, shift, s, buffer)
         if gemm:
             _block_nearest_gemm(xt, centers, half_sq_norms, acc, best_d2, best)
         else:
@@ -148,11 +164,12 @@ def assign_step(P, X, shift, weight, centers, start, stop, labels, distance, sum
 
 
 @njit(interpret_small=20_000)
-def sq_distances(P, centers, start, stop, out):
+def sq_distances(P, X, shift, centers, start, stop, out):
     """out[i, c] = ‖xᵢ − centers[c]‖² for the rows start:stop."""
     d2 = np.empty((centers.shape[0], BLOCK))
+    buffer = np.empty((X.shape[1], BLOCK))
     for s in range(start, stop, BLOCK):
-        _block_sq_distances(P[s // BLOCK], centers, d2)
+        _block_sq_distances(_block(P, X, shift, s, buffer), centers, d2)
         for r in range(min(BLOCK, stop - s)):
             for c in range(centers.shape[0]):
                 out[s + r, c] = d2[c, r]

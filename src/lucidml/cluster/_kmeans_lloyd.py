@@ -8,13 +8,13 @@ thread pool. Centres enter and leave these functions in the coordinates of X; in
 in the centred frame of the packed data.
 """
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
 
 from ..utils import thread_count
+from ..utils._pool import thread_pool
 from ..utils.linalg import blas_threads
 from ._kmeans_kernels import (
     BLOCK,
@@ -42,25 +42,33 @@ class Samples:
 
     ``P`` holds X − x̄ (x̄ = ``shift``, the column means) in the packed layout of
     ``_kmeans_kernels``: a copy of X, the same memory. Distances do not change under the shift;
-    it keeps the products x·c of the BLAS route small. The rows are split into contiguous shares
+    it keeps the products x·c of the BLAS route small. A prediction passes its own ``shift``
+    (the mean of the centres) and reads X once: then nothing is copied, ``P`` is empty and the
+    kernels pack each block as they reach it. The rows are split into contiguous shares
     starting at multiples of ``BLOCK``; ``map(f)`` calls ``f(share, start, stop)`` on every share
     and returns the results in share order, so sums reduced over shares are deterministic for a
-    given number of threads. Use as a context manager: the pool's threads end with the block.
+    given number of threads. The threads come from the shared pool (``utils._pool``). Use as a
+    context manager: BLAS is held to one thread inside the block when our threads split the rows.
     """
 
-    def __init__(self, X, weight, n_clusters, n_jobs):
+    def __init__(self, X, weight, n_clusters, n_jobs, shift=None):
         n, n_features = X.shape
         self.X, self.weight, self.n_samples = X, weight, n
         self.gemm = n_clusters >= GEMM_CENTERS and n_clusters * n_features >= GEMM_FROM
         n_blocks = -(-n // BLOCK)
         threads = max(1, min(thread_count(n_jobs), 3 * n * n_clusters * n_features // WORK_PER_THREAD, n_blocks))
-        shares = 1 if threads == 1 else min(SHARES_PER_THREAD * threads, n_blocks)
+        # One pass of a prediction is too short for the balancing that several shares buy.
+        per_thread = 1 if shift is not None else SHARES_PER_THREAD
+        shares = 1 if threads == 1 else min(per_thread * threads, n_blocks)
         edges = [BLOCK * (n_blocks * t // shares) for t in range(shares)] + [n]
         self.bounds = list(pairwise(edges))
         self.n_shares = shares
-        self._pool = ThreadPoolExecutor(threads) if threads > 1 else None
+        self._pool = thread_pool(threads) if threads > 1 else None
         # Our threads split the rows; BLAS threads on top would only compete for the cores.
         self._blas = blas_threads(1) if self.gemm and threads > 1 else None
+        if shift is not None:
+            self.shift, self.P = shift, np.empty((0, n_features, BLOCK))
+            return
         self.shift = X.mean(axis=0)
         self.P = np.empty((n_blocks, n_features, BLOCK))
         self.P[-1] = 0.0  # padding of the last block
@@ -81,8 +89,6 @@ class Samples:
         return self
 
     def __exit__(self, *exc):
-        if self._pool is not None:
-            self._pool.shutdown()
         if self._blas is not None:
             self._blas.__exit__(*exc)
 
@@ -126,7 +132,7 @@ def squared_distances(data, centers):
     """The n × K matrix of squared distances ‖xᵢ − c_k‖²."""
     out = np.empty((data.n_samples, centers.shape[0]))
     local_centers = centers - data.shift
-    data.map(lambda t, s, e: sq_distances(data.P, local_centers, s, e, out))
+    data.map(lambda t, s, e: sq_distances(data.P, data.X, data.shift, local_centers, s, e, out))
     return out
 
 

@@ -14,6 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import pairwise_distances
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..utils.validation import check_predict_data
 from ._pam import first_improving, first_improving_points, is_symmetric, point_row
 
 # Metrics computed by SciPy's cdist/pdist (direct differences: no cancellation of the expanded
@@ -173,7 +174,7 @@ class _BaseMedoids(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
 
     def _medoid_distances(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         if self.metric == "precomputed":
             return np.array(X[:, self.medoid_indices_])
         return pairwise(X, self.cluster_centers_, self.metric)

@@ -240,7 +240,6 @@ def cut_tree(children, n_leaves, n_clusters):
 
 def condensed_distances(X, metric):
     """Condensed distance matrix of X under ``metric`` (or of a precomputed square matrix)."""
-    n = X.shape[0]
     if metric == "precomputed" or callable(metric):
         M = check_square_distances(metric(X) if callable(metric) else X)
         return squareform(M, checks=False)  # no n²/2 index arrays

@@ -12,7 +12,6 @@ from sklearn.utils.validation import validate_data
 from ..utils import N_JOBS, Interval, Options, validate_params
 from ._kmeans_lloyd import (
     Samples,
-    assign,
     kmeans_plusplus,
     lloyd,
     random_points,
@@ -152,13 +151,17 @@ class BisectingKMeans(_CentroidClusterer):
     def predict(self, X):
         """The leaf reached by descending the tree, nearer child at every split, for every row of X."""
         X = self._validate_test_data(X)
+        # x is nearer the right child b than the left a when (x − m)·(b − a) > 0, m = (a + b)/2:
+        # one product with all the splits' directions, then a walk down the tree (ties go left).
+        splits = np.asarray(self.split_tree_, dtype=np.intp).reshape(-1, 3)
+        left, right = self.node_centers_[splits[:, 1]], self.node_centers_[splits[:, 2]]
+        direction = right - left
+        offset = np.einsum("ij,ij->i", 0.5 * (left + right), direction)
+        goes_right = X @ direction.T > offset
         node = np.zeros(X.shape[0], dtype=np.intp)
-        for parent, left, right in self.split_tree_:
-            at = np.flatnonzero(node == parent)
-            if at.size:
-                with Samples(X[at], np.ones(at.size), 2, self.n_jobs) as data:
-                    side = assign(data, self.node_centers_[[left, right]])[0]
-                node[at] = np.where(side == 0, left, right)
+        for s, (parent, left_child, right_child) in enumerate(splits):
+            at = node == parent
+            node[at] = np.where(goes_right[at, s], right_child, left_child)
         return self.node_labels_[node].astype(np.int32)
 
     def _two_means(self, X, weight):

@@ -15,6 +15,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ..utils import N_JOBS, Interval, Options, check_sample_weight, validate_params
+from ..utils.validation import check_predict_data
 from ._kmeans_lloyd import (
     Samples,
     assign,
@@ -33,24 +34,30 @@ class _CentroidClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clus
 
     def _validate_test_data(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        return check_predict_data(self, X, order="C")
 
     def _samples(self, X, sample_weight=None):
         return Samples(X, _sample_weight(sample_weight, X.shape[0]), self.n_clusters, self.n_jobs)
 
+    def _test_samples(self, X, sample_weight=None):
+        """New data read in one streamed pass, centred on the centres' mean (no copy of X)."""
+        X = self._validate_test_data(X)
+        shift = self.cluster_centers_.mean(axis=0)
+        return Samples(X, _sample_weight(sample_weight, X.shape[0]), self.n_clusters, self.n_jobs, shift=shift)
+
     def predict(self, X):
         """Index of the nearest centre, argmin_k ‖x − c_k‖², for every row of X."""
-        with self._samples(self._validate_test_data(X)) as data:
+        with self._test_samples(X) as data:
             return assign(data, self.cluster_centers_)[0]
 
     def transform(self, X):
         """Euclidean distances ‖x − c_k‖ of every row of X to every centre, shape (n_samples, n_clusters)."""
-        with self._samples(self._validate_test_data(X)) as data:
+        with self._test_samples(X) as data:
             return np.sqrt(squared_distances(data, self.cluster_centers_))
 
     def score(self, X, y=None, sample_weight=None):
         """Minus the (weighted) SSE of X against its nearest centres: −Σ wᵢ min_k ‖xᵢ − c_k‖²."""
-        with self._samples(self._validate_test_data(X), sample_weight) as data:
+        with self._test_samples(X, sample_weight) as data:
             return -float(assign(data, self.cluster_centers_)[2])
 
     def _check_n_samples(self, X):

@@ -15,6 +15,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, validate_params
+from ..utils.validation import check_predict_data
 from ._som_kernels import nearest_units, sum_by_unit, train_online
 
 # The notes' ordering phase: about 1000 steps (online); the batch map orders in half its epochs.
@@ -180,13 +181,13 @@ class SelfOrganizingMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
     def predict(self, X):
         """Index of the best-matching unit of each sample."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        X = check_predict_data(self, X, order="C")
         return nearest_units(X, self.weights_)[0]
 
     def transform(self, X):
         """Euclidean distance from each sample to each unit, shape (n_samples, n_units)."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         return cdist(X, self.weights_)
 
     @property

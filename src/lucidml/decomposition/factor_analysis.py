@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ..mixture._base_em import _BaseEM
 from ..utils import Interval, validate_params
+from ..utils.validation import check_predict_data
 
 _LOG_2PI = np.log(2.0 * np.pi)
 # Heywood floor: a noise variance may not fall below this fraction of the mean feature variance
@@ -183,7 +184,7 @@ class FactorAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseEM)
 
     def _centred(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False) - self.mean_
+        return check_predict_data(self, X) - self.mean_
 
     def transform(self, X):
         """E[z | x] = G ΛᵀΨ⁻¹ (x − μ), the posterior mean of the factors, shape (n_samples, n_components)."""

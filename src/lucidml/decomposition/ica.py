@@ -15,6 +15,7 @@ from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, validate_params
+from ..utils.validation import check_predict_data
 from ._ica_kernels import ica_epoch
 
 
@@ -161,7 +162,7 @@ class ICA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def transform(self, X):
         """Recovered sources of new data: s = components_ (x − μ)."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         return (X - self.mean_) @ self.components_.T
 
     def inverse_transform(self, X):

@@ -11,13 +11,14 @@ from sklearn.base import (
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils import check_array, check_random_state
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..kernels.pairwise import KERNELS, _kernel_params, pairwise_kernels
 from ..utils import Interval, Options, validate_params
 from ..utils.linalg import SMALL_MATRIX, blas_threads
+from ..utils.validation import check_predict_data
 from ._kernel_pca_kernels import center_gram
 from ._randomized import randomized_range_finder, resolve_power_iterations
 
@@ -212,7 +213,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     def transform(self, X):
         """Project new points: zⱼ = k̃(x)ᵀαⱼ/√μⱼ with the centred kernel row k̃(x)."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         K = X.copy() if self.kernel == "precomputed" else self._kernel(X, self.X_fit_)
         if K.shape[1] != self.eigenvectors_.shape[0]:
             raise ValueError(f"The kernel of new points must have {self.eigenvectors_.shape[0]} columns "

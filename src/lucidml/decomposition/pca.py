@@ -16,6 +16,7 @@ from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, validate_params
+from ..utils.validation import check_predict_data
 from . import _pca_solvers as solvers
 from ._randomized import resolve_power_iterations
 from .svd_tools import _flip_signs
@@ -312,7 +313,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def score_samples(self, X):
         """Log-likelihood of each sample under probabilistic PCA, N(μ, get_covariance())."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         cov = self.get_covariance()
         sign, logdet = np.linalg.slogdet(cov)
         if sign <= 0:

@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..base import GenerativeClassifierMixin
 from ..utils import Interval, Options, validate_params
 from ..utils.linalg import SMALL_MATRIX, blas_threads
+from ..utils.validation import check_predict_data
 from ._classes import class_statistics
 
 
@@ -144,13 +145,13 @@ class LinearDiscriminantAnalysis(
     def predict_joint_log_proba(self, X):
         """δ_c(x) = log p(c) + log p(x | c) up to a term shared by all classes."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         return X @ self._class_coef.T + self._class_intercept
 
     def decision_function(self, X):
         """δ(x); for two classes δ₂ − δ₁ (positive means the second class), as scikit-learn."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         scores = X @ self.coef_.T + self.intercept_
         return scores.ravel() if len(self.classes_) == 2 else scores
 
@@ -163,7 +164,7 @@ class LinearDiscriminantAnalysis(
     def transform(self, X):
         """Project onto the first ``n_components_`` Fisher directions."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         return (X - self.xbar_) @ self.scalings_[:, : self.n_components_]
 
     @property

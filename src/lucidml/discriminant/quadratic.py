@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..base import GenerativeClassifierMixin
 from ..utils import Interval, validate_params
 from ..utils.linalg import cholesky_or_none
+from ..utils.validation import check_predict_data
 from ._classes import class_statistics
 
 
@@ -92,7 +93,7 @@ class QuadraticDiscriminantAnalysis(GenerativeClassifierMixin, ClassifierMixin, 
     def predict_joint_log_proba(self, X):
         """δ_c(x) = log p(c) + log p(x | c) up to a term shared by all classes."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         return _quadratic_scores(X, self.means_, self._inverse_factors, self._half_log_dets, self.priors_)
 
     def decision_function(self, X):

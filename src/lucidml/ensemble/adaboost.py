@@ -12,6 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
 from ..utils import HasMethods, Interval, check_sample_weight, interruptible, raise_if_cancelled, validate_params
+from ..utils.validation import check_predict_data
 from ._forest_predict import FlatForest
 
 _MAX_SEED = np.iinfo(np.int32).max
@@ -138,7 +139,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     def staged_decision_function(self, X):
         """The decision function after each round (see :meth:`decision_function`)."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         votes = np.zeros((X.shape[0], self.n_classes_))
         total = 0.0
         for learner, alpha in zip(self.estimators_, self.estimator_weights_):
@@ -154,7 +155,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                 pass
             return decision
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False, order="C")
+        X = check_predict_data(self, X, order="C")
         return _decision(self._flat.sum_values(X) / np.sum(self.estimator_weights_), self.n_classes_)
 
     def staged_predict(self, X):

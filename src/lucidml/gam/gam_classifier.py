@@ -11,6 +11,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils.validation import check_predict_data
 from ._smoothers import group_by_value
 from .gam_regressor import KNOT_SEARCH_SWEEPS, backfit_sweep
 
@@ -146,7 +147,7 @@ class GAMClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """η = α + Σⱼ fⱼ(xⱼ): the log-odds of ``classes_[1]``, or one column per class (one-vs-rest)."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         if len(self.classes_) == 2:
             return _additive(self.intercept_, self.components_, X)
         return np.column_stack([_additive(a, fs, X) for a, fs in zip(self.intercept_, self.components_)])

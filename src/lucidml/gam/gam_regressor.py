@@ -9,6 +9,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils.validation import check_predict_data
 from ._smoothers import fit_component, group_by_value
 
 
@@ -125,7 +126,7 @@ class GAMRegressor(RegressorMixin, BaseEstimator):
     def partial_dependence(self, X, feature=None):
         """The centred components at X: fⱼ(xⱼ) for ``feature=j``, or the (n_samples, n_features) matrix of all."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         if feature is not None:
             return self.components_[feature](X[:, feature])
         return np.column_stack([f(X[:, j]) for j, f in enumerate(self.components_)])

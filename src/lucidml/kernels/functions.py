@@ -53,15 +53,20 @@ def _gamma(gamma, sigma, n_features, sigma_power=2):
     return float(gamma)
 
 
-def _squared_distances(X, Y, same):
-    """‖xᵢ − zⱼ‖² by the BLAS expansion, clipped at 0; the diagonal is exactly 0 when Y is X."""
-    xx = np.einsum("ij,ij->i", X, X)
-    yy = xx if same else np.einsum("ij,ij->i", Y, Y)
+def _squared_distances(X, Y, same, scale=1.0):
+    """scale·‖xᵢ − zⱼ‖² by the BLAS expansion ‖x‖² − 2xᵀz + ‖z‖², clipped at 0 (rounding can make it
+    negative); the diagonal is exactly 0 when Y is X. The scale rides on the row terms: one
+    pass over the n × m matrix fewer than scaling the result."""
+    xx = np.einsum("ij,ij->i", X, X) * scale
+    yy = xx if same else np.einsum("ij,ij->i", Y, Y) * scale
     D = X @ Y.T
-    D *= -2.0
+    D *= -2.0 * scale
     D += xx[:, None]
     D += yy[None, :]
-    np.maximum(D, 0.0, out=D)
+    if scale >= 0:
+        np.maximum(D, 0.0, out=D)
+    else:
+        np.minimum(D, 0.0, out=D)
     if same:
         np.fill_diagonal(D, 0.0)
     return D
@@ -114,8 +119,7 @@ def rbf_kernel(X, Y=None, gamma=None, sigma=None):
     """
     X, Y = _check_pair(X, Y)
     g = _gamma(gamma, sigma, X.shape[1])
-    D = _squared_distances(X, Y, Y is X)
-    D *= -g
+    D = _squared_distances(X, Y, Y is X, scale=-g)
     return np.exp(D, out=D)
 
 

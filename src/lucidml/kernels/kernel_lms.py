@@ -11,6 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, validate_params
+from ..utils.validation import check_predict_data
 from ._kernel_lms_kernels import klms_epoch
 from .pairwise import KERNELS, _kernel_params, pairwise_kernels
 
@@ -127,7 +128,7 @@ class KernelLMS(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """f(x) = Σᵢ βᵢ k(xᵢ, x); for kernel="precomputed", X is K(X_test, X_train)."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         K = X if self.kernel == "precomputed" else self._gram(X, self.X_fit_)
         return K @ self.dual_coef_
 

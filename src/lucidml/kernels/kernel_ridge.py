@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils.validation import check_predict_data
 from .pairwise import KERNELS, _kernel_params, pairwise_kernels
 
 
@@ -113,7 +114,10 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """f(x) = Σᵢ βᵢ k(xᵢ, x) + ȳ; for kernel="precomputed", X is K(X_test, X_train)."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
+        if self.kernel == "linear" and not self.kernel_params:
+            # Σᵢ βᵢ xᵢᵀx = (Xᵀβ)ᵀx: the primal weights, d numbers, instead of an n_test × n_train Gram matrix.
+            return X @ (self.X_fit_.T @ self.dual_coef_) + self.y_mean_
         K = X if self.kernel == "precomputed" else self._gram(X, self.X_fit_)
         return K @ self.dual_coef_ + self.y_mean_
 

@@ -28,6 +28,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import check_sample_weight, validate_params
+from ..utils.validation import check_predict_data
 
 
 def pm1_targets(y, classes):
@@ -72,7 +73,7 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """z = w·x + b per sample (two classes) or per sample and class, shape (n,) or (n, k)."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         scores = X @ self.coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 

@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils.validation import check_predict_data
 from . import _cd_kernels
 from ._preprocess import center_and_weight, intercept_from_means
 
@@ -151,7 +152,7 @@ class ElasticNet(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """Return X·w + b."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         return X @ self.coef_.T + self.intercept_
 
     @property

@@ -13,6 +13,7 @@ from sklearn.utils.validation import (
 )
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils.validation import check_predict_data
 from ._families import get_family_and_link
 from ._glm_solvers import GLMProblem, first_order, irls
 
@@ -81,7 +82,7 @@ class _BaseGLM(RegressorMixin, BaseEstimator):
 
     def _mean(self, X, offset):
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         eta = X @ self.coef_ + self.intercept_ + _check_offset(offset, X.shape[0])
         return self._family_link_solver()[1].inverse_link(eta)
 

@@ -10,6 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils.validation import check_predict_data
 from .linear_regression import _least_squares
 
 # The subgradient solver stops when its best objective has not improved by more than
@@ -148,7 +149,7 @@ class LADRegression(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """Return X·w + b (the conditional median)."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         return X @ self.coef_ + self.intercept_
 
 

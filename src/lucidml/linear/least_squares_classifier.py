@@ -9,6 +9,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ..utils import Interval, check_sample_weight, validate_params
+from ..utils.validation import check_predict_data
 from .linear_regression import _least_squares
 from .polynomial import polynomial_features
 
@@ -120,12 +121,20 @@ class LeastSquaresClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Scores f_c(x); for two classes the single column f₁ − f₀ (> 0 means ``classes_[1]``)."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        phi = self._features(X)
+        X = check_predict_data(self, X)
+        coef, intercept = self._score_coefficients()
+        return self._features(X) @ coef.T + intercept
+
+    def _score_coefficients(self):
+        """The score coefficients on φ(X) itself: standardization (φ − m)/s folded into W' and b,
+        and for two classes the single difference row f₁ − f₀ (no n × d temporaries at predict)."""
+        coef, intercept = self.coef_, self.intercept_
         if self.standardize:
-            phi = (phi - self.feature_mean_) / self.feature_scale_
-        scores = phi @ self.coef_.T + self.intercept_
-        return scores[:, 1] - scores[:, 0] if self.classes_.size == 2 else scores
+            coef = coef / self.feature_scale_
+            intercept = intercept - coef @ self.feature_mean_
+        if self.classes_.size == 2:
+            return coef[1] - coef[0], intercept[1] - intercept[0]
+        return coef, intercept
 
     def predict(self, X):
         """The class with the largest score."""
@@ -136,7 +145,7 @@ class LeastSquaresClassifier(ClassifierMixin, BaseEstimator):
     def _features(self, X):
         """φ(X): the user's map, or the monomials of degree 1 to ``degree``."""
         if self.feature_map is None:
-            return _poly_features(X, self.degree)
+            return X if self.degree == 1 else _poly_features(X, self.degree)
         phi = check_array(self.feature_map(X), dtype=np.float64, ensure_2d=False)
         phi = phi.reshape(-1, 1) if phi.ndim == 1 else phi
         if phi.ndim != 2 or phi.shape[0] != X.shape[0]:

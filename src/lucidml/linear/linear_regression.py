@@ -13,6 +13,7 @@ from ..optim.gradient_descent import gradient_descent
 from ..optim.sgd import sgd
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils.linalg import blas_threads, cholesky_or_none
+from ..utils.validation import check_predict_data
 from ._preprocess import center_and_weight, intercept_from_means
 
 
@@ -144,7 +145,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """Return X·w + b."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         return X @ self.coef_.T + self.intercept_
 
     def __sklearn_tags__(self):

@@ -9,6 +9,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils.validation import check_predict_data
 
 # Entries of the (queries × training samples) weight matrix handled at once: bounds memory at
 # a few such blocks of 8 bytes each, while every block is still one large matrix product.
@@ -126,7 +127,7 @@ class LocallyWeightedRegression(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """Return the local linear fit's value at every row of X."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         # Centring the data translates the problem without changing its solution, and keeps
         # the one-pass moments below accurate.
         s = self.sample_weight_

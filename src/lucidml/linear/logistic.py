@@ -12,6 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils.validation import check_predict_data
 from ._log_loss import LogLoss, minimize_log_loss
 
 __all__ = ["LogisticRegression"]
@@ -152,7 +153,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Scores w·x + b: shape (n_samples,) for two classes (positive → classes_[1]), else one per class."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         scores = X @ self.coef_.T + self.intercept_
         return scores[:, 0] if scores.shape[1] == 1 else scores
 

@@ -9,6 +9,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils.linalg import SMALL_MATRIX, blas_threads, cholesky_or_none
+from ..utils.validation import check_predict_data
 from ._preprocess import center_and_weight, centered_gram, intercept_from_means
 
 
@@ -131,7 +132,7 @@ class Ridge(RegressorMixin, BaseEstimator):
     def predict(self, X, return_std=False):
         """Return X·w + b, and with ``return_std`` the predictive standard deviation (one target)."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         mean = X @ self.coef_.T + self.intercept_
         if not return_std:
             return mean

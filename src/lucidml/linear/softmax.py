@@ -8,6 +8,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, validate_params
+from ..utils.validation import check_predict_data
 from ._log_loss import LogLoss, minimize_log_loss
 from .logistic import _sample_weight, _warn_if_separable, _warn_if_unconverged, encode_classes
 
@@ -115,7 +116,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
 
     def _scores(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         return X @ self.coef_.T + self.intercept_
 
     def decision_function(self, X):

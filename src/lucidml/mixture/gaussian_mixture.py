@@ -9,6 +9,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ..utils import Interval, Options, validate_params
+from ..utils.validation import check_predict_data
 from ._base_mixture import _BaseMixture
 from ._gaussian_model import (
     Gaussians,
@@ -204,7 +205,7 @@ class GaussianMixture(_BaseMixture):
     # --- prediction ---
 
     def _prediction_data(self, X):
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         # Centre at the mixture mean Σφ_kμ_k, so that x U_k and μ_k U_k are not large numbers
         # whose difference cancels.
         shift = self.weights_ @ self.means_

@@ -7,6 +7,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import N_JOBS, Interval, Options, validate_params
+from ..utils.validation import check_predict_data
 from ._search import BruteSearch, KDTreeSearch, minkowski_p
 
 METRICS = frozenset(
@@ -85,7 +86,7 @@ class _KNeighborsBase(BaseEstimator):
             X = self._fit_X
             k += 1
         else:
-            X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+            X = check_predict_data(self, X, order="C")
         if k > self.n_samples_fit_:
             raise ValueError(
                 f"Expected n_neighbors <= n_samples_fit, but n_neighbors = {k}, n_samples_fit = {self.n_samples_fit_}."

@@ -1,8 +1,18 @@
-"""Primal finite Newton method for the squared-hinge linear SVM (used when n_samples > n_features)."""
+"""Primal finite Newton method for the squared-hinge linear SVM (used when n_samples > n_features).
+
+One compiled kernel: on small data (iris) a Newton step is a dozen tiny array operations plus a
+line search, and NumPy's per-call cost (~1 µs per operation) made the fit 2.5× slower than
+liblinear's C. Matrix products use BLAS and the factorization LAPACK, through Numba; the line
+search is plain loops with a heap, which compile in a fraction of the time that ``np.argsort``
+or ``np.linalg.solve`` take.
+"""
 
 import numpy as np
 
+from ..utils import njit
 
+
+@njit(interpret_small=True)
 def primal_newton(X, y, C, tol, max_iter):
     """Minimise P(w) = ½‖w‖² + Σᵢ Cᵢ max(0, 1 − yᵢwᵀxᵢ)² by Newton steps with exact line search.
 
@@ -15,61 +25,104 @@ def primal_newton(X, y, C, tol, max_iter):
     already carries the constant bias column. Stops when ‖∇P‖∞ ≤ tol·max(1, ‖∇P(0)‖∞).
     Returns (w, objective after each iteration, converged).
     """
+    n = X.shape[0]
     w = np.zeros(X.shape[1])
-    margins = np.zeros(X.shape[0])  # yᵢ wᵀxᵢ
-    grad0 = None
-    curve = []
-    for _ in range(max_iter):
+    margins = np.zeros(n)  # yᵢ wᵀxᵢ
+    root_2c = np.sqrt(2.0 * C)
+    curve = np.empty(max_iter)
+    breakpoints = np.empty(n)  # work space of the line search
+    samples = np.empty(n, dtype=np.int64)
+    grad0 = -1.0
+    for it in range(max_iter):
         viol = margins < 1.0
         coef = np.where(viol, 2.0 * C * (1.0 - margins) * y, 0.0)
         grad = w - coef @ X
         gnorm = np.abs(grad).max()
-        grad0 = gnorm if grad0 is None else grad0
+        grad0 = gnorm if grad0 < 0.0 else grad0
         if gnorm <= tol * max(1.0, grad0):
-            return w, np.array(curve), True
-        # H = I + XsᵀXs, rows xᵢ√(2Cᵢ) for violators and 0 otherwise (a streaming pass is cheaper than a
-        # gather); NumPy computes XsᵀXs by one SYRK (it sees the same array on both sides)
-        Xs = X * np.where(viol, np.sqrt(2.0 * C), 0.0)[:, None]
+            return w, curve[:it].copy(), True
+        # H = I + XsᵀXs, rows xᵢ√(2Cᵢ) for violators and 0 otherwise (a streaming pass is cheaper
+        # than a gather); the product of an array with its own transpose is one SYRK
+        Xs = X * np.where(viol, root_2c, 0.0).reshape(-1, 1)
         H = Xs.T @ Xs
-        del Xs
-        H.flat[:: H.shape[0] + 1] += 1.0
-        # H ⪰ I: an LU solve is as accurate as Cholesky here, with less overhead per (small) call
-        d = -np.linalg.solve(H, grad)
+        for j in range(H.shape[0]):
+            H[j, j] += 1.0
+        d = -_cholesky_solve(np.linalg.cholesky(H), grad)  # H ⪰ I: always positive definite
         delta = y * (X @ d)
-        t = _exact_line_search(w, d, margins, delta, C)
+        t = _exact_line_search(w, d, margins, delta, C, breakpoints, samples)
         w += t * d
         margins += t * delta
-        curve.append(0.5 * w @ w + np.sum(C * np.maximum(0.0, 1.0 - margins) ** 2))
-    return w, np.array(curve), False
+        curve[it] = 0.5 * (w @ w) + np.sum(C * np.maximum(0.0, 1.0 - margins) ** 2)
+    return w, curve.copy(), False
 
 
-def _exact_line_search(w, d, m, delta, C):
+@njit
+def _cholesky_solve(L, b):
+    """x with L Lᵀ x = b, by forward and back substitution."""
+    p = b.shape[0]
+    z = np.empty(p)
+    for i in range(p):
+        s = b[i]
+        for k in range(i):
+            s -= L[i, k] * z[k]
+        z[i] = s / L[i, i]
+    x = np.empty(p)
+    for i in range(p - 1, -1, -1):
+        s = z[i]
+        for k in range(i + 1, p):
+            s -= L[k, i] * x[k]
+        x[i] = s / L[i, i]
+    return x
+
+
+@njit
+def _exact_line_search(w, d, m, delta, C, breakpoints, samples):
     """argmin_t φ(t) = ½‖w + td‖² + Σ Cᵢ max(0, 1 − mᵢ − tδᵢ)² over t > 0.
 
     φ′(t) = A + B t is piecewise linear and increasing; A and B change only at the breakpoints
-    tᵢ = (1 − mᵢ)/δᵢ, where sample i leaves (δᵢ > 0) or joins (δᵢ < 0) the violators. Walk the sorted
-    positive breakpoints until φ′ turns non-negative.
+    tᵢ = (1 − mᵢ)/δᵢ, where sample i leaves (δᵢ > 0) or joins (δᵢ < 0) the violators. Walk the
+    positive breakpoints in increasing order (popped from a min-heap: usually only a few are
+    passed) until φ′ turns non-negative. ``breakpoints`` and ``samples`` are work space of length n.
     """
-    active = (m < 1.0) | ((m == 1.0) & (delta < 0.0))
-    a_terms = 2.0 * C * delta * (m - 1.0)
-    b_terms = 2.0 * C * delta**2
-    A = w @ d + a_terms[active].sum()
-    B = d @ d + b_terms[active].sum()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t_break = (1.0 - m) / delta
-    # a breakpoint matters if it lies ahead and flips the sample's state
-    flips = (t_break > 0.0) & np.isfinite(t_break) & ((active & (delta > 0.0)) | (~active & (delta < 0.0)))
-    order = np.argsort(t_break[flips])
-    tk = t_break[flips][order]
-    sign = np.where(delta[flips][order] > 0.0, -1.0, 1.0)  # leaving subtracts, joining adds
-    A_after = A + np.cumsum(sign * a_terms[flips][order])
-    B_after = B + np.cumsum(sign * b_terms[flips][order])
-    A_before = np.concatenate(([A], A_after[:-1]))
-    B_before = np.concatenate(([B], B_after[:-1]))
-    slope_at_break = A_before + B_before * tk
-    k = np.flatnonzero(slope_at_break >= 0.0)
-    if k.size:
-        return -A_before[k[0]] / B_before[k[0]]
-    A_end = A_after[-1] if tk.size else A
-    B_end = B_after[-1] if tk.size else B
-    return -A_end / B_end
+    A = w @ d
+    B = d @ d
+    k = 0
+    for i in range(m.shape[0]):
+        active = m[i] < 1.0 or (m[i] == 1.0 and delta[i] < 0.0)
+        if active:
+            A += 2.0 * C[i] * delta[i] * (m[i] - 1.0)
+            B += 2.0 * C[i] * delta[i] * delta[i]
+        # a breakpoint matters if it lies ahead and flips the sample's state (δᵢ = 0 never flips)
+        if (delta[i] > 0.0) if active else (delta[i] < 0.0):
+            t = (1.0 - m[i]) / delta[i]
+            if 0.0 < t < np.inf:
+                breakpoints[k] = t
+                samples[k] = i
+                k += 1
+    for root in range(k // 2 - 1, -1, -1):
+        _sift_down(breakpoints, samples, root, k)
+    while k > 0 and A + B * breakpoints[0] < 0.0:
+        i = samples[0]
+        sign = -1.0 if delta[i] > 0.0 else 1.0  # leaving subtracts, joining adds
+        A += sign * 2.0 * C[i] * delta[i] * (m[i] - 1.0)
+        B += sign * 2.0 * C[i] * delta[i] * delta[i]
+        k -= 1
+        breakpoints[0], samples[0] = breakpoints[k], samples[k]
+        _sift_down(breakpoints, samples, 0, k)
+    return -A / B
+
+
+@njit
+def _sift_down(keys, values, root, size):
+    """Restore the min-heap order of keys[:size] below ``root``, moving ``values`` alongside."""
+    while True:
+        child = 2 * root + 1
+        if child >= size:
+            return
+        if child + 1 < size and keys[child + 1] < keys[child]:
+            child += 1
+        if keys[root] <= keys[child]:
+            return
+        keys[root], keys[child] = keys[child], keys[root]
+        values[root], values[child] = values[child], values[root]
+        root = child

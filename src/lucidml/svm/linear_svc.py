@@ -9,12 +9,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils.linalg import SMALL_MATRIX, blas_threads
+from ..utils.validation import check_predict_data, class_weights
 from ._linear_svc_kernels import dual_cd
 from ._linear_svc_primal import primal_newton
 
@@ -128,7 +128,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
             raise ValueError(f"LinearSVC needs at least 2 classes; got 1 class ({self.classes_[0]!r}).")
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         weight = np.ones(X.shape[0]) if sample_weight is None else sample_weight
-        class_weight = compute_class_weight(self.class_weight, classes=self.classes_, y=y, sample_weight=sample_weight)
+        class_weight = class_weights(self.class_weight, self.classes_, y, sample_weight)
         keep = weight > 0  # a zero-weight sample has Cᵢ = 0: it is simply left out
         X, y_index, weight = (X, y_index, weight) if keep.all() else (X[keep], y_index[keep], weight[keep])
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
@@ -148,7 +148,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
                 ok = len(curve) < self.max_iter
             else:  # d×d systems and tall products: one BLAS thread is faster than contended threads
                 with blas_threads(1) if X.shape[1] <= SMALL_MATRIX else nullcontext():
-                    w, curve, ok = primal_newton(X, sign, C, self.tol, self.max_iter)
+                    w, curve, ok = primal_newton(X, sign, C, float(self.tol), int(self.max_iter))
                 w = w if bias else np.r_[w, 0.0]
             W.append(w)
             curves.append(curve)
@@ -167,7 +167,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Signed score wᵀx + b: shape (n_samples,) for two classes (positive: classes_[1]), else (n_samples, n_classes)."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_predict_data(self, X)
         scores = X @ self.coef_.T + self.intercept_
         return scores[:, 0] if scores.shape[1] == 1 else scores
 

@@ -8,12 +8,12 @@ from joblib import Parallel, delayed
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import N_JOBS, Interval, Options, check_sample_weight, thread_count, validate_params
+from ..utils import N_JOBS, Options, check_sample_weight, thread_count, validate_params
+from ..utils.validation import class_weights
 from ._base import _BaseSVM, solve_dual
 from ._multiclass import (
     binary_problems,
@@ -193,7 +193,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         if n_classes < 2:
             raise ValueError(f"The number of classes has to be greater than one; got {n_classes} class.")
         weight = check_sample_weight(sample_weight, X.shape[0])
-        self.class_weight_ = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
+        self.class_weight_ = class_weights(self.class_weight, self.classes_, y)
         upper = self.C * self.class_weight_[y_idx] * (1.0 if weight is None else weight)
         rng = check_random_state(self.random_state)
 

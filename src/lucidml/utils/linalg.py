@@ -1,6 +1,7 @@
 """Small linear-algebra helpers shared by the estimators."""
 
 import functools
+from contextlib import contextmanager
 
 import numpy as np
 import scipy.linalg
@@ -20,9 +21,24 @@ def _controller():
     return ThreadpoolController()
 
 
+@contextmanager
 def blas_threads(limit):
-    """Context manager running BLAS/LAPACK calls on at most ``limit`` threads."""
-    return _controller().limit(limits=limit, user_api="blas")
+    """Context manager running BLAS/LAPACK calls on at most ``limit`` threads.
+
+    It sets and restores each BLAS library's thread count directly (a few µs): threadpoolctl's
+    ``limit()`` takes about 50 µs, as much as a whole small fit. As with threadpoolctl, the count
+    is one setting per process, so threads that limit BLAS at the same time share it.
+    """
+    libraries = [lib for lib in _controller().lib_controllers if lib.user_api == "blas"]
+    previous = [lib.get_num_threads() for lib in libraries]
+    lowered = [(lib, n) for lib, n in zip(libraries, previous, strict=True) if n is not None and n > limit]
+    for lib, _ in lowered:
+        lib.set_num_threads(limit)
+    try:
+        yield
+    finally:
+        for lib, n in lowered:
+            lib.set_num_threads(n)
 
 
 def cholesky_or_none(A, lower=True):

@@ -4,8 +4,35 @@ from numbers import Real
 
 import numpy as np
 import scipy.sparse
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.validation import validate_data
 
-__all__ = ["check_class_prior", "check_sample_weight", "class_sums"]
+__all__ = ["check_class_prior", "check_predict_data", "class_weights", "check_sample_weight", "class_sums"]
+
+
+def check_predict_data(estimator, X, *, order=None):
+    """X for ``predict``/``transform`` of a fitted estimator: scikit-learn's
+    ``validate_data(estimator, X, reset=False, dtype=float64)``, with a shortcut for the common case.
+
+    On small inputs that check is most of a prediction's time (about 60 µs against a few µs of
+    arithmetic). A 2-D float64 NumPy array of the fitted width (in the requested memory order,
+    for an estimator fitted without column names) only needs its values checked; a finite sum
+    proves them finite, as in scikit-learn's own check. Everything else — lists, frames, other
+    dtypes, NaN or infinity, a sum that overflows — goes through ``validate_data`` and gets its
+    conversions, warnings and errors.
+    """
+    if (
+        type(X) is np.ndarray
+        and X.ndim == 2
+        and X.dtype == np.float64
+        and X.shape[0] > 0
+        and X.shape[1] == getattr(estimator, "n_features_in_", None)
+        and not hasattr(estimator, "feature_names_in_")
+        and (order != "C" or X.flags.c_contiguous)
+        and _finite_sum(X)
+    ):
+        return X
+    return validate_data(estimator, X, reset=False, dtype=np.float64, order=order)
 
 
 def check_sample_weight(sample_weight, n_samples, dtype=np.float64):
@@ -31,6 +58,19 @@ def check_sample_weight(sample_weight, n_samples, dtype=np.float64):
     if not np.any(sample_weight > 0):
         raise ValueError("sample_weight is all zero; at least one weight must be positive.")
     return sample_weight
+
+
+def _finite_sum(X):
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.isfinite(X.sum()))
+
+
+def class_weights(class_weight, classes, y, sample_weight=None):
+    """scikit-learn's ``compute_class_weight`` (one weight per class), skipping its ~0.1 ms of
+    parameter checks in the usual case of no class weights."""
+    if class_weight is None:
+        return np.ones(len(classes))
+    return compute_class_weight(class_weight, classes=classes, y=y, sample_weight=sample_weight)
 
 
 def check_class_prior(prior, n_classes, name="priors"):
