@@ -97,3 +97,13 @@ def test_a_forked_child_gets_its_own_pool():
             os._exit(0 if ok else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_accepted_dtypes_and_missing_values(ridge):
+    X32 = np.ones((2, 3), dtype=np.float32)
+    assert check_predict_data(ridge, X32, dtype=[np.float64, np.float32]) is X32
+    assert check_predict_data(ridge, X32).dtype == np.float64
+    with_nan = np.array([[1.0, np.nan, 2.0]])
+    assert check_predict_data(ridge, with_nan, allow_nan=True) is with_nan
+    with pytest.raises(ValueError, match="infinity"):
+        check_predict_data(ridge, np.array([[1.0, np.nan, np.inf]]), allow_nan=True)

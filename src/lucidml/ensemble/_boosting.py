@@ -8,12 +8,13 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..tree._binning import apply_bins, bin_value_ranges, fit_bin_edges
 from ..tree._histogram import SampleStats
 from ..tree._traversal import Splits, sum_leaf_values
 from ..utils import Interval, Options, check_sample_weight, raise_if_cancelled
+from ..utils.validation import check_predict_data
 from ._hist_grower import add_leaf_values, grow_tree, newton_leaf_values
 
 NODE_DTYPE = np.dtype([
@@ -320,7 +321,7 @@ class _BaseGradientBoosting(BaseEstimator):
 
     def _validate_X(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
+        return check_predict_data(self, X, allow_nan=True)
 
     def _raw_predict(self, X):
         return self._raw_predict_validated(self._validate_X(X))

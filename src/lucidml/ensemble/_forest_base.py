@@ -18,8 +18,16 @@ from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
-from ..utils import (cancel_flag, cancel_scope, check_sample_weight, interruptible, raise_if_cancelled, thread_count,
-                     validate_params)
+from ..utils import (
+    cancel_flag,
+    cancel_scope,
+    check_sample_weight,
+    interruptible,
+    raise_if_cancelled,
+    thread_count,
+    validate_params,
+)
+from ..utils.validation import check_predict_data
 from ._forest_predict import FlatForest
 
 _MAX_SEED = np.iinfo(np.int32).max
@@ -38,7 +46,7 @@ class _BaseForest(BaseEstimator):
         """Fit ``n_estimators`` members on bootstrap samples of X (n_samples, n_features) and y."""
         validate_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not self._is_classifier,
-                             ensure_all_finite=self._finite_check())
+                             ensure_all_finite="allow-nan" if self._nan_allowed() else True)
         n_samples = X.shape[0]
         sw = check_sample_weight(sample_weight, n_samples)
         sw = np.ones(n_samples) if sw is None else sw
@@ -177,11 +185,11 @@ class _BaseForest(BaseEstimator):
 
     def _validate_X(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False, order="C", ensure_all_finite=self._finite_check())
+        return check_predict_data(self, X, order="C", allow_nan=self._nan_allowed())
 
-    def _finite_check(self):
+    def _nan_allowed(self):
         """NaN passes through when the members handle it (lucidml trees send it down a learned side)."""
-        return "allow-nan" if get_tags(self._member_prototype()).input_tags.allow_nan else True
+        return get_tags(self._member_prototype()).input_tags.allow_nan
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

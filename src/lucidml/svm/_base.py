@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..kernels.pairwise import KERNELS, _kernel_params, pairwise_kernels
 from ..utils import Interval, Options
 from ..utils.linalg import blas_threads
+from ..utils.validation import check_predict_data
 from ._kernel import KIND, kernel_block
 from ._simplified_smo import simplified_smo
 from ._smo import bias_from_gradient, smo_solve
@@ -111,7 +112,7 @@ class _BaseSVM(BaseEstimator):
         if reset:
             X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=y_numeric)
         else:
-            X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
+            X = check_predict_data(self, X, order="C")
         if self.kernel == "precomputed":
             expected = X.shape[0] if reset else self.shape_fit_[0]
             if X.shape[1] != expected:

@@ -17,6 +17,7 @@ from ..utils import (
     raise_if_cancelled,
     validate_params,
 )
+from ..utils.validation import check_predict_data
 from ._binning import apply_bins, bin_value_ranges, fit_bin_edges
 from ._builder import ExactData, ExactWork, HistData, HistWork, Rules, Target, grow_tree
 from ._criteria import ABSOLUTE_ERROR
@@ -144,8 +145,7 @@ class _BaseDecisionTree(BaseEstimator):
 
     def _prepare_X(self, X):
         check_is_fitted(self)
-        nan = "allow-nan" if self._nan_allowed() else True
-        return validate_data(self, X, reset=False, dtype=[np.float64, np.float32], ensure_all_finite=nan, order="C")
+        return check_predict_data(self, X, order="C", dtype=[np.float64, np.float32], allow_nan=self._nan_allowed())
 
     def _nan_allowed(self):
         return self.criterion != "absolute_error"

@@ -10,29 +10,33 @@ from sklearn.utils.validation import validate_data
 __all__ = ["check_class_prior", "check_predict_data", "class_weights", "check_sample_weight", "class_sums"]
 
 
-def check_predict_data(estimator, X, *, order=None):
+def check_predict_data(estimator, X, *, order=None, dtype=np.float64, allow_nan=False):
     """X for ``predict``/``transform`` of a fitted estimator: scikit-learn's
-    ``validate_data(estimator, X, reset=False, dtype=float64)``, with a shortcut for the common case.
+    ``validate_data(estimator, X, reset=False, dtype=dtype)``, with a shortcut for the common case.
 
     On small inputs that check is most of a prediction's time (about 60 µs against a few µs of
-    arithmetic). A 2-D float64 NumPy array of the fitted width (in the requested memory order,
-    for an estimator fitted without column names) only needs its values checked; a finite sum
-    proves them finite, as in scikit-learn's own check. Everything else — lists, frames, other
-    dtypes, NaN or infinity, a sum that overflows — goes through ``validate_data`` and gets its
-    conversions, warnings and errors.
+    arithmetic). A 2-D NumPy array of an accepted dtype (``dtype``: one, or a list whose first
+    entry is the one others are converted to) and of the fitted width, in the requested memory
+    order, for an estimator fitted without column names, only needs its values checked; a finite
+    sum proves them finite, as in scikit-learn's own check (with ``allow_nan``, NaN may stand
+    for a missing value, infinity may not). Everything else — lists, frames, other dtypes, bad
+    values, a sum that overflows — goes through ``validate_data`` and gets its conversions,
+    warnings and errors.
     """
+    accepted = dtype if isinstance(dtype, list | tuple) else (dtype,)
     if (
         type(X) is np.ndarray
         and X.ndim == 2
-        and X.dtype == np.float64
+        and X.dtype in accepted
         and X.shape[0] > 0
         and X.shape[1] == getattr(estimator, "n_features_in_", None)
         and not hasattr(estimator, "feature_names_in_")
         and (order != "C" or X.flags.c_contiguous)
-        and _finite_sum(X)
+        and (_finite_sum(X) or (allow_nan and not np.isinf(X).any()))
     ):
         return X
-    return validate_data(estimator, X, reset=False, dtype=np.float64, order=order)
+    return validate_data(estimator, X, reset=False, dtype=dtype, order=order,
+                         ensure_all_finite="allow-nan" if allow_nan else True)
 
 
 def check_sample_weight(sample_weight, n_samples, dtype=np.float64):
