@@ -285,7 +285,6 @@ def _short(value, depth=0):
 
 def _run_warmup(args):
     from .._warmup import warmup
-
     from ..registry import get_entry
 
     names = [n.strip() for n in args.models.split(",") if n.strip()] if args.models else None

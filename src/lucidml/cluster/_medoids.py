@@ -14,7 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import pairwise_distances
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_magnitude, check_predict_data
 from ._pam import first_improving, first_improving_points, is_symmetric, point_row
 
 # Metrics computed by SciPy's cdist/pdist (direct differences: no cancellation of the expanded
@@ -133,6 +133,7 @@ class _BaseMedoids(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
 
     def _validate_training_data(self, X):
         X = validate_data(self, X, dtype=np.float64)
+        check_magnitude(X, self)
         n = X.shape[0]
         if self.metric == "precomputed":
             if X.shape[0] != X.shape[1]:

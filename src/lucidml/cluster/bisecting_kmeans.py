@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from ..utils import N_JOBS, Interval, Options, validate_params
+from ..utils.validation import check_magnitude
 from ._kmeans_lloyd import (
     Samples,
     kmeans_plusplus,
@@ -131,6 +132,7 @@ class BisectingKMeans(_CentroidClusterer):
         """Split X (n_samples, n_features) into ``n_clusters`` clusters by repeated bisection."""
         validate_params(self)
         X = validate_data(self, X, dtype=np.float64, order="C")
+        check_magnitude(X, self)
         self._check_n_samples(X)
         weight = _sample_weight(sample_weight, X.shape[0])
         tree = _bisect(X, weight, self.n_clusters, self._two_means(X, weight), self.bisecting_strategy)

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ..utils import Interval, Options, validate_params
-from ._medoids import METRICS, REL_TOL, _BaseMedoids, CandidateRows
+from ._medoids import METRICS, REL_TOL, CandidateRows, _BaseMedoids
 from ._pam import nearest_two
 
 # Trial swaps drawn per call of the compiled search: it doubles after each batch without an

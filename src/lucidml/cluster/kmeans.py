@@ -15,7 +15,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ..utils import N_JOBS, Interval, Options, check_sample_weight, validate_params
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_magnitude, check_predict_data
 from ._kmeans_lloyd import (
     Samples,
     assign,
@@ -189,6 +189,7 @@ default="k-means++"
         """Cluster X (n_samples, n_features): ``n_init`` runs of Lloyd's algorithm, the lowest SSE kept."""
         validate_params(self)
         X = validate_data(self, X, dtype=np.float64, order="C")
+        check_magnitude(X, self)
         self._check_n_samples(X)
         rng = check_random_state(self.random_state)
         n_init = self._effective_n_init()
@@ -223,6 +224,7 @@ default="k-means++"
         if first:
             validate_params(self)
         X = validate_data(self, X, dtype=np.float64, order="C", reset=first)
+        check_magnitude(X, self)
         if first:
             self._check_n_samples(X)
         with self._samples(X, sample_weight) as data:

@@ -15,7 +15,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, validate_params
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_magnitude, check_predict_data
 from ._som_kernels import nearest_units, sum_by_unit, train_online
 
 # The notes' ordering phase: about 1000 steps (online); the batch map orders in half its epochs.
@@ -152,6 +152,7 @@ class SelfOrganizingMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         """Train the map on X."""
         validate_params(self)
         X = validate_data(self, X, dtype=np.float64, order="C")
+        check_magnitude(X, self)
         rows, cols = _lattice_shape(self.shape)
         rng = check_random_state(self.random_state)
         lattice = np.array([(r, c) for r in range(rows) for c in range(cols)], dtype=np.float64)

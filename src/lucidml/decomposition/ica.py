@@ -179,8 +179,11 @@ class ICA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 def _whitening_matrix(Xc, k):
     """K (k × d) with Cov(Xc Kᵀ) = I: the top-k principal directions divided by their standard deviations."""
     n = Xc.shape[0]
+    if k > n - 1:  # centring leaves at most n − 1 independent directions
+        raise ValueError(f"ICA needs more samples than components to whiten: n_samples={n} gives at most "
+                         f"{n - 1} components after centring, n_components={k}. Lower n_components.")
     _, s, Vt = scipy.linalg.svd(Xc, full_matrices=False, check_finite=False)
-    if s[k - 1] <= max(Xc.shape) * np.finfo(np.float64).eps * s[0]:
+    if not s[0] > 0 or s[k - 1] <= max(Xc.shape) * np.finfo(np.float64).eps * s[0]:
         raise ValueError(f"X has rank < n_components={k} after centring; ICA cannot whiten it. "
                          f"Lower n_components.")
     return Vt[:k] / s[:k, None] * np.sqrt(n)
@@ -195,7 +198,8 @@ def _infomax(Z, W, natural, laplace, eta, batch_size, max_iter, tol, rng):
     for _ in range(max_iter):
         W = ica_epoch(Z, W, rng.permutation(Z.shape[0]), eta, batch_size, laplace, natural)
         if not np.all(np.isfinite(W)):
-            raise FloatingPointError("ICA diverged (W is no longer finite); lower learning_rate.")
+            raise ValueError("ICA diverged (W is no longer finite): lower learning_rate, or rescale X if its "
+                             "values are extremely small or large.")
         losses.append(_negative_log_likelihood(Z, W, laplace))
         if len(losses) > 1 and abs(losses[-2] - losses[-1]) < tol:
             return W, losses, True

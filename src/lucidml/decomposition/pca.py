@@ -16,7 +16,7 @@ from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, validate_params
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_magnitude, check_predict_data
 from . import _pca_solvers as solvers
 from ._randomized import resolve_power_iterations
 from .svd_tools import _flip_signs
@@ -160,6 +160,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """Find the principal directions of X (n_samples, n_features); dense or sparse CSR/CSC."""
         validate_params(self)
         X = validate_data(self, X, dtype=np.float64, accept_sparse=("csr", "csc"), ensure_min_samples=2)
+        check_magnitude(X, self)
         n, d = X.shape
         k, ratio = self._requested_components(n, d)
         solver = self._choose_solver(X, k, ratio)

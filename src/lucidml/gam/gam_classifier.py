@@ -154,9 +154,13 @@ class GAMClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         """[1 − σ(η), σ(η)] per sample; for K > 2 classes the one-vs-rest σ(ηₖ), normalised to sum 1."""
-        p = expit(self.decision_function(X))
-        if p.ndim == 1:
+        eta = self.decision_function(X)
+        if eta.ndim == 1:
+            p = expit(eta)
             return np.column_stack([1.0 - p, p])
+        # σ(ηₖ) / Σₗ σ(ηₗ) in log space: every σ may underflow to 0 where the classes all disagree
+        log_p = -np.logaddexp(0.0, -eta)
+        p = np.exp(log_p - log_p.max(axis=1, keepdims=True))
         return p / p.sum(axis=1, keepdims=True)
 
     def predict(self, X):

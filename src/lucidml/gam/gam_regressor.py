@@ -158,6 +158,10 @@ def backfit_sweep(groups, target, w, F, components, params, center_weight=None, 
                                       span=params["span"], dispersion=params["dispersion"],
                                       center_weight=center_weight, previous=components[j] if freeze_knots else None)
         F[:, j] = components[j](values)[inverse]
+        if not np.all(np.isfinite(F[:, j])):
+            raise ValueError(f"The smoother of feature {j} returned NaN or infinity: the feature values or sample "
+                             "weights are too extreme in scale for it (e.g. subnormal values, weights near "
+                             "1e300 or spanning many orders of magnitude). Rescale them.")
         residual = z - F[:, j]
     return residual
 

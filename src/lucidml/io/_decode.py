@@ -12,11 +12,11 @@ import re
 
 import numpy as np
 
+from ..utils._param_validation import validate_params
 from ._allowlist import CLASS_VALUES, ESTIMATORS, OBJECTS, resolve, settable
 from ._encode import FORMAT_NAME, FORMAT_VERSION, TYPES, dtype_allowed
 from ._errors import ModelFileError
 from ._reducers import reducer_for
-from ..utils._param_validation import validate_params
 
 __all__ = ["Reader", "array_paths", "describe", "parse_manifest"]
 

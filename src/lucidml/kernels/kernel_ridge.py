@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_magnitude, check_predict_data
 from .pairwise import KERNELS, _kernel_params, pairwise_kernels
 
 
@@ -93,6 +93,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         """Fit on X (n_samples, n_features) — or the Gram matrix if kernel="precomputed" — and y."""
         validate_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, multi_output=True)
+        check_magnitude(X, self)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"kernel='precomputed' needs a square Gram matrix, got shape {X.shape}.")

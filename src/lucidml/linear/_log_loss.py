@@ -43,6 +43,7 @@ class LogLoss:
         self.n_classes = n_classes
         n = X.shape[0]
         self.weight = np.ones(n) if sample_weight is None else sample_weight
+        self.unweighted = sample_weight is None  # then sᵢ = 1: no products with the weights
         self.weight_sum = float(self.weight.sum())
         self.size = self.n_vectors * (X.shape[1] + fit_intercept)
         self._cached = None
@@ -68,19 +69,25 @@ class LogLoss:
             prob = scipy.special.expit(z)
             dZ = (prob - y)[:, None]
         else:
+            free = np.flatnonzero(y < self.n_vectors)  # the reference class has score 0
+            own_class = y[free]
+            own = np.zeros(len(y))
+            own[free] = Z[free, own_class]
             shift = Z.max(axis=1)
             if self.model == "reference":
                 shift = np.maximum(shift, 0.0)  # the fixed zero score takes part in the max
-            E = np.exp(Z - shift[:, None])
-            total = E.sum(axis=1) + (np.exp(-shift) if self.model == "reference" else 0.0)
-            log_normalizer = shift + np.log(total)
-            prob = E / total[:, None]
-            own = np.zeros(len(y))
-            free = y < self.n_vectors  # the reference class has score 0
-            own[free] = Z[free, y[free]]
-            losses = log_normalizer - own
+            # In place on Z (a fresh array): Z − shift, its exponential, the probabilities.
+            Z -= shift[:, None]
+            E = np.exp(Z, out=Z)
+            total = E.sum(axis=1)
+            if self.model == "reference":
+                total += np.exp(-shift)
+            losses = shift + np.log(total) - own
+            prob = np.divide(E, total[:, None], out=E)
             dZ = prob.copy()
-            dZ[free, y[free]] -= 1.0
+            dZ[free, own_class] -= 1.0
+        if self.unweighted:
+            return float(losses.sum()), dZ, prob
         return float(s @ losses), dZ * s[:, None], prob
 
     def _gradient(self, theta, weighted_dZ, rows, scale):

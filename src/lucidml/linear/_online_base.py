@@ -29,7 +29,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import check_sample_weight, validate_params
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_magnitude, check_predict_data
 
 
 def pm1_targets(y, classes):
@@ -89,6 +89,7 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _validate_Xy(self, X, y, reset):
         X, y = validate_data(self, X, y, dtype=np.float64, order="C", reset=reset)
+        check_magnitude(X, self)
         check_classification_targets(y)
         return X, y
 

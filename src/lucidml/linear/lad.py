@@ -10,7 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_magnitude, check_predict_data
 from .linear_regression import _least_squares
 
 # The subgradient solver stops when its best objective has not improved by more than
@@ -119,6 +119,7 @@ class LADRegression(RegressorMixin, BaseEstimator):
         """Fit the model to X (n_samples, n_features) and y (n_samples,)."""
         validate_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        check_magnitude(X, self)
         y = np.asarray(y, dtype=np.float64)
         s = check_sample_weight(sample_weight, X.shape[0])
         s = np.ones(X.shape[0]) if s is None else s
@@ -167,12 +168,16 @@ def _lad_lp(X, y, s, fit_intercept):
     of multipliers of those rows (the sensitivity of min −yᵀa to their right-hand side is −θ).
     """
     A = np.column_stack([X, np.ones(X.shape[0])]) if fit_intercept else X
-    half = 0.5 * s
+    # θ does not change when all weights are scaled alike; HiGHS reads bounds beyond 1e20 as
+    # infinite, so the largest weight is made 1.
+    half = 0.5 * (s / s.max())
     res = scipy.optimize.linprog(
         -y, A_eq=A.T, b_eq=np.zeros(A.shape[1]), bounds=np.column_stack([-half, half]), method="highs"
     )
     if res.status != 0:  # the LAD dual is always feasible (a = 0) and bounded, so this is numerical
-        raise RuntimeError(f"HiGHS failed on the LAD linear program: {res.message}")
+        raise ValueError(f"LADRegression(solver='lp'): HiGHS could not solve the LAD linear program "
+                         f"({res.message}); the data are too badly scaled for it. Rescale X and y, or use "
+                         "solver='irls'.")
     theta = -res.eqlin.marginals
     intercept = theta[-1] if fit_intercept else 0.0
     return theta[: X.shape[1]].copy(), intercept, res.nit

@@ -13,7 +13,7 @@ from ..optim.gradient_descent import gradient_descent
 from ..optim.sgd import sgd
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils.linalg import blas_threads, cholesky_or_none
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_finite_fit, check_predict_data
 from ._preprocess import center_and_weight, intercept_from_means
 
 
@@ -136,9 +136,9 @@ class LinearRegression(RegressorMixin, BaseEstimator):
                 warnings.warn(f"LinearRegression(solver={self.solver!r}) stopped at max_iter={self.max_iter} before "
                               f"‖∇f‖∞ ≤ tol={self.tol}.", ConvergenceWarning, stacklevel=2)
             return self
-        self.coef_, self.intercept_, self.rank_ = _least_squares(
-            X, y, sample_weight, self.fit_intercept, self.solver
-        )
+        coef, intercept, rank = _least_squares(X, y, sample_weight, self.fit_intercept, self.solver)
+        check_finite_fit(self, coefficients=coef, intercept=intercept)
+        self.coef_, self.intercept_, self.rank_ = coef, intercept, rank
         self.n_iter_ = 1
         return self
 

@@ -9,7 +9,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_magnitude, check_predict_data
 
 # Entries of the (queries × training samples) weight matrix handled at once: bounds memory at
 # a few such blocks of 8 bytes each, while every block is still one large matrix product.
@@ -119,6 +119,7 @@ class LocallyWeightedRegression(RegressorMixin, BaseEstimator):
         """Store the training data X (n_samples, n_features) and y (n_samples,)."""
         validate_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        check_magnitude(X, self)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         self.X_fit_, self.y_fit_ = X, np.asarray(y, dtype=np.float64)
         self.sample_weight_ = np.ones(X.shape[0]) if sample_weight is None else sample_weight

@@ -12,7 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_magnitude, check_predict_data
 from ._log_loss import LogLoss, minimize_log_loss
 
 __all__ = ["LogisticRegression"]
@@ -119,6 +119,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         """Fit on X (n_samples, n_features) and class labels y."""
         validate_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64)
+        check_magnitude(X, self)
         self.classes_, y_index = encode_classes(self, y)
         n_classes = len(self.classes_)
         weight = _sample_weight(sample_weight, self.class_weight, y, X.shape[0])

@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils.linalg import SMALL_MATRIX, blas_threads, cholesky_or_none
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_magnitude, check_predict_data
 from ._preprocess import center_and_weight, centered_gram, intercept_from_means
 
 
@@ -85,6 +85,7 @@ class Ridge(RegressorMixin, BaseEstimator):
         """Fit on X (n_samples, n_features) and y (n_samples,) or (n_samples, n_targets)."""
         validate_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, multi_output=True)
+        check_magnitude(X, self)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         Y = np.asarray(y, dtype=np.float64).reshape(len(y), -1)
         alpha = _check_alpha(self.alpha, Y.shape[1])

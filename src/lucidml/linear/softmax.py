@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, Options, validate_params
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_magnitude, check_predict_data
 from ._log_loss import LogLoss, minimize_log_loss
 from .logistic import _sample_weight, _warn_if_separable, _warn_if_unconverged, encode_classes
 
@@ -96,6 +96,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         """Fit on X (n_samples, n_features) and class labels y."""
         validate_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64)
+        check_magnitude(X, self)
         self.classes_, y_index = encode_classes(self, y)
         weight = _sample_weight(sample_weight, None, y, X.shape[0])
         l2 = 0.0 if np.isinf(self.C) else 1.0 / (self.C * weight.sum())

@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..base import GenerativeClassifierMixin
 from ..utils import check_sample_weight, validate_params
+from ..utils.validation import check_magnitude
 
 
 class _BaseNB(GenerativeClassifierMixin, ClassifierMixin, BaseEstimator):
@@ -47,6 +48,7 @@ class _BaseNB(GenerativeClassifierMixin, ClassifierMixin, BaseEstimator):
         X, y = validate_data(
             self, X, y, dtype=np.float64, order="C", accept_sparse="csr" if self._accept_sparse else False, reset=reset
         )
+        check_magnitude(X, self)
         check_classification_targets(y)
         return self._prepare(X), y
 

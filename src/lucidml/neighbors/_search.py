@@ -20,6 +20,35 @@ SERIAL_BELOW = 4_000_000
 MINKOWSKI_P = {"euclidean": 2.0, "l2": 2.0, "manhattan": 1.0, "cityblock": 1.0, "l1": 1.0, "chebyshev": np.inf}
 
 
+# Outside these magnitudes squared distances overflow (above 1e154) or lose digits to underflow;
+# the Euclidean searches then work in units of a power of two (an exact rescaling).
+SAFE_MAGNITUDE = (1e-100, 1e100)
+
+
+def _largest(a):
+    return float(np.abs(a).max()) if a.size else 0.0
+
+
+def _fit_largest(search, X_fit):
+    """The largest |value| of the training points, computed once per search object (and for
+    searches loaded from files saved before it was kept)."""
+    largest = search.__dict__.get("fit_largest")
+    if largest is None:
+        largest = search.fit_largest = _largest(X_fit)
+    return largest
+
+
+def _exponent(*magnitudes):
+    """0, or the power of two e with largest · 2⁻ᵉ in [0.5, 1), for magnitudes outside the safe range.
+
+    Rescaling by 2⁻ᵉ (``np.ldexp``) is exact, whatever e, even where 2⁻ᵉ itself is not a float
+    (subnormal data need e ≈ −1030)."""
+    largest = max(magnitudes)
+    if largest == 0.0 or SAFE_MAGNITUDE[0] <= largest <= SAFE_MAGNITUDE[1]:
+        return 0
+    return int(np.frexp(largest)[1])
+
+
 def minkowski_p(metric, p):
     """The Minkowski exponent of ``metric`` (with ``p`` for "minkowski"), or None for others."""
     if metric == "minkowski":
@@ -53,19 +82,25 @@ class BruteSearch:
 
     def _query_block(self, Q, k):
         n_fit = Q.shape[1] if self.metric == "precomputed" else self.X_fit.shape[0]
+        X_fit, fit_sq_norms, exponent = self.X_fit, getattr(self, "fit_sq_norms", None), 0
+        if self.euclidean:
+            exponent = _exponent(_largest(Q), _fit_largest(self, self.X_fit))
+            if exponent:  # extreme magnitudes: the same search on X·2⁻ᵉ and Q·2⁻ᵉ
+                X_fit, Q = np.ldexp(X_fit, -exponent), np.ldexp(Q, -exponent)
+                fit_sq_norms = np.einsum("ij,ij->i", X_fit, X_fit)
         values, indices = start_heaps(Q.shape[0], k)
         for start in range(0, n_fit, TRAIN_COLS):
             stop = min(start + TRAIN_COLS, n_fit)
             if self.euclidean:
-                push_tile_euclidean(Q @ self.X_fit[start:stop].T, self.fit_sq_norms, start, values, indices)
+                push_tile_euclidean(Q @ X_fit[start:stop].T, fit_sq_norms, start, values, indices)
             else:
                 push_tile(self._tile_distances(Q, start, stop), start, values, indices)
         sort_heaps(values, indices)
         if self.euclidean:
             # The expanded form cancels badly for large feature values; recompute the k
             # winners' distances directly (k·d work per query).
-            diff = self.X_fit[indices] - Q[:, None, :]
-            values = np.sqrt(np.einsum("qkd,qkd->qk", diff, diff))
+            diff = X_fit[indices] - Q[:, None, :]
+            values = np.ldexp(np.sqrt(np.einsum("qkd,qkd->qk", diff, diff)), exponent)
         return values, indices
 
     def query(self, X, k, n_jobs):
@@ -93,5 +128,9 @@ class KDTreeSearch:
         self.tree = cKDTree(X_fit, leafsize=leaf_size)
 
     def query(self, X, k, n_jobs):
+        if self.p == 2.0 and _exponent(_largest(X), _fit_largest(self, self.tree.data)):
+            # Squared distances would overflow or underflow inside the tree: search by brute
+            # force, which rescales exactly (such data are rare; the answer stays right).
+            return BruteSearch(self.tree.data, "euclidean", 2, None).query(X, k, n_jobs)
         distances, indices = self.tree.query(X, k=k, p=self.p, workers=thread_count(n_jobs))
         return distances.reshape(len(X), k), indices.reshape(len(X), k).astype(np.intp)

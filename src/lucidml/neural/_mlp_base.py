@@ -25,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils.linalg import blas_threads
+from ..utils.validation import check_magnitude
 from ._network import Sequential
 from .activations import get_activation
 from .dense import Dense
@@ -90,6 +91,7 @@ class _BaseNetwork:
         accept = ["csr", "csc"] if self._accept_sparse else False
         X, y = validate_data(self, X, y, accept_sparse=accept, multi_output=True, dtype=(np.float64, np.float32),
                              y_numeric=not is_classifier(self), reset=reset)
+        check_magnitude(X, self)
         return X, y
 
     def _check_predict_input(self, X):

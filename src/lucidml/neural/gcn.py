@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..utils import Interval, Options, validate_params
 from ._mlp_base import blas_context
 from ._network import Sequential
+from .activations import get_activation
 from .dropout import Dropout
 from .graph_conv import GraphConv, normalized_adjacency
 from .initializers import check_init
@@ -174,11 +175,14 @@ class GCNClassifier(ClassifierMixin, BaseEstimator):
         if adjacency is None and self.fitted_on_graph_:
             raise ValueError("GCNClassifier was fitted on a graph: pass it again, predict(X, adjacency=A); "
                              "without it every node would be predicted as if it had no edges.")
-        self._set_graph(self._graph(adjacency, X.shape[0]))
-        try:
-            return self._net.predict(X.astype(self._net.theta.dtype, copy=False))
-        finally:
-            self._set_graph(None)
+        dtype = self._net.theta.dtype
+        A_hat = self._graph(adjacency, X.shape[0]).astype(dtype)
+        # The forward pass of prediction, with the graph passed along rather than set on the
+        # shared layers (dropout is the identity here), so concurrent calls never mix graphs.
+        H = X.astype(dtype, copy=False)
+        for layer in self._net.layers:
+            H = layer.apply(H, A_hat) if isinstance(layer, GraphConv) else layer.forward(H, training=False)
+        return get_activation(self._net.output).apply_(H)
 
     def predict(self, X, adjacency=None):
         """The most probable class of every node."""

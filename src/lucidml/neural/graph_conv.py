@@ -76,7 +76,13 @@ class GraphConv(Layer):
         return self.input_shape[0], self.units
 
     def forward(self, X, training=False):
-        A = self.adjacency
+        Z = self.apply(X, self.adjacency)
+        self._X, self._A = X, Z
+        return Z
+
+    def apply(self, X, A):
+        """g(Â X W + b) for the graph ``A`` (Â), keeping nothing on the layer: concurrent
+        predictions on different graphs each pass their own."""
         if A is None or A.shape != (X.shape[0], X.shape[0]):
             raise ValueError(f"GraphConv needs an adjacency of shape {(X.shape[0], X.shape[0])}.")
         if self.units <= self.input_shape[0]:
@@ -86,7 +92,6 @@ class GraphConv(Layer):
         Z = np.ascontiguousarray(Z, dtype=self.W.dtype)
         Z += self.b
         self.function.apply_(Z)
-        self._X, self._A = X, Z
         return Z
 
     def backward(self, G, need_input_grad=True):

@@ -1,7 +1,7 @@
 """Markov decision processes: the model, planning (policy evaluation, value and policy iteration),
 and learning from experience (Q-learning, SARSA, model estimation then planning)."""
 
-from .learning import MDPEnvironment, ModelBasedLearner, QLearning, SARSA, estimate_mdp
+from .learning import SARSA, MDPEnvironment, ModelBasedLearner, QLearning, estimate_mdp
 from .mdp import MDP
 from .planning import (
     PlanningResult,

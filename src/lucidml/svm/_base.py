@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..kernels.pairwise import KERNELS, _kernel_params, pairwise_kernels
 from ..utils import Interval, Options
 from ..utils.linalg import blas_threads
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_magnitude, check_predict_data
 from ._kernel import KIND, kernel_block
 from ._simplified_smo import simplified_smo
 from ._smo import bias_from_gradient, smo_solve
@@ -111,6 +111,7 @@ class _BaseSVM(BaseEstimator):
         (n, n_train) kernel block."""
         if reset:
             X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=y_numeric)
+            check_magnitude(X, self)
         else:
             X = check_predict_data(self, X, order="C")
         if self.kernel == "precomputed":

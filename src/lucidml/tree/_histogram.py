@@ -18,7 +18,6 @@ from ._criteria import class_proxy
 from ._random import rand_int
 from ._splitter import CATEGORICAL_SPLIT, MIN_CHILD_SHARE, NO_SPLIT, THRESHOLD_SPLIT
 
-
 # What each sample adds to a histogram bin (see build_histogram); one record for every tree model.
 #   classes:       weight[i] into column 1 + code[i]                 (CART classification)
 #   otherwise:     weight[i] into column 1, target[i] into column 2  (CART regression: w, w·y;

@@ -7,7 +7,7 @@ import scipy.sparse
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import validate_data
 
-__all__ = ["check_class_prior", "check_predict_data", "class_weights", "check_sample_weight", "class_sums"]
+__all__ = ["check_class_prior", "check_finite_fit", "check_magnitude", "check_predict_data", "class_weights", "check_sample_weight", "class_sums"]
 
 
 def check_predict_data(estimator, X, *, order=None, dtype=np.float64, allow_nan=False):
@@ -62,6 +62,39 @@ def check_sample_weight(sample_weight, n_samples, dtype=np.float64):
     if not np.any(sample_weight > 0):
         raise ValueError("sample_weight is all zero; at least one weight must be positive.")
     return sample_weight
+
+
+# Squares and products of features beyond this overflow float64 (about 1.8e308) once summed.
+MAX_MAGNITUDE = 1e100
+
+
+def check_magnitude(X, estimator):
+    """Refuse features so large that the estimator's squares, kernels or variances overflow.
+
+    For the models whose arithmetic squares the features (distances, variances, kernels,
+    Gram matrices), values beyond ``MAX_MAGNITUDE`` would come back as NaN or infinity; a
+    clear error is better than a silent one. (The neighbour searches rescale exactly instead.)
+    """
+    values = X.data if scipy.sparse.issparse(X) else X
+    largest = float(np.abs(values).max()) if values.size else 0.0
+    if largest > MAX_MAGNITUDE:
+        raise ValueError(
+            f"{type(estimator).__name__}: X has values of magnitude up to {largest:.3g}; beyond "
+            f"{MAX_MAGNITUDE:.0e} the squares and products this model computes overflow float64. "
+            "Rescale the features (e.g. StandardScaler) before fitting."
+        )
+    return X
+
+
+def check_finite_fit(estimator, **fitted):
+    """Refuse a fit whose results overflowed (``name=array`` pairs): e.g. least squares on
+    features of magnitude 1e-310 needs coefficients near 1e310, beyond float64."""
+    for name, value in fitted.items():
+        if not np.all(np.isfinite(value)):
+            raise ValueError(
+                f"{type(estimator).__name__}: the fitted {name} overflowed float64 (NaN or infinity); the "
+                "features or targets are too extreme in scale for this model. Rescale them (e.g. StandardScaler)."
+            )
 
 
 def _finite_sum(X):

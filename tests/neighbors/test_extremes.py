@@ -1,0 +1,33 @@
+"""Neighbour searches on extreme magnitudes: squared distances would overflow or underflow."""
+
+import numpy as np
+import pytest
+
+from lucidml.neighbors import KNeighborsClassifier, KNeighborsRegressor
+
+
+@pytest.mark.parametrize("algorithm", ["brute", "kd_tree"])
+@pytest.mark.parametrize("magnitude", [1e160, 1e300, 1e-160, 1e-300])
+def test_extreme_magnitudes_find_the_same_neighbours(algorithm, magnitude):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = rng.normal(size=60)
+    queries = rng.normal(size=(10, 3))
+    plain = KNeighborsRegressor(n_neighbors=4, algorithm=algorithm).fit(X, y)
+    scaled = KNeighborsRegressor(n_neighbors=4, algorithm=algorithm, weights="distance").fit(X * magnitude, y)
+    distances, indices = scaled.kneighbors(queries * magnitude)
+    expected_distances, expected_indices = plain.kneighbors(queries)
+    np.testing.assert_array_equal(indices, expected_indices)
+    np.testing.assert_allclose(distances, expected_distances * magnitude, rtol=1e-12)
+    assert np.all(np.isfinite(scaled.predict(queries * magnitude)))
+
+
+def test_huge_queries_against_ordinary_training_points():
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(30, 2)), np.arange(30) % 3
+    model = KNeighborsClassifier(n_neighbors=3, algorithm="brute").fit(X, y)
+    far = np.array([[1e200, 0.0], [-1e200, 1e200]])
+    distances, indices = model.kneighbors(far)
+    assert indices.min() >= 0 and indices.max() < 30
+    np.testing.assert_allclose(distances[:, 0], np.hypot(*far.T), rtol=1e-12)
+    assert set(model.predict(far)) <= {0, 1, 2}
