@@ -11,6 +11,7 @@ from lucidml.svm._simplified_smo import simplified_smo
 from lucidml.svm._smo import bias_from_gradient, smo_solve
 
 EMPTY = np.empty((0, 0))
+NOT_CANCELLED = np.zeros(1, np.uint8)
 
 # 000 §6.3: four points, two per class
 X4 = np.array([[-1.0, -2.0], [1.0, -1.0], [0.0, 2.0], [1.0, 3.0]])
@@ -23,9 +24,10 @@ def _solve(X, y, C, kernel="rbf", gamma=0.5, tol=1e-3, shrinking=True, n_slots=1
     upper = np.full(n, float(C))
     if gram:
         K = kernel_block(X, X, kind, gamma, 1.0, 3)
-        return smo_solve(EMPTY, K, 0, gamma, 1.0, 3, np.arange(n), y, -np.ones(n), upper, tol, max_iter, shrinking, 0)
+        return smo_solve(EMPTY, K, 0, gamma, 1.0, 3, np.arange(n), y, -np.ones(n), upper, tol, max_iter, shrinking, 0,
+                         NOT_CANCELLED)
     return smo_solve(X, EMPTY, kind, gamma, 1.0, 3, np.arange(n), y, -np.ones(n), upper, tol, max_iter, shrinking,
-                     n_slots)
+                     n_slots, NOT_CANCELLED)
 
 
 def _kkt_gap(alpha, grad, y, upper):
@@ -42,7 +44,7 @@ def test_four_point_example_of_the_notes():
     assert Q[1, 3] == 2.0
     assert Q[0, 0] == 5.0 and Q[0, 3] == 7.0 and Q[2, 3] == 6.0
     alpha, grad, curve, _, status, _ = smo_solve(EMPTY, X4 @ X4.T, 0, 1.0, 0.0, 1, np.arange(4), Y4,
-                                                      -np.ones(4), np.full(4, 1e6), 1e-10, 1000, True, 0)
+                                                      -np.ones(4), np.full(4, 1e6), 1e-10, 1000, True, 0, NOT_CANCELLED)
     # By hand: x₂ and x₃ are the support vectors, α₂ = α₃ = a maximises 2a − 5a², a = 1/5.
     np.testing.assert_allclose(alpha, [0.0, 0.2, 0.2, 0.0], atol=1e-12)
     w = (alpha * Y4) @ X4
@@ -120,7 +122,7 @@ def test_a_non_psd_kernel_is_reported_and_does_not_crash():
     K = np.ones((6, 6)) - np.eye(6)  # k(x, x) = 0 < k(x, z): eigenvalue −1, and η = −2 for every pair
     y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
     alpha, _, _, _, status, non_psd = smo_solve(EMPTY, K, 0, 1.0, 0.0, 1, np.arange(6), y, -np.ones(6),
-                                                   np.ones(6), 1e-3, 10**5, True, 0)
+                                                   np.ones(6), 1e-3, 10**5, True, 0, NOT_CANCELLED)
     assert non_psd and status == 0
     assert np.all(np.isfinite(alpha)) and np.all((alpha >= 0) & (alpha <= 1))
 

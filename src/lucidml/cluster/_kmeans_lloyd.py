@@ -13,7 +13,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from ..utils import thread_count
+from ..utils import raise_if_cancelled, thread_count
 from ..utils._pool import thread_pool
 from ..utils.linalg import blas_threads
 from ._kmeans_kernels import (
@@ -168,6 +168,7 @@ def lloyd(data, centers, max_iter, tol):
     distortion = []
     strict = converged = False
     for n_iter in range(1, max_iter + 1):
+        raise_if_cancelled()  # Ctrl-C between passes (utils._interrupt)
         moved, weights, sse, changed = assign_and_sum(data, centers, labels, distance)
         sums += moved
         sums[weights <= 0] = 0.0  # an emptied cluster: drop the rounding left by the updates

@@ -9,7 +9,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
-from ..utils import N_JOBS, Interval, Options, validate_params
+from ..utils import N_JOBS, Interval, Options, interruptible, validate_params
 from ..utils.validation import check_magnitude
 from ._kmeans_lloyd import (
     Samples,
@@ -128,6 +128,7 @@ class BisectingKMeans(_CentroidClusterer):
         self.bisecting_strategy = bisecting_strategy
         self.n_jobs = n_jobs
 
+    @interruptible
     def fit(self, X, y=None, sample_weight=None):
         """Split X (n_samples, n_features) into ``n_clusters`` clusters by repeated bisection."""
         validate_params(self)

@@ -14,7 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from ..utils import N_JOBS, Interval, Options, check_sample_weight, validate_params
+from ..utils import N_JOBS, Interval, Options, check_sample_weight, interruptible, validate_params
 from ..utils.validation import check_magnitude, check_predict_data
 from ._kmeans_lloyd import (
     Samples,
@@ -185,6 +185,7 @@ default="k-means++"
         self.random_state = random_state
         self.n_jobs = n_jobs
 
+    @interruptible
     def fit(self, X, y=None, sample_weight=None):
         """Cluster X (n_samples, n_features): ``n_init`` runs of Lloyd's algorithm, the lowest SSE kept."""
         validate_params(self)

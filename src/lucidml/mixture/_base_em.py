@@ -7,6 +7,8 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from ..utils import raise_if_cancelled
+
 # A bound may fall by rounding (and, by a hair, where an M-step is regularized: reg_covar, a
 # clipped probability, a floored noise variance); a larger fall means the EM step is wrong.
 _DROP_TOLERANCE = 1e-6
@@ -86,6 +88,7 @@ def _em(X, params, e_step, m_step, max_iter, tol, previous=-np.inf):
     """
     bounds, worst_drop = [], 0.0
     for _ in range(max_iter):
+        raise_if_cancelled()  # Ctrl-C between iterations (utils._interrupt)
         posterior, bound = e_step(X, params)
         params = m_step(X, posterior)
         bounds.append(bound)

@@ -5,6 +5,7 @@ from sklearn.base import DensityMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..cluster.kmeans import KMeans
+from ..utils import interruptible
 from ._base_em import _BaseEM
 from ._mixture_kernels import normalize_log_prob
 
@@ -59,6 +60,7 @@ class _BaseMixture(DensityMixin, _BaseEM):
         normalize_log_prob(resp, log_norm)
         return resp, log_norm
 
+    @interruptible
     def fit(self, X, y=None):
         """Fit the mixture by EM (``n_init`` starts, the highest final bound kept); return self."""
         return self._fit(X)

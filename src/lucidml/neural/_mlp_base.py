@@ -23,7 +23,15 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils import (
+    Interval,
+    Options,
+    cancel_flag,
+    check_sample_weight,
+    interruptible,
+    raise_if_cancelled,
+    validate_params,
+)
 from ..utils.linalg import blas_threads
 from ..utils.validation import check_magnitude
 from ._network import Sequential
@@ -106,6 +114,7 @@ class _BaseNetwork:
         return self._net.predict(X)
 
     # -- fitting --------------------------------------------------------------------------------
+    @interruptible
     def _fit(self, X, y, sample_weight, incremental):
         validate_params(self)
         check_init(self.init)
@@ -242,6 +251,7 @@ class _BaseNetwork:
         net, loss, curve = self._net, get_loss(self._loss_name()), []
 
         def fun(theta):
+            raise_if_cancelled()
             net.theta[:] = theta
             value = net.loss_and_grad(X, Y, loss, self.alpha, sample_weight)
             return value, net.grad.astype(np.float64)
@@ -353,9 +363,11 @@ def _train_epoch(net, loss, optimizer, X, Y, sample_weight, order, batch_size, a
         sample_weight = None if sample_weight is None else sample_weight[order]
     n, total = X.shape[0], 0.0
     coupled_alpha = 0.0 if decoupled else alpha
+    cancel = cancel_flag()  # Ctrl-C between batches (utils._interrupt)
     if per_epoch:
         A_all = get_activation(net.output).apply_(net.forward(X, training=True))
     for start in range(0, n, batch_size):
+        raise_if_cancelled(cancel)
         rows = slice(start, min(start + batch_size, n))
         sw = None if sample_weight is None else sample_weight[rows]
         if per_epoch:

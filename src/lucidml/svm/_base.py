@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..kernels.pairwise import KERNELS, _kernel_params, pairwise_kernels
-from ..utils import Interval, Options
+from ..utils import Interval, Options, cancel_flag
 from ..utils.linalg import blas_threads
 from ..utils.validation import check_magnitude, check_predict_data
 from ._kernel import KIND, kernel_block
@@ -62,11 +62,12 @@ class DualSolution:
 
 
 def solve_dual(source, samples, y, p, upper, *, tol, max_iter, shrinking, solver="smo", max_passes=5,
-               random_state=None):
+               random_state=None, cancel=None):
     """min ½αᵀQα + pᵀα, yᵀα = 0, 0 ≤ α ≤ upper, for a sub-problem on the training samples ``samples``.
 
     There are len(samples) variables (classification) or twice as many (ε-SVR: variable t and
-    t + n both sit on sample t).
+    t + n both sit on sample t). ``cancel``: the cancel flag to poll (default: this thread's);
+    a raised flag ends the solve with ``KeyboardInterrupt``.
     """
     X, gram, sample_of = source.subset(samples)
     if len(y) != len(samples):
@@ -82,7 +83,9 @@ def solve_dual(source, samples, y, p, upper, *, tol, max_iter, shrinking, solver
         with blas_threads(1):  # one matrix-vector product per kernel column: too small to share out
             alpha, grad, curve, n_iter, status, non_psd = smo_solve(
                 X, gram, source.kind, source.gamma, source.coef0, source.degree, sample_of, y, p, upper, tol,
-                max_iter, shrinking, source.n_slots(len(samples)))
+                max_iter, shrinking, source.n_slots(len(samples)), cancel_flag() if cancel is None else cancel)
+        if status == 2:
+            raise KeyboardInterrupt
     return DualSolution(alpha, bias_from_gradient(alpha, grad, y, upper), curve, n_iter, status, non_psd)
 
 

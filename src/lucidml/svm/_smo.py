@@ -94,7 +94,8 @@ def _update_F(F, active, n_active, full, col_i, col_j, d_i, d_j, sample_of, iden
 # interpret_small: SMO's work grows faster than its arrays; on 10,000 elements (a thousand rows)
 # it takes under a second interpreted (SVR on diabetes, 8,000: 1.4 s).
 @njit(interpret_small=10_000)
-def smo_solve(X, gram, kind, gamma, coef0, degree, sample_of, y, p, upper, tol, max_iter, shrinking, n_slots):
+def smo_solve(X, gram, kind, gamma, coef0, degree, sample_of, y, p, upper, tol, max_iter, shrinking, n_slots,
+              cancel):
     """Minimise ½αᵀQα + pᵀα s.t. yᵀα = 0, 0 ≤ α ≤ upper, starting from α = 0.
 
     Parameters
@@ -102,11 +103,12 @@ def smo_solve(X, gram, kind, gamma, coef0, degree, sample_of, y, p, upper, tol, 
     X : (n_s, d) samples (``kind`` 1–4) or an empty array; gram : (n_s, n_s) Gram matrix (kind 0).
     sample_of : (l,) sample index of each variable; y : (l,) ±1; p : (l,); upper : (l,) > 0.
     n_slots : columns the LRU cache may hold (kind ≠ 0).
+    cancel : (1,) uint8, the cancel flag (``utils._interrupt``), read every 1,024 iterations.
 
     Returns
     -------
     alpha, grad (∇f at alpha, all l entries), objective per iteration, n_iter,
-    status (0 converged, 1 max_iter reached), non_psd (η < 0 was met).
+    status (0 converged, 1 max_iter reached, 2 cancelled), non_psd (η < 0 was met).
     """
     l = y.shape[0]
     cc = make_cache(X, gram, kind, gamma, coef0, degree, n_slots)
@@ -163,6 +165,9 @@ def smo_solve(X, gram, kind, gamma, coef0, degree, sample_of, y, p, upper, tol, 
         recheck = False
         if n_iter >= max_iter:
             status = 1
+            break
+        if n_iter % 1024 == 0 and cancel[0]:
+            status = 2
             break
         n_iter += 1
 

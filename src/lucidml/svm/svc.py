@@ -11,7 +11,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import N_JOBS, Options, check_sample_weight, thread_count, validate_params
+from ..utils import N_JOBS, Options, cancel_flag, check_sample_weight, interruptible, thread_count, validate_params
 from ..utils._pool import thread_pool
 from ..utils.validation import class_weights
 from ._base import _BaseSVM, solve_dual
@@ -181,6 +181,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.multiclass = multiclass
         self.n_jobs = n_jobs
 
+    @interruptible
     def fit(self, X, y, sample_weight=None):
         """Solve one dual per binary sub-problem; returns self."""
         validate_params(self)
@@ -232,7 +233,9 @@ class SVC(ClassifierMixin, _BaseSVM):
     def _solve_all(self, source, tasks, rng):
         simplified = self.solver == "simplified"
         seeds = rng.randint(np.iinfo(np.int32).max, size=len(tasks)) if simplified else [None] * len(tasks)
-        options = {"tol": self.tol, "max_iter": self.max_iter, "shrinking": self.shrinking, "solver": self.solver}
+        # The pool's threads do not see this thread's cancel flag: hand it over.
+        options = {"tol": self.tol, "max_iter": self.max_iter, "shrinking": self.shrinking, "solver": self.solver,
+                   "cancel": cancel_flag()}
 
         def one(task, seed):
             samples, y_pm, upper = task

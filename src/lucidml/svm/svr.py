@@ -9,7 +9,7 @@ from sklearn.base import RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import Interval, check_sample_weight, validate_params
+from ..utils import Interval, check_sample_weight, interruptible, validate_params
 from ._base import _BaseSVM, solve_dual
 
 
@@ -103,6 +103,7 @@ class SVR(RegressorMixin, _BaseSVM):
         self.cache_size = cache_size
         self.max_iter = max_iter
 
+    @interruptible
     def fit(self, X, y, sample_weight=None):
         """Solve the ε-SVR dual; returns self."""
         validate_params(self)
