@@ -162,3 +162,17 @@ def test_bad_input_is_rejected(data):
     reg = LocallyWeightedRegression().fit(X, y)
     with pytest.raises(ValueError, match="features"):
         reg.predict(X[:, :2])
+
+
+def test_prediction_memory_is_bounded_in_the_number_of_features():
+    # issue 20: the d × d scatter matrices of all queries of a block were allocated at once (3.7 GB at d = 400)
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    X, queries = rng.normal(size=(300, 200)), rng.normal(size=(400, 200))
+    model = LocallyWeightedRegression(tau=5.0, reg=1e-3).fit(X, X[:, 0])
+    tracemalloc.start()
+    model.predict(queries)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 200e6  # the unbounded blocks needed 400 · 200² · 8 B = 128 MB per block and more

@@ -108,14 +108,42 @@ def test_sgd_reaches_sklearn_accuracy_and_loss_curve(cancer):
 
 
 def test_one_online_pass_is_the_notes_learner(cancer):
-    """000 §10: one pass of per-sample updates from zero, in data order."""
+    """000 §10: one pass of per-sample updates from zero, in data order (``shuffle=False``)."""
     X, y = cancer
     model = LogisticRegression(solver="sgd", penalty="none", batch_size=1, max_iter=1, tol=0, eta0=0.1,
-                               random_state=0)
+                               shuffle=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model.fit(X, y)
     assert model.n_iter_[0] == 1 and model.score(X, y) > 0.95
+    # The same pass by hand: θ ← θ − γₖ (σ(θ·x̃ᵢ) − yᵢ) x̃ᵢ, x̃ = (x, 1), γₖ = η₀ n / (k + n).
+    n = len(y)
+    theta = np.zeros(X.shape[1] + 1)
+    for k, (x, target) in enumerate(zip(np.column_stack([X, np.ones(n)]), y), start=1):
+        theta -= 0.1 * n / (k + n) * (1.0 / (1.0 + np.exp(-theta @ x)) - target) * x
+    np.testing.assert_allclose(model.coef_[0], theta[:-1], rtol=1e-10, atol=1e-12)
+    assert model.intercept_[0] == pytest.approx(theta[-1], rel=1e-10, abs=1e-12)
+
+
+def test_sgd_warns_when_it_stops_at_max_iter_instead_of_at_the_optimum(cancer):
+    # issue 20: a small change of f between two epochs of decaying steps used to end the run,
+    # 21 % above the optimum and without a warning.
+    X, y = cancer
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        LogisticRegression(solver="sgd", max_iter=20, random_state=0).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        SoftmaxRegression(solver="sgd", max_iter=20, random_state=0).fit(X, y)
+
+
+def test_l1_sgd_gives_exact_zeros_where_the_exact_solution_has_them(cancer):
+    X, y = cancer
+    exact = LogisticRegression(penalty="l1", C=0.05, solver="gd", max_iter=5000, tol=1e-8).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        sgd = LogisticRegression(penalty="l1", C=0.05, solver="sgd", max_iter=300, random_state=0).fit(X, y)
+    zero = sgd.coef_[0] == 0
+    assert zero.sum() >= 10  # the cumulative penalty puts weights exactly at 0 …
+    assert np.all(exact.coef_[0][zero] == 0)  # … where the exact solution has them
 
 
 def test_newton_converges_quadratically(cancer):

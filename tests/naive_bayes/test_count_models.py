@@ -120,3 +120,16 @@ def test_laplace_smoothing():
     p = laplace_smoothing(np.arange(12).reshape(3, 4), alpha=0.5, axis=0)
     np.testing.assert_allclose(p.sum(axis=0), 1.0)
     assert np.all(p > 0)
+
+
+@pytest.mark.parametrize("Model", [MultinomialNB, BernoulliNB])
+def test_alpha_zero_is_raised_to_a_floor_with_a_warning_not_turned_into_nan(Model):
+    X = np.array([[2, 0, 1], [3, 0, 0], [0, 4, 1], [0, 2, 0]])
+    y = np.array([0, 0, 1, 1])
+    with pytest.warns(UserWarning, match="alpha"):
+        model = Model(alpha=0.0).fit(X, y)
+    proba = model.predict_proba(X)
+    assert np.all(np.isfinite(proba))
+    np.testing.assert_array_equal(model.predict(X), y)
+    forced = Model(alpha=0.0, force_alpha=True).fit(X, y)  # as given, as scikit-learn's force_alpha=True
+    assert np.any(np.isinf(forced.feature_log_prob_))

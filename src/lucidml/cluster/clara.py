@@ -132,6 +132,6 @@ def _clara(X, n_clusters, size, n_samples, metric, max_iter, rng):
         medoids = sample[local]
         cost = float(nearest_medoid(X, medoids, metric)[1].sum())
         sample_costs.append(cost)
-        if cost < best_cost:
+        if best is None or cost < best_cost:  # the first sample counts even if its cost is not finite
             best, best_cost, best_iter, best_converged = medoids, cost, n_iter, converged
     return best, best_iter, np.array(sample_costs), best_converged

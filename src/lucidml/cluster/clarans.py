@@ -109,7 +109,7 @@ class CLARANS(_BaseMedoids):
         for i in range(self.numlocal):
             medoids, costs = _local_search(candidate_rows, n, k, maxneighbor, rng)
             self.local_costs_[i] = costs[-1]
-            if costs[-1] < best_cost:
+            if i == 0 or costs[-1] < best_cost:  # the first search counts even if its cost is not finite
                 best_cost, best, self.loss_curve_ = costs[-1], medoids, costs
         self.n_iter_ = len(self.loss_curve_) - 1
         return self._set_result(X, best)

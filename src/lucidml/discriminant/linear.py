@@ -43,8 +43,10 @@ class LinearDiscriminantAnalysis(
     priors : array-like of shape (n_classes,), default=None
         Class priors φ; by default the class frequencies.
     shrinkage : "auto" or float in [0, 1], default=None
-        Shrink Σ towards (tr Σ / d) I: Σ ← (1 − s) Σ + s (tr Σ / d) I. "auto" takes s from the
-        Ledoit–Wolf formula (scikit-learn's ``ledoit_wolf_shrinkage``) on the class-centred data.
+        Shrink Σ towards (tr Σ / d) I: Σ ← (1 − s) Σ + s (tr Σ / d) I. "auto" shrinks on the
+        scale of the standardized class-centred data (the correlation matrix, with s from the
+        Ledoit–Wolf formula, scikit-learn's ``ledoit_wolf_shrinkage``) and scales back, as
+        scikit-learn's ``shrinkage="auto"``.
     n_components : int, default=None
         Number of Fisher directions kept by ``transform``; at most min(c − 1, n_features).
         None keeps all of them.
@@ -193,8 +195,22 @@ def _whitening(covariance, tol):
 
 
 def _shrink(covariance, centred, shrinkage):
+    """Σ shrunk towards a multiple of the identity: (1 − s)Σ + s (tr Σ / d) I for a given s.
+
+    ``"auto"`` works on the standardized features, as scikit-learn does: the Ledoit–Wolf s of the
+    correlation matrix R, R shrunk towards (tr R / d) I, then scaled back. On unscaled features a
+    target proportional to I would pull every variance towards the mean variance, which for
+    features of very different units (wine: 0.01 to 1,000) ruins the discriminant.
+    """
     if shrinkage is None:
         return covariance
-    s = ledoit_wolf_shrinkage(centred, assume_centered=True) if shrinkage == "auto" else shrinkage
-    target = np.trace(covariance) / covariance.shape[0]
-    return (1.0 - s) * covariance + s * target * np.eye(covariance.shape[0])
+    d = covariance.shape[0]
+    if shrinkage != "auto":
+        target = np.trace(covariance) / d
+        return (1.0 - shrinkage) * covariance + shrinkage * target * np.eye(d)
+    scale = np.sqrt(np.diag(covariance))
+    scale[scale == 0] = 1.0  # a constant feature keeps its zero variance
+    correlation = covariance / np.outer(scale, scale)
+    s = ledoit_wolf_shrinkage(centred / scale, assume_centered=True)
+    shrunk = (1.0 - s) * correlation + s * (np.trace(correlation) / d) * np.eye(d)
+    return np.outer(scale, scale) * shrunk

@@ -11,12 +11,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils.validation import check_magnitude, check_predict_data
 
-# Entries of the (queries × training samples) weight matrix handled at once: bounds memory at
-# a few such blocks of 8 bytes each, while every block is still one large matrix product.
+# Entries of the (queries × training samples) weight matrix, and of the queries' d × d scatter
+# matrices, handled at once: bounds memory at a few such blocks of 8 bytes each (16 MiB), while
+# every block is still one large matrix product.
 _BLOCK_ENTRIES = 2**21
 # Above this many entries (n·d²) the per-sample outer products xᵢxᵢᵀ are not materialized and
 # the weighted scatter matrices are built one query at a time instead.
-_MAX_OUTER_ENTRIES = 2**24
+_MAX_OUTER_ENTRIES = 2**22
 
 
 class LocallyWeightedRegression(RegressorMixin, BaseEstimator):
@@ -159,7 +160,8 @@ def _lwr_predict(X, y, s, queries, tau, reg, solver, lr, max_iter, tol):
     n, d = X.shape
     outer = (X[:, :, None] * X[:, None, :]).reshape(n, d * d) if n * d * d <= _MAX_OUTER_ENTRIES else None
     moments_basis = np.column_stack([np.ones(n), X, y, X * y[:, None]])
-    block = max(1, _BLOCK_ENTRIES // n)
+    # A block holds its q × n weights and its q local d × d scatter matrices: bound both.
+    block = max(1, _BLOCK_ENTRIES // max(n, d * d))
     predictions, converged = np.empty(queries.shape[0]), True
     for start in range(0, queries.shape[0], block):
         Q = queries[start : start + block]

@@ -53,14 +53,17 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     max_iter : int, default=100
         Iterations (epochs for ``"sgd"``).
     tol : float, default=1e-4
-        Stop when ‖∇f‖∞ ≤ tol for f the mean-scaled objective (scikit-learn's L-BFGS test); for
-        ``"sgd"``, also when an epoch changes f by at most tol relatively.
+        Stop when ‖∇f‖∞ ≤ tol for f the mean-scaled objective (scikit-learn's L-BFGS test), for
+        ``"sgd"`` at the end of an epoch; a ``ConvergenceWarning`` says when ``max_iter`` came first.
     class_weight : dict, "balanced" or None, default=None
         Multiplies each sample's weight by its class's weight.
     eta0 : float, default=0.5
         Initial step of ``"sgd"``.
     batch_size : int, default=32
         Mini-batch size of ``"sgd"``.
+    shuffle : bool, default=True
+        Whether ``"sgd"`` reshuffles the samples every epoch; False visits them in the data's
+        order, as the notes' online learner does.
     random_state : int, RandomState instance or None, default=None
         Shuffling of ``"sgd"``.
 
@@ -98,11 +101,12 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         "class_weight": [dict, Options({"balanced"}), None],
         "eta0": [Interval(Real, 0, None, closed="neither")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
         "random_state": ["random_state"],
     }
 
     def __init__(self, penalty="l2", *, C=1.0, fit_intercept=True, solver="lbfgs", multi_class="auto", max_iter=100,
-                 tol=1e-4, class_weight=None, eta0=0.5, batch_size=32, random_state=None):
+                 tol=1e-4, class_weight=None, eta0=0.5, batch_size=32, shuffle=True, random_state=None):
         self.penalty = penalty
         self.C = C
         self.fit_intercept = fit_intercept
@@ -113,6 +117,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         self.class_weight = class_weight
         self.eta0 = eta0
         self.batch_size = batch_size
+        self.shuffle = shuffle
         self.random_state = random_state
 
     def fit(self, X, y, sample_weight=None):
@@ -127,7 +132,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         l2 = 1.0 / (self.C * weight.sum()) if penalty == "l2" else 0.0
         l1 = 1.0 / (self.C * weight.sum()) if penalty == "l1" else 0.0
         fit = dict(solver=self.solver, l1=l1, max_iter=self.max_iter, tol=self.tol, eta0=self.eta0,
-                   batch_size=self.batch_size, random_state=self.random_state)
+                   batch_size=self.batch_size, shuffle=self.shuffle, random_state=self.random_state)
 
         multinomial = n_classes > 2 and self.multi_class != "ovr"
         if n_classes == 2 or multinomial:

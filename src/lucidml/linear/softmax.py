@@ -46,6 +46,9 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
     eta0 : float, default=0.5
         Initial step of ``"sgd"``.
     batch_size : int, default=32
+    shuffle : bool, default=True
+        Whether ``"sgd"`` reshuffles the samples every epoch; False visits them in the data's
+        order, as the notes' online learner does.
     random_state : int, RandomState instance or None, default=None
 
     Attributes
@@ -77,11 +80,12 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="left")],
         "eta0": [Interval(Real, 0, None, closed="neither")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
         "random_state": ["random_state"],
     }
 
     def __init__(self, *, C=1.0, parametrization="full", fit_intercept=True, solver="lbfgs", max_iter=100, tol=1e-4,
-                 eta0=0.5, batch_size=32, random_state=None):
+                 eta0=0.5, batch_size=32, shuffle=True, random_state=None):
         self.C = C
         self.parametrization = parametrization
         self.fit_intercept = fit_intercept
@@ -90,6 +94,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.eta0 = eta0
         self.batch_size = batch_size
+        self.shuffle = shuffle
         self.random_state = random_state
 
     def fit(self, X, y, sample_weight=None):
@@ -103,7 +108,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         loss = LogLoss(X, y_index, len(self.classes_), weight, l2, self.fit_intercept, self.parametrization)
         result = minimize_log_loss(loss, np.zeros(loss.size), solver=self.solver, max_iter=self.max_iter,
                                    tol=self.tol, eta0=self.eta0, batch_size=self.batch_size,
-                                   random_state=self.random_state)
+                                   shuffle=self.shuffle, random_state=self.random_state)
         W, b = loss.unpack(result.x)
         if self.parametrization == "reference":
             W, b = np.vstack([W, np.zeros(X.shape[1])]), np.append(b, 0.0)

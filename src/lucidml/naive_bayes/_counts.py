@@ -1,5 +1,6 @@
 """Naive Bayes over discrete features: the statistics shared by the count models."""
 
+import warnings
 from numbers import Real
 
 import numpy as np
@@ -7,6 +8,9 @@ import numpy as np
 from ..utils import Interval
 from ..utils.validation import check_class_prior, class_sums
 from ._base import _BaseNB
+
+# scikit-learn's floor for the smoothing (used unless force_alpha=True)
+ALPHA_MIN = 1e-10
 
 
 class _CountNB(_BaseNB):
@@ -19,6 +23,7 @@ class _CountNB(_BaseNB):
 
     _parameter_constraints = {
         "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
+        "force_alpha": ["boolean"],
         "fit_prior": ["boolean"],
         "class_prior": ["array-like", None],
     }
@@ -46,6 +51,10 @@ class _CountNB(_BaseNB):
             raise ValueError(f"alpha must be a float or have one entry per feature ({self.n_features_in_}).")
         if np.any(alpha < 0):
             raise ValueError("alpha must be non-negative.")
+        if not self.force_alpha and np.any(alpha < ALPHA_MIN):
+            warnings.warn(f"alpha below {ALPHA_MIN} would give zero probabilities (and NaN scores); it is raised to "
+                          f"{ALPHA_MIN}. Set force_alpha=True to use it as given.", UserWarning, stacklevel=4)
+            alpha = np.maximum(alpha, ALPHA_MIN)
         return alpha
 
     def _class_log_prior(self):

@@ -25,9 +25,14 @@ class BernoulliNB(_CountNB):
     Parameters
     ----------
     alpha : float or array-like of shape (n_features,), default=1.0
-        Additive smoothing; 1 is Laplace smoothing, 0 none.
+        Additive smoothing; 1 is Laplace smoothing. Values below 1e-10 are raised to 1e-10 with a
+        warning unless ``force_alpha`` (without smoothing an unseen feature has probability 0,
+        and its log −∞ turns the joint likelihood into NaN).
     binarize : float or None, default=0.0
         Threshold above which a feature counts as present; None if X is already binary.
+    force_alpha : bool, default=False
+        Use ``alpha`` as given even below 1e-10 (scikit-learn's parameter; its default became
+        True in scikit-learn 1.4, which lets ``alpha=0`` give NaN — lucidml keeps the safe one).
     fit_prior : bool, default=True
         Learn p(c) as the class frequencies; if False use a uniform prior.
     class_prior : array-like of shape (n_classes,), default=None
@@ -64,8 +69,9 @@ class BernoulliNB(_CountNB):
         "binarize": [None, Interval(Real, None, None, closed="neither")],
     }
 
-    def __init__(self, *, alpha=1.0, binarize=0.0, fit_prior=True, class_prior=None):
+    def __init__(self, *, alpha=1.0, force_alpha=False, binarize=0.0, fit_prior=True, class_prior=None):
         self.alpha = alpha
+        self.force_alpha = force_alpha
         self.binarize = binarize
         self.fit_prior = fit_prior
         self.class_prior = class_prior

@@ -23,7 +23,12 @@ class MultinomialNB(_CountNB):
     Parameters
     ----------
     alpha : float or array-like of shape (n_features,), default=1.0
-        Additive smoothing; 1 is Laplace smoothing, 0 none.
+        Additive smoothing; 1 is Laplace smoothing. Values below 1e-10 are raised to 1e-10 with a
+        warning unless ``force_alpha`` (without smoothing an unseen feature has probability 0,
+        and its log −∞ turns the joint likelihood into NaN).
+    force_alpha : bool, default=False
+        Use ``alpha`` as given even below 1e-10 (scikit-learn's parameter; its default became
+        True in scikit-learn 1.4, which lets ``alpha=0`` give NaN — lucidml keeps the safe one).
     fit_prior : bool, default=True
         Learn p(c) as the class frequencies; if False use a uniform prior.
     class_prior : array-like of shape (n_classes,), default=None
@@ -45,7 +50,7 @@ class MultinomialNB(_CountNB):
     Notes
     -----
     Input must be non-negative counts (frequencies such as tf-idf work too); dense or SciPy
-    sparse. Unlike scikit-learn there is no ``force_alpha``: ``alpha`` is always used as given.
+    sparse.
 
     Examples
     --------
@@ -57,8 +62,9 @@ class MultinomialNB(_CountNB):
     array(['sport', 'tech'], dtype='<U5')
     """
 
-    def __init__(self, *, alpha=1.0, fit_prior=True, class_prior=None):
+    def __init__(self, *, alpha=1.0, force_alpha=False, fit_prior=True, class_prior=None):
         self.alpha = alpha
+        self.force_alpha = force_alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
 

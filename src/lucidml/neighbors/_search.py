@@ -70,8 +70,13 @@ class BruteSearch:
         self.X_fit, self.metric, self.metric_params = X_fit, metric, metric_params or {}
         self.p = minkowski_p(metric, p)
         self.euclidean = self.p == 2.0 and metric != "precomputed"
-        if self.euclidean:
-            self.fit_sq_norms = np.einsum("ij,ij->i", X_fit, X_fit)
+
+    def _fit_sq_norms(self):
+        """‖x‖² of the training points, computed at the first query (fitting only stores X)."""
+        norms = self.__dict__.get("fit_sq_norms")
+        if norms is None:
+            norms = self.fit_sq_norms = np.einsum("ij,ij->i", self.X_fit, self.X_fit)
+        return norms
 
     def _tile_distances(self, Q, start, stop):
         if self.metric == "precomputed":
@@ -82,8 +87,9 @@ class BruteSearch:
 
     def _query_block(self, Q, k):
         n_fit = Q.shape[1] if self.metric == "precomputed" else self.X_fit.shape[0]
-        X_fit, fit_sq_norms, exponent = self.X_fit, getattr(self, "fit_sq_norms", None), 0
+        X_fit, fit_sq_norms, exponent = self.X_fit, None, 0
         if self.euclidean:
+            fit_sq_norms = self._fit_sq_norms()
             exponent = _exponent(_largest(Q), _fit_largest(self, self.X_fit))
             if exponent:  # extreme magnitudes: the same search on X·2⁻ᵉ and Q·2⁻ᵉ
                 X_fit, Q = np.ldexp(X_fit, -exponent), np.ldexp(Q, -exponent)

@@ -24,7 +24,7 @@ _CONSTRAINTS = {
 
 
 def sgd(fun, x0, grad_batch, *, n_samples, batch_size=1, order="shuffle", schedule="constant", lr=0.01, c1=1.0,
-        c2=10.0, max_iter=100, tol=1e-6, record_every=None, random_state=None, callback=None, prox=None):
+        c2=10.0, max_iter=100, tol=1e-6, ftol=None, record_every=None, random_state=None, callback=None, prox=None):
     """Minimize f(x) = (1/m) Σᵢ fᵢ(x) by x ← x − γₖ gₖ, gₖ a mini-batch gradient (seeds: 002 §4.4
     Alg 4.25, (4.47)–(4.48) and §3.3.2; 000 §2.4.2; 004 §11).
 
@@ -58,7 +58,9 @@ def sgd(fun, x0, grad_batch, *, n_samples, batch_size=1, order="shuffle", schedu
     batch_size, order, schedule, lr, c1, c2 : see above (c2 ≥ 0, the others > 0).
     max_iter : int, the number of epochs at most.
     tol : float ≥ 0. After each epoch, with g the full gradient ``grad_batch(x, arange(m))``, stop
-        when ‖g‖∞ ≤ tol or |f_prev − f| ≤ tol·max(1, |f|). ``tol=0`` runs exactly ``max_iter`` epochs.
+        when ‖g‖∞ ≤ tol or |f_prev − f| ≤ ftol·max(1, |f|). ``tol=0`` runs exactly ``max_iter`` epochs.
+    ftol : float ≥ 0 or None (= ``tol``). With decaying steps f can change little from one epoch
+        to the next far from the minimum; ``ftol=0`` lets only the gradient decide.
     record_every : int or None. None records one history entry per epoch (at its end, with the full
         gradient); an int r records after every r-th update (so ⌊total updates / r⌋ entries; r = 40
         is what 000 §2.4.2 intended), with the mini-batch gradient of that update. Each entry holds
@@ -115,7 +117,7 @@ def sgd(fun, x0, grad_batch, *, n_samples, batch_size=1, order="shuffle", schedu
             callback(x)
         if not np.isfinite(f):
             return _result(x, f, epoch, False, "f is not finite: the steps are too large", g, f_count, history)
-        reason = stopping_test(g, f_old, f, tol) if tol > 0 else None
+        reason = stopping_test(g, f_old, f, tol, ftol) if tol > 0 else None
         if reason is not None:
             return _result(x, f, epoch, True, reason, g, f_count, history)
     return _result(x, f, max_iter, False, f"max_iter={max_iter} reached", g, f_count, history)

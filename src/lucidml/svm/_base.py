@@ -1,5 +1,6 @@
 """What SVC and SVR share: the kernel parameters, where kernel values come from, one SMO solve."""
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import ClassVar
@@ -20,6 +21,8 @@ __all__ = ["KernelSource", "_BaseSVM", "solve_dual"]
 
 _MB = 2**20
 _PREDICT_BLOCK = 2**19  # kernel values per block in predict (4 MB)
+# Up to this many multiply-adds (rows × support vectors × features), prediction keeps BLAS on one thread.
+_SMALL_PREDICT_WORK = 2**24
 
 
 @dataclass
@@ -171,11 +174,14 @@ class _BaseSVM(BaseEstimator):
         n_sv = len(self.support_)
         out = np.empty((X.shape[0], W.shape[1]))
         step = max(1, _PREDICT_BLOCK // max(1, n_sv))  # a block of K stays in cache for its product with W
-        for start in range(0, X.shape[0], step):
-            rows = X[start:start + step]
-            K = rows[:, self.support_] if self.kernel == "precomputed" else self._cross_kernel(
-                rows, self.support_vectors_)
-            out[start:start + step] = K @ W
+        # Small products on one BLAS thread: a second one saves little and stalls on a busy machine.
+        small = X.shape[0] * n_sv * X.shape[1] <= _SMALL_PREDICT_WORK
+        with blas_threads(1) if small else nullcontext():
+            for start in range(0, X.shape[0], step):
+                rows = X[start:start + step]
+                K = rows[:, self.support_] if self.kernel == "precomputed" else self._cross_kernel(
+                    rows, self.support_vectors_)
+                out[start:start + step] = K @ W
         return out
 
     @property

@@ -7,7 +7,10 @@ import scipy.sparse
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import validate_data
 
-__all__ = ["check_class_prior", "check_finite_fit", "check_magnitude", "check_predict_data", "class_weights", "check_sample_weight", "class_sums"]
+__all__ = [
+    "check_class_prior", "check_finite_fit", "check_magnitude", "check_predict_data", "check_sample_weight",
+    "class_sums", "class_weights",
+]
 
 
 def check_predict_data(estimator, X, *, order=None, dtype=np.float64, allow_nan=False):
