@@ -70,7 +70,9 @@ def solve_dual(source, samples, y, p, upper, *, tol, max_iter, shrinking, solver
 
     There are len(samples) variables (classification) or twice as many (ε-SVR: variable t and
     t + n both sit on sample t). ``cancel``: the cancel flag to poll (default: this thread's);
-    a raised flag ends the solve with ``KeyboardInterrupt``.
+    a raised flag ends the solve with ``KeyboardInterrupt``. Callers hold BLAS at one thread
+    (``blas_threads(1)``) around their solves: SMO makes one matrix-vector product per kernel
+    column, too small to share out.
     """
     X, gram, sample_of = source.subset(samples)
     if len(y) != len(samples):
@@ -83,10 +85,9 @@ def solve_dual(source, samples, y, p, upper, *, tol, max_iter, shrinking, solver
             X, gram, source.kind, source.gamma, source.coef0, source.degree, sample_of, y, upper, tol, max_passes,
             max_iter, random_state)
     else:
-        with blas_threads(1):  # one matrix-vector product per kernel column: too small to share out
-            alpha, grad, curve, n_iter, status, non_psd = smo_solve(
-                X, gram, source.kind, source.gamma, source.coef0, source.degree, sample_of, y, p, upper, tol,
-                max_iter, shrinking, source.n_slots(len(samples)), cancel_flag() if cancel is None else cancel)
+        alpha, grad, curve, n_iter, status, non_psd = smo_solve(
+            X, gram, source.kind, source.gamma, source.coef0, source.degree, sample_of, y, p, upper, tol,
+            max_iter, shrinking, source.n_slots(len(samples)), cancel_flag() if cancel is None else cancel)
         if status == 2:
             raise KeyboardInterrupt
     return DualSolution(alpha, bias_from_gradient(alpha, grad, y, upper), curve, n_iter, status, non_psd)

@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils import N_JOBS, Options, cancel_flag, check_sample_weight, interruptible, thread_count, validate_params
 from ..utils._pool import thread_pool
+from ..utils.linalg import blas_threads
 from ..utils.validation import class_weights
 from ._base import _BaseSVM, solve_dual
 from ._multiclass import (
@@ -245,10 +246,11 @@ class SVC(ClassifierMixin, _BaseSVM):
         # One sub-problem, or small ones (a few hundred samples each solve in about a millisecond): one thread.
         work = sum(len(task[0]) for task in tasks) if len(tasks) > 1 else 0
         threads = thread_count(self.n_jobs, work=work, serial_below=SERIAL_BELOW)
-        if threads == 1:
-            return [one(task, seed) for task, seed in zip(tasks, seeds)]
-        # The shared pool: joblib would start threads and poll for results on every fit (~5 ms on digits).
-        return list(thread_pool(threads).map(one, tasks, seeds))
+        with blas_threads(1):  # the BLAS setting is per process: it holds in the pool's threads too
+            if threads == 1:
+                return [one(task, seed) for task, seed in zip(tasks, seeds)]
+            # The shared pool: joblib would start threads and poll for results on every fit (~5 ms on digits).
+            return list(thread_pool(threads).map(one, tasks, seeds))
 
     def _fit_platt(self, source, problems, upper, rng):
         """Platt's (A, B) per sub-problem from 5-fold cross-validated decision values."""

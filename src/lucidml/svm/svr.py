@@ -10,6 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, check_sample_weight, interruptible, validate_params
+from ..utils.linalg import blas_threads
 from ._base import _BaseSVM, solve_dual
 
 
@@ -116,8 +117,9 @@ class SVR(RegressorMixin, _BaseSVM):
         n = len(samples)
         signs = np.concatenate([np.ones(n), -np.ones(n)])
         linear = np.concatenate([self.epsilon - target, self.epsilon + target])
-        sol = solve_dual(source, samples, signs, linear, np.concatenate([bound[samples], bound[samples]]),
-                         tol=self.tol, max_iter=self.max_iter, shrinking=self.shrinking)
+        with blas_threads(1):  # see solve_dual
+            sol = solve_dual(source, samples, signs, linear, np.concatenate([bound[samples], bound[samples]]),
+                             tol=self.tol, max_iter=self.max_iter, shrinking=self.shrinking)
         beta = sol.alpha[:n] - sol.alpha[n:]
         nonzero = beta != 0
         self.support_ = samples[nonzero]
