@@ -114,3 +114,23 @@ def test_the_worker_thread_keeps_the_callers_thread_settings():
     finally:
         numba.set_num_threads(before)
     assert seen == (False, 1, True)
+
+
+def test_ctrl_c_while_the_worker_starts_still_stops_the_worker(monkeypatch):
+    # Under load, Ctrl-C can land while start() waits for the new thread: the worker must still
+    # be told to stop (it used to keep fitting, unseen, beside everything that came after).
+    started = []
+    original_start = threading.Thread.start
+
+    def start_then_interrupt(thread):
+        original_start(thread)
+        if thread.name.startswith("lucidml-"):
+            started.append(thread)
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(threading.Thread, "start", start_then_interrupt)
+    est = _SlowEstimator()
+    with pytest.raises(KeyboardInterrupt):
+        est.fit(np.zeros((100_000, 2)))
+    assert started and not started[0].is_alive()  # joined, having seen the flag
+    assert not hasattr(est, "steps_done_")

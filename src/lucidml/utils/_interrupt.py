@@ -98,13 +98,16 @@ def interruptible(fit):
                     outcome["error"] = exc
 
         worker = threading.Thread(target=work, name=f"lucidml-{type(self).__name__}-fit", daemon=True)
-        worker.start()
         try:
+            # start() inside the try: Ctrl-C may arrive while it waits for the thread to run, and
+            # the worker must then be told to stop too, not left fitting unseen.
+            worker.start()
             while worker.is_alive():
                 worker.join(_POLL_SECONDS)
         except KeyboardInterrupt:
             flag[0] = 1
-            worker.join()
+            if worker.ident is not None:  # the thread was started
+                worker.join()
             unfit(self)
             raise
         if "error" in outcome:
