@@ -1,6 +1,7 @@
 """The Ctrl-C machinery of long fits (lucidml.utils._interrupt)."""
 
 import _thread
+import signal
 import threading
 import time
 
@@ -34,6 +35,16 @@ class _SlowEstimator(BaseEstimator):
 
 def interrupt_during(fit, after=0.2):
     """Send Ctrl-C to the main thread ``after`` seconds into ``fit()``; the seconds until it raised."""
+    # A shell starts background jobs with SIGINT ignored, and then Python installs no handler and
+    # interrupt_main() does nothing: install Python's own for the test.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return _interrupt_during(fit, after)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _interrupt_during(fit, after):
     timer = threading.Timer(after, _thread.interrupt_main)
     start = time.perf_counter()
     timer.start()
