@@ -74,7 +74,9 @@ class _BaseDecisionTree(BaseEstimator):
         y_codes, y_values, n_values, weight = self._encode_target(y, sample_weight)
         samples = np.flatnonzero(weight > 0).astype(np.int32)
         if samples.size == 0:
-            raise ValueError("sample_weight is zero for every sample; at least one weight must be positive.")
+            # (in a forest: a bootstrap that drew only zero-weight samples, e.g. of a class weighted 0)
+            raise ValueError("sample_weight is zero for every sample, so no class carries any weight; at least one "
+                             "weight must be positive.")
         # The tree does not change when every weight is multiplied by one constant; the largest
         # weight as unit keeps the weighted sums (and the gini's squares) far from overflow for
         # weights near 1e300 and from underflow for weights near 1e-300.
