@@ -5,24 +5,30 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
+from numba import prange
 from sklearn.base import BaseEstimator
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..tree._binning import apply_bins, bin_value_ranges, fit_bin_edges
+from ..tree._base import histogram_data, work_arrays
+from ..tree._binning import fit_bin_edges
+from ..tree._builder import Rules, Target, grow_tree
+from ..tree._criteria import NEWTON
 from ..tree._histogram import SampleStats
+from ..tree._random import new_state
 from ..tree._traversal import Splits, sum_leaf_values
-from ..utils import Interval, Options, check_sample_weight, raise_if_cancelled
+from ..tree._tree import node_arrays
+from ..utils import Interval, Options, cancel_flag, check_sample_weight, njit, raise_if_cancelled
 from ..utils.validation import check_predict_data
-from ._hist_grower import add_leaf_values, grow_tree, newton_leaf_values
 
 NODE_DTYPE = np.dtype([
     ("feature", np.int32), ("threshold", np.float64), ("missing_go_left", np.bool_), ("left", np.int32),
-    ("right", np.int32), ("value", np.float64), ("gain", np.float64), ("n_samples", np.int64), ("bin", np.int32),
+    ("right", np.int32), ("value", np.float64), ("gain", np.float64), ("n_samples", np.int64),
 ])
 
 _NO_CLASSES = np.zeros(1, np.int32)  # a regression tree's histograms have no class column
+_NO_LIMIT = np.iinfo(np.int64).max // 4
 
 # Children need some curvature, Σh > 10⁻³·(mean weight), as in LightGBM and scikit-learn's
 # HistGradientBoosting: it keeps log-loss trees from isolating samples that are already certain.
@@ -94,7 +100,7 @@ COMMON_DOC = """
     nodes_ : structured ndarray
         Every node of every tree: ``feature``, ``threshold`` (go left iff x ≤ threshold),
         ``missing_go_left``, ``left``/``right`` (indices into ``nodes_``, −1 at a leaf),
-        ``value`` (ν·γ, already shrunk), ``gain``, ``n_samples`` and the bin threshold ``bin``.
+        ``value`` (ν·γ, already shrunk), ``gain`` and ``n_samples``.
     tree_roots_ : ndarray of shape (n_estimators_, n_trees_per_stage)
         Index in ``nodes_`` of the root of each tree (the grid of scikit-learn's ``estimators_``).
     baseline_prediction_ : ndarray of shape (n_trees_per_stage,)
@@ -180,39 +186,41 @@ class _BaseGradientBoosting(BaseEstimator):
 
     def _boost(self, X, y, w, loss, raw, stages, scores, oob, validation):
         """Alg 11: stages of K trees on the gradients at the current raw predictions."""
-        n_bins = np.array([len(e) + 1 for e in self._bin_edges], dtype=np.int64)
-        n_bins_eff = max(2, int(n_bins.max()))  # low-cardinality data get small histograms
-        Xb = apply_bins(X, self._bin_edges, n_bins_eff)
-        flat_edges = np.concatenate([np.zeros(0), *self._bin_edges])
-        edge_offsets = np.concatenate(([0], np.cumsum(n_bins - 1))).astype(np.int64)
         n, K = X.shape[0], loss.n_trees
         n_inbag = max(1, int(self.subsample * n))
-        depth = -1 if self.max_depth is None else self.max_depth
-        leaves = -1 if self.max_leaf_nodes is None else self.max_leaf_nodes
-        pool = np.empty((leaves + 1 if leaves > 0 else (depth + 2 if depth > 0 else 8), X.shape[1], n_bins_eff + 1, 3))
-        gathered, buffer = (np.empty(n), np.empty(n), np.empty(1, np.int32)), np.empty(n, np.int32)
         l2 = float(self.l2_regularization) / self._weight_unit
         leaf_scale = self.learning_rate * getattr(loss, "leaf_factor", 1.0)
+        # The first-order criterion grows each tree as a least-squares fit to the working target
+        # −g/w (split sums Σg and Σw), as scikit-learn's GradientBoosting and Alg 11 do; "newton"
+        # uses Σh in the splits too. Only the log-losses have h other than w.
         first_order = self.criterion != "newton" and not loss.constant_hessian
         # Zero-weight samples count as absent where a threshold is placed, as in the bin edges,
         # when the histogram's hessian column is Σw (weighted fits whose splits use h = w): a bin
         # holding only them is a gap, and their values are left out of the bin ranges.
         occupancy = 1 if w is not None and (first_order or loss.constant_hessian) else 0
-        present = w > 0 if occupancy == 1 else slice(None)
-        bin_lo, bin_hi = bin_value_ranges(X[present], Xb[present], n_bins_eff)
-        settings = (n_bins, n_bins_eff, flat_edges, edge_offsets, bin_lo, bin_hi, occupancy, depth, leaves,
-                    self.min_samples_leaf, MIN_CHILD_HESSIAN * (1.0 if w is None else float(np.mean(w))), l2, leaf_scale)
+        present = np.flatnonzero(w > 0) if occupancy == 1 else np.arange(n)
+        depth = None if self.max_depth is None else int(self.max_depth)
+        leaves = -1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
+        # Live histograms: one per open node (best-first) or per level of the depth-first stack.
+        n_slots = leaves + 1 if leaves > 0 else (depth + 2 if depth is not None else 64)
+        all_rows = np.arange(n, dtype=np.int32)
+        unit = SampleStats(code=_NO_CLASSES, weight=np.zeros(1), target=np.zeros(1), classes=False, unit_weight=True)
+        base = histogram_data(X, self._bin_edges, unit, 3, all_rows, present, occupancy=occupancy, n_slots=n_slots)
+        work = work_arrays(n, n, X.shape[1], 1, NEWTON, base, False)
+        no_categories = np.zeros(X.shape[1], np.bool_)
+        min_hessian = MIN_CHILD_HESSIAN * (1.0 if w is None else float(np.mean(w)))
+        rules = Rules(max_depth=_NO_LIMIT if depth is None else depth, min_samples_split=2 * self.min_samples_leaf,
+                      min_samples_leaf=self.min_samples_leaf, min_weight_leaf=min_hessian,
+                      min_impurity_decrease=0.0, max_features=X.shape[1], random_splitter=False)
+        cancel = cancel_flag()
         history = np.full(self.n_iter_no_change or 1, np.inf)
         wsub = (lambda rows: None) if w is None else (lambda rows: w[rows])
         # The log-losses return the training loss at f with the gradients at f: a stage's score
         # is then filled in by the next stage's gradient pass (one pass over the data saved).
         fused = hasattr(loss, "gradients_and_loss") and n_inbag == n
-        # The first-order criterion (first_order above) grows each tree as a least-squares fit to
-        # the working target −g/w (split sums Σg and Σw), as scikit-learn's GradientBoosting and
-        # Alg 11 do; "newton" uses Σh in the splits too. Only the log-losses have h other than w.
 
         for stage in range(len(stages), self.n_estimators):
-            in_bag = np.arange(n, dtype=np.int32)
+            in_bag = all_rows
             if n_inbag < n:
                 in_bag = np.sort(self._rng.choice(n, n_inbag, replace=False)).astype(np.int32)
                 out_of_bag = np.setdiff1d(np.arange(n), in_bag)
@@ -225,21 +233,24 @@ class _BaseGradientBoosting(BaseEstimator):
             else:
                 g, h = loss.gradients(y, raw, w)
             for k in range(K):
-                raise_if_cancelled()
-                idx = in_bag.copy()
+                raise_if_cancelled(cancel)
                 split_h = (w if first_order else h[k]) if h is not None else None  # None: h ≡ 1
-                # A random feature order per tree breaks ties between equally good splits as
-                # scikit-learn's trees do; always the first feature would repeat one choice in every tree.
-                order = self._rng.permutation(X.shape[1]).astype(np.int64)
                 # The histograms' columns: count, Σh (Σw for the first-order criterion), −Σg.
                 stats = SampleStats(code=_NO_CLASSES, weight=g[k] if split_h is None else split_h, target=-g[k],
                                     classes=False, unit_weight=split_h is None)
-                nodes, pool = grow_tree(Xb, stats, idx, n_inbag == n, order, *settings, pool, gathered, buffer)
-                tree = _as_node_array(nodes)
-                start, stop = nodes[9], nodes[10]
-                if first_order:  # splits on Σw: the Newton leaves need the true hessians
-                    newton_leaf_values(idx, tree["left"], start, stop, g[k], h[k], l2, leaf_scale, tree["value"])
-                if not loss.newton:  # the exact line search of Alg 11 line 5, leaf by leaf
+                hist = base._replace(samples=in_bag.copy(), stats=stats, all_samples=n_inbag == n)
+                # A random feature order per node breaks ties between equally good splits as
+                # scikit-learn's trees do; always the first feature would repeat one choice in every tree.
+                target = Target(codes=None, y=None, weight=stats.weight, criterion=NEWTON, is_class=False,
+                                total_weight=1.0, is_categorical=no_categories, state=new_state(self._rng), l2=l2)
+                store, node_count = grow_tree(None, hist, target, rules, work, leaves, n_inbag, cancel)
+                raise_if_cancelled(cancel)
+                tree, start, stop = _boosting_tree(store, node_count)
+                idx = hist.samples  # partitioned: leaf ℓ holds idx[start[ℓ]:stop[ℓ]]
+                if loss.newton:  # the Newton step −Σg/(Σh + λ) of each leaf, on the true hessians
+                    newton_leaf_values(idx, tree["left"], start, stop, g[k], g[k] if h is None else h[k],
+                                       h is None, l2, leaf_scale, tree["value"])
+                else:  # the exact line search of Alg 11 line 5, leaf by leaf
                     for leaf in np.flatnonzero(tree["left"] == -1):
                         rows = idx[start[leaf]:stop[leaf]]
                         tree["value"][leaf] = self.learning_rate * loss.leaf_value(y[rows] - raw[rows, k], wsub(rows))
@@ -334,13 +345,41 @@ class _BaseGradientBoosting(BaseEstimator):
             yield raw.copy()
 
 
-def _as_node_array(nodes):
-    """grow_tree's tuple of node arrays as one structured array (NODE_DTYPE)."""
-    tree = np.empty(nodes[0].shape[0], dtype=NODE_DTYPE)
-    names = ("feature", "bin", "threshold", "missing_go_left", "left", "right", "value", "gain", "n_samples")
-    for name, field in zip(names, nodes):
-        tree[name] = field
-    return tree
+def _boosting_tree(store, node_count):
+    """The builder's tree as one NODE_DTYPE array (creation order), and each node's sample range."""
+    arrays = node_arrays(store, node_count)
+    tree = np.empty(node_count, dtype=NODE_DTYPE)
+    for name in ("left", "right", "feature", "threshold", "missing_go_left", "gain", "n_samples"):
+        tree[name] = arrays[name]
+    return tree, arrays["start"], arrays["stop"]
+
+
+@njit(parallel=True, interpret_small=True)
+def newton_leaf_values(samples, left, start, stop, g, h, unit_hessian, l2, scale, value):
+    """value[leaf] = −scale · Σg/(Σh + λ) over each leaf's samples (Σh = the count when ``unit_hessian``).
+
+    A leaf without curvature (p = 0 or 1 everywhere, or zero weights) cannot improve: 0. Leaves
+    go to the threads.
+    """
+    for node in prange(left.shape[0]):
+        if left[node] == -1:
+            G = 0.0
+            H = 0.0
+            for k in range(start[node], stop[node]):
+                G += g[samples[k]]
+                H += 1.0 if unit_hessian else h[samples[k]]
+            value[node] = 0.0 if H + l2 < 1e-150 else -scale * G / (H + l2)
+
+
+@njit(parallel=True, interpret_small=True)
+def add_leaf_values(raw, column, samples, left, start, stop, value):
+    """raw[s, column] += value[leaf] for every in-bag sample s of every leaf (no traversal); leaves
+    go to the threads (each sample is in one leaf)."""
+    for node in prange(left.shape[0]):
+        if left[node] == -1:
+            v = value[node]
+            for k in range(start[node], stop[node]):
+                raw[samples[k], column] += v
 
 
 def _walk_table(nodes, roots):

@@ -12,23 +12,20 @@ with the same pieces)::
     │                   Σtarget) from one SampleStats record; larger child = parent − smaller
     ▼
     _splitter           the best split of a node: sweeps over the sorted order (exact) or over
-    _histogram          the histogram's bins; criteria and their proxies in _criteria,
-    _criteria           absolute error in _absolute_error; gradient boosting scores its own
-    │                   gain in ensemble/_hist_grower
+    _histogram          the histogram's bins; criteria and their proxies in _criteria (gradient
+    _criteria           boosting's second-order gain is one of them), absolute error in
+    │                   _absolute_error
     ▼
     _builder            grows the node store depth-first or best-first from named records
     │                   (ExactData or HistData, the other None, so only the fit's own mode,
-    │                   task and criterion are compiled; Target, Rules); stops on Ctrl-C
+    │                   task and criterion are compiled; Target, Rules); stops on Ctrl-C.
+    │                   CART, forests, bagging, AdaBoost and gradient boosting all grow here
     ▼
     _tree               Tree: scikit-learn's tree_ arrays (children_left, threshold, value, …)
     │                   plus CSR lists for multiway categorical nodes; _pruning rebuilds it
     ▼
     _traversal          the one walk: descend / apply / decision paths of a tree, and
                         sum_leaf_values over a table of trees (forests, AdaBoost, boosting)
-
-Still two growers: ``_builder`` (CART, forests, bagging, AdaBoost) and
-``ensemble/_hist_grower`` (gradient boosting) share the binning, the histograms and the walk,
-not yet the split scan and the node store.
 """
 
 from .decision_tree import DecisionTreeClassifier, DecisionTreeRegressor

@@ -19,7 +19,7 @@ from ..utils import (
 )
 from ..utils.validation import check_predict_data
 from ._binning import apply_bins, bin_value_ranges, fit_bin_edges
-from ._builder import ExactData, ExactWork, HistData, HistWork, Rules, Target, grow_tree
+from ._builder import ExactData, ExactWork, HistData, HistWork, Rules, Target, Work, grow_tree
 from ._criteria import ABSOLUTE_ERROR
 from ._histogram import SampleStats
 from ._pruning import ccp_path, prune_ccp, prune_error
@@ -99,12 +99,13 @@ class _BaseDecisionTree(BaseEstimator):
         else:
             stats = SampleStats(code=y_codes, weight=weight, target=weight * y_values if not self._is_classifier
                                 else np.zeros(1), classes=self._is_classifier, unit_weight=False)
-            hist = _binned(X, samples, is_cat, int(self.max_bins), n_values if self._is_classifier else 2, rng, stats)
+            hist = _binned(X, samples, is_cat, int(self.max_bins), 1 + (n_values if self._is_classifier else 2), rng,
+                           stats)
         # A classifier's y and a regressor's class codes are None: Numba compiles only the task's own code.
         target = Target(codes=y_codes if self._is_classifier else None, y=None if self._is_classifier else y_values,
                         weight=weight, criterion=criterion, is_class=self._is_classifier, total_weight=total_weight,
-                        is_categorical=is_cat, state=new_state(rng))
-        work = _work_arrays(n_samples, samples.size, n_features, n_values, criterion, hist, bool(is_cat.any()))
+                        is_categorical=is_cat, state=new_state(rng), l2=0.0)
+        work = work_arrays(n_samples, samples.size, n_features, n_values, criterion, hist, bool(is_cat.any()))
         cancel = cancel_flag()
         store, node_count = grow_tree(exact, hist, target, rules, work, max_leaf_nodes, samples.size, cancel)
         raise_if_cancelled(cancel)
@@ -220,37 +221,54 @@ def _presorted(X, samples):
     return ExactData(sidx=sidx, X=X, tmp_idx=np.empty(samples.size, np.int32))
 
 
-def _binned(X, samples, is_cat, max_bins, n_stats_values, rng, stats):
-    """Quantile bins (categorical features: one bin per category) and the histogram pool."""
+def _binned(X, samples, is_cat, max_bins, n_stats, rng, stats):
+    """CART's histogram data: quantile bins, one bin per category of a categorical feature."""
     Xs = X if samples.size == X.shape[0] else X[samples]
     edges = fit_bin_edges(Xs, max_bins, random_state=rng)
-    n_features = X.shape[1]
-    bin_values = np.full((n_features, max_bins + 1), np.nan)
+    bin_values = np.full((X.shape[1], max_bins + 1), np.nan)
     for j in np.flatnonzero(is_cat):
         levels = np.unique(Xs[:, j][~np.isnan(Xs[:, j])])
         if levels.size > max_bins:
             raise ValueError(f"categorical feature {j} has {levels.size} categories, more than max_bins={max_bins}.")
         edges[j] = 0.5 * levels[:-1] + 0.5 * levels[1:]
         bin_values[j, : levels.size] = levels
-    binned = apply_bins(X, edges, max_bins)  # uint8 (≤ 255 bins) or uint16, Fortran order
-    bin_lo, bin_hi = bin_value_ranges(Xs, binned if samples.size == X.shape[0] else binned[samples], max_bins)
+    return histogram_data(X, edges, stats, n_stats, samples, samples, bin_values=bin_values)
+
+
+def histogram_data(X, edges, stats, n_stats, samples, present, *, bin_values=None, occupancy=0, n_slots=None):
+    """The builder's histogram mode (HistData) for X cut at ``edges``, every tree model's.
+
+    ``stats``: what a sample adds to its bins (``_histogram.SampleStats``), ``n_stats`` columns per
+    bin; ``samples``: the int32 rows to grow on (copied; the builder partitions them);
+    ``present``: the rows whose values set each bin's range, hence the thresholds (those of
+    positive weight). Histograms are as wide as the feature with the most bins, plus the missing
+    bin; the pool keeps ``n_slots`` of them for subtraction (by default as many as 128 MiB hold).
+    """
+    n_features = X.shape[1]
+    n_bins = max(2, max((len(e) for e in edges), default=0) + 1)  # the missing bin is n_bins
+    binned = apply_bins(X, edges, n_bins)  # uint8 (≤ 255 bins) or uint16, Fortran order
+    full = present.size == X.shape[0]
+    bin_lo, bin_hi = bin_value_ranges(X if full else X[present], binned if full else binned[present], n_bins)
     lengths = np.array([len(e) for e in edges], dtype=np.int64)
     edge_ptr = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
     flat = np.concatenate([np.asarray(e, dtype=np.float64) for e in edges] + [np.zeros(1)])
-    n_stats = n_stats_values + 1
-    slot_bytes = n_features * (max_bins + 1) * n_stats * 8
-    n_slots = int(max(2, min(256, _POOL_BYTES // slot_bytes)))
-    pool = np.zeros((n_slots, n_features, max_bins + 1, n_stats))
-    scratch = np.zeros((n_features, max_bins + 1, n_stats))
-    return HistData(binned=binned, samples=samples.copy(), tmp_samples=np.empty(samples.size, np.int32), edges=flat,
-                    edge_ptr=edge_ptr, n_value_bins=lengths + 1, bin_values=bin_values, bin_lo=bin_lo,
-                    bin_hi=bin_hi, pool=pool, scratch=scratch,
-                    free=np.zeros(n_slots, np.int64), stats=stats,
-                    gathered=(np.empty(samples.size), np.empty(samples.size), np.empty(samples.size, np.int32)))
+    if bin_values is None:
+        bin_values = np.full((n_features, n_bins + 1), np.nan)
+    slot_bytes = n_features * (n_bins + 1) * n_stats * 8
+    if n_slots is None:
+        n_slots = int(max(2, min(256, _POOL_BYTES // slot_bytes)))
+    pool = np.zeros((n_slots, n_features, n_bins + 1, n_stats))
+    scratch = np.zeros((n_features, n_bins + 1, n_stats))
+    m = samples.size
+    return HistData(binned=binned, samples=samples.copy(), tmp_samples=np.empty(m, np.int32), edges=flat,
+                    edge_ptr=edge_ptr, n_value_bins=lengths + 1, bin_values=bin_values[:, :n_bins + 1], bin_lo=bin_lo,
+                    bin_hi=bin_hi, pool=pool, scratch=scratch, free=np.zeros(n_slots, np.int64), stats=stats,
+                    gathered=(np.empty(m), np.empty(m), np.empty(m, np.int32)), occupancy=occupancy,
+                    all_samples=m == X.shape[0])
 
 
-def _work_arrays(n_samples, m, n_features, n_values, criterion, hist, any_categorical):
-    """Scratch buffers of the builder and splitters, allocated once per fit.
+def work_arrays(n_samples, m, n_features, n_values, criterion, hist, any_categorical):
+    """Scratch buffers of the builder and splitters (``_builder.Work``), allocated once per fit.
 
     Buffers of one entry per sample exist only where the fit needs them (the absolute error's
     medians and ranks, categorical groups): the rest is O(n_features + n_classes).
@@ -265,7 +283,10 @@ def _work_arrays(n_samples, m, n_features, n_values, criterion, hist, any_catego
                       fenwick=np.zeros((2, m + 1)) if mae else None, abs_errors=np.zeros((2, m)) if mae else None)
     n_bins = 1 if hist is None else hist.bin_values.shape[1]
     n_stats = 1 if hist is None else hist.scratch.shape[2]
+    child_of = np.empty(n_samples if hist is None else 1, np.int32)  # the exact partition's
     hist = HistWork(features=np.empty(n_features, np.int64), groups=np.empty(n_bins + 1, np.int64),
-                    best_groups=np.empty(n_bins + 1, np.int64), left=np.zeros(n_stats), right=np.zeros(n_stats))
-    return (np.zeros(max(n_values, 1)), np.empty(m) if mae else None, np.empty(m) if mae else None,
-            np.empty(n_samples, np.int32), exact, hist, np.zeros(n_stats), np.zeros(n_bins, np.int64))
+                    best_groups=np.empty(n_bins + 1, np.int64), left=np.zeros(n_stats), right=np.zeros(n_stats),
+                    bin_to_group=np.zeros(n_bins, np.int64), sums=np.zeros(n_stats))
+    return Work(value=np.zeros(max(n_values, 1)), median_y=np.empty(m) if mae else None,
+                median_w=np.empty(m) if mae else None, child_of=child_of,
+                exact=exact, hist=hist)

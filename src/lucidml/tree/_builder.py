@@ -8,6 +8,10 @@ in turn). Depth-first expansion (a stack, first child first) gives scikit-learn'
 once renumbered in pre-order; best-first expansion (a max-heap on the weighted impurity
 decrease) stops when the next split would exceed ``max_leaf_nodes``.
 
+Gradient boosting grows its trees here too (criterion NEWTON, histogram mode): a node's sums
+come from its histogram, a split is kept on a second-order gain above rounding noise, and the
+booster values the leaves from their samples (``ensemble/_boosting``).
+
 All node data live in three growable arrays indexed by creation order (integer columns,
 float columns, values) plus a list of child segments shared by binary and multiway splits.
 """
@@ -17,13 +21,8 @@ from collections import namedtuple
 import numpy as np
 
 from ..utils import njit
-from ._criteria import class_counts, class_impurity, regression_stats
-from ._histogram import (
-    assign_children_hist,
-    build_histogram,
-    find_split_hist,
-    partition_samples,
-)
+from ._criteria import NEWTON, class_counts, class_impurity, regression_stats
+from ._histogram import build_histogram, find_split_hist, node_sums, partition_hist
 from ._splitter import (
     CATEGORICAL_SPLIT,
     NO_SPLIT,
@@ -42,37 +41,50 @@ N_FLOAT = 4
 # What the builder grows from: exactly one of the two is given, the other is None. Numba drops
 # every branch of the mode left out (``if hist is None``), so a fit compiles only its own mode.
 # Exact mode: ``sidx`` (n_features, m) sample indices sorted by each feature, the values read
-# from ``X``. Histogram mode: ``binned`` codes, the node-ordered ``samples``, the bin ``edges``
-# (flat, ``edge_ptr`` per feature), ``bin_values`` of categorical bins, each bin's smallest and
-# largest training value (``bin_lo``, ``bin_hi``: thresholds go midway), and the pool of
-# histograms kept for subtraction (``free`` lists its unused slots).
+# from ``X``. Histogram mode: ``binned`` codes, the node-ordered ``samples`` (``all_samples``:
+# they are 0 … n − 1 at the root), the bin ``edges`` (flat, ``edge_ptr`` per feature),
+# ``bin_values`` of categorical bins, each bin's smallest and largest training value (``bin_lo``,
+# ``bin_hi``: thresholds go midway), the histogram column that is zero for an empty bin
+# (``occupancy``, see _histogram.gap_threshold) and the pool of histograms kept for subtraction
+# (``free`` lists its unused slots).
 ExactData = namedtuple("ExactData", ["sidx", "X", "tmp_idx"])
 HistData = namedtuple("HistData", ["binned", "samples", "tmp_samples", "edges", "edge_ptr", "n_value_bins",
-                                   "bin_values", "bin_lo", "bin_hi", "pool", "scratch", "free", "stats", "gathered"])
+                                   "bin_values", "bin_lo", "bin_hi", "pool", "scratch", "free", "stats", "gathered",
+                                   "occupancy", "all_samples"])
 
-# The target of the fit: class codes or values, weights, the criterion's code, the categorical
-# features' mask and the random state; and the stopping rules.
+# The target of the fit: class codes or values, weights, the criterion's code and its λ (boosting's
+# L2 penalty; 0 for CART), the categorical features' mask and the random state. Gradient boosting
+# (criterion NEWTON) has neither codes nor values: its gradients and hessians are in HistData.stats.
 Target = namedtuple("Target", ["codes", "y", "weight", "criterion", "is_class", "total_weight", "is_categorical",
-                               "state"])
+                               "state", "l2"])
 Rules = namedtuple("Rules", ["max_depth", "min_samples_split", "min_samples_leaf", "min_weight_leaf",
                              "min_impurity_decrease", "max_features", "random_splitter"])
 # Scratch of the exact sweeps (per-sample buffers only where the criterion needs them) and of the
 # histogram search; the groups of a categorical split are left in ``best_groups``.
 ExactWork = namedtuple("ExactWork", ["counts", "y_buffer", "w_buffer", "features", "groups", "best_groups",
                                      "rank_of", "sorted_y", "fenwick", "abs_errors"])
-HistWork = namedtuple("HistWork", ["features", "groups", "best_groups", "left", "right"])
+HistWork = namedtuple("HistWork", ["features", "groups", "best_groups", "left", "right", "bin_to_group", "sums"])
+# All scratch of a fit: the node value (``value``), the absolute error's median buffers (None
+# otherwise), the exact split's child of each sample, and the two modes' scratch.
+Work = namedtuple("Work", ["value", "median_y", "median_w", "child_of", "exact", "hist"])
 
 _EPSILON = np.finfo(np.float64).eps
 _STRICT = 1e-12  # relative: a "decrease" below this is rounding noise, not an improvement
 
 
 @njit
-def _node_stats(row, start, end, yk, y, w, criterion, buf, work_y, work_w):
-    """(impurity, weight, pure) of the samples row[start:end]; the node value is left in ``buf``.
+def _node_stats(row, start, end, target, work):
+    """(impurity, weight, pure) of the samples row[start:end]; the node value is left in ``work.value``.
 
-    A classifier's ``y`` and a regressor's class codes ``yk`` are None: Numba compiles only the
-    branch of the fit's own task (tested on the arguments themselves).
+    A classifier's ``y`` and a regressor's class codes are None: Numba compiles only the branch
+    of the fit's own task (tested on the arguments themselves).
     """
+    return _task_stats(row, start, end, target.codes, target.y, target.weight, target.criterion, work)
+
+
+@njit
+def _task_stats(row, start, end, yk, y, w, criterion, work):
+    buf = work.value
     if yk is not None:
         total = class_counts(row, start, end, yk, w, buf)
         nonzero = 0
@@ -83,10 +95,17 @@ def _node_stats(row, start, end, yk, y, w, criterion, buf, work_y, work_w):
             buf[k] /= total
         return impurity, total, nonzero <= 1
     if y is not None:
-        value, impurity, total, constant = regression_stats(row, start, end, y, w, criterion, work_y, work_w)
+        value, impurity, total, constant = regression_stats(row, start, end, y, w, criterion, work.median_y,
+                                                            work.median_w)
         buf[0] = value
         return impurity, total, constant
     return 0.0, 0.0, True
+
+
+@njit
+def _may_split(n, depth, rules):
+    """Whether a node of n samples at this depth may be split, as far as its size and depth tell."""
+    return depth < rules.max_depth and n >= rules.min_samples_split and n >= 2 * rules.min_samples_leaf
 
 
 @njit
@@ -142,12 +161,16 @@ def _release(free, counter, slot):
 
 
 @njit
-def _create_node(store, counter, start, end, depth, slot, exact, hist, target, rules, work):
-    """Create and evaluate one node; returns its id (creation order)."""
+def _create_node(store, counter, node, exact, hist, target, rules, work):
+    """Create and evaluate one node, ``node`` = (start, end, depth, histogram slot or −1); returns its id.
+
+    Boosting's nodes (criterion NEWTON) get no value here: the booster sets its leaves' values
+    from their samples (Newton steps or line searches), and a node's weight is its Σh once its
+    histogram is known.
+    """
+    start, end, depth, slot = node
     inode, fnode, value, ch_bounds, ch_values = store[0], store[1], store[2], store[3], store[4]
-    yk, y, w, criterion, is_class, total_weight, is_cat, state = target
-    max_depth, min_samples_split, msl, mwl, min_impurity_decrease, max_features, random_splitter = rules
-    buf, work_y, work_w, child_of, exact_work, hist_work, node_hist_stats, bin_to_group = work
+    boosting = target.criterion == NEWTON
 
     nid = counter[0]
     counter[0] += 1
@@ -157,9 +180,13 @@ def _create_node(store, counter, start, end, depth, slot, exact, hist, target, r
     if exact is not None:
         row = exact.sidx[0]
     n = end - start
-    impurity, total, pure = _node_stats(row, start, end, yk, y, w, criterion, buf, work_y, work_w)
-    for k in range(value.shape[1]):
-        value[nid, k] = buf[k]
+    if boosting:
+        impurity, total, pure = 0.0, np.nan, False  # NaN: no weight rule before the histogram
+        value[nid, 0] = np.nan
+    else:
+        impurity, total, pure = _node_stats(row, start, end, target, work)
+        for k in range(value.shape[1]):
+            value[nid, k] = work.value[k]
     inode[nid, FEATURE] = -2
     inode[nid, KIND] = NO_SPLIT
     inode[nid, N_SAMPLES] = n
@@ -175,7 +202,7 @@ def _create_node(store, counter, start, end, depth, slot, exact, hist, target, r
     fnode[nid, IMPURITY] = impurity
     fnode[nid, WEIGHT] = total
     fnode[nid, IMPROVEMENT] = 0.0
-    if depth >= max_depth or n < min_samples_split or n < 2 * msl or total < 2.0 * mwl or pure:
+    if not _may_split(n, depth, rules) or total < 2.0 * rules.min_weight_leaf or pure:
         _release_slot(hist, counter, slot)
         return nid
 
@@ -184,52 +211,60 @@ def _create_node(store, counter, start, end, depth, slot, exact, hist, target, r
         if slot < 0:
             slot = _acquire(hist.free, counter)
             histogram = hist.scratch if slot < 0 else hist.pool[slot]
-            build_histogram(hist.binned, row, start, end, hist.stats, False, hist.gathered, histogram)
+            build_histogram(hist.binned, row, start, end, hist.stats, hist.all_samples and depth == 0, hist.gathered,
+                            histogram)
         else:
             histogram = hist.pool[slot]
-        node_hist_stats[:] = 0.0
-        for b in range(histogram.shape[1]):  # any feature's bins add up to the node
-            for s in range(node_hist_stats.size):
-                node_hist_stats[s] += histogram[0, b, s]
-        kind, feature, pos, threshold, missing_left, n_groups, _ = find_split_hist(
-            histogram, node_hist_stats, hist, is_cat, is_class, criterion, rules, state, hist_work)
+        sums = work.hist.sums
+        node_sums(histogram, sums)
+        if boosting:
+            total = sums[1]
+            fnode[nid, WEIGHT] = total
+        split = find_split_hist(histogram, sums, hist, target, rules, work.hist)
     if exact is not None:
-        node_sum = buf[0] * total
-        counts = np.empty(buf.size)  # the node's class counts; exact_work.counts is the sweep's scratch
-        _class_counts_if_any(row, start, end, yk, w, counts)
-        kind, feature, pos, threshold, missing_left, n_groups, _ = find_split_exact(
-            exact.sidx, exact.X, start, end, yk, y, w, counts, node_sum, total, criterion, rules, is_cat, state,
-            exact_work)
+        node_sum = work.value[0] * total
+        counts = np.empty(work.value.size)  # the node's class counts; work.exact.counts is the sweep's scratch
+        _class_counts_if_any(row, start, end, target.codes, target.weight, counts)
+        split = find_split_exact(exact.sidx, exact.X, start, end, target.codes, target.y, target.weight, counts,
+                                 node_sum, total, target.criterion, rules, target.is_categorical, target.state,
+                                 work.exact)
+    kind, feature, pos, threshold, missing_left, n_groups, proxy = split
     if kind == NO_SPLIT:
         _release_slot(hist, counter, slot)
         return nid
 
     if hist is not None:
-        sizes = assign_children_hist(hist.binned, row, start, end, kind, feature, pos, missing_left, n_groups,
-                                     hist_work.best_groups, child_of, bin_to_group)
-        partition_samples(row, start, end, child_of, sizes, hist.tmp_samples)
+        sizes = partition_hist(hist, start, end, split, work.hist)
     if exact is not None:
         sizes = assign_children(exact.sidx, exact.X, start, end, kind, feature, pos, missing_left, n_groups,
-                                exact_work.best_groups, child_of)
-        partition_rows(exact.sidx, start, end, child_of, sizes, exact.tmp_idx)
+                                work.exact.best_groups, work.child_of)
+        partition_rows(exact.sidx, start, end, work.child_of, sizes, exact.tmp_idx)
 
-    # Keep the split only on a strict decrease of Σ_c W_c I_c that meets min_impurity_decrease.
     decrease = total * impurity
     lo = start
     ptr = counter[1]
     for c in range(sizes.size):
         hi = lo + sizes[c]
-        child_impurity, child_weight, _ = _node_stats(row, lo, hi, yk, y, w, criterion, buf, work_y, work_w)
-        decrease -= child_weight * child_impurity
+        if not boosting:
+            child_impurity, child_weight, _ = _node_stats(row, lo, hi, target, work)
+            decrease -= child_weight * child_impurity
         ch_bounds[ptr + c] = lo
         if kind == CATEGORICAL_SPLIT:
-            ch_values[ptr + c] = _category_value(exact, hist, feature, lo, hist_work.best_groups[c])
+            ch_values[ptr + c] = _category_value(exact, hist, feature, lo, work.hist.best_groups[c])
         else:
             ch_values[ptr + c] = np.nan
         lo = hi
     ch_bounds[ptr + sizes.size] = end
-    improvement = decrease / total_weight
-    if not decrease > _STRICT * total * impurity or improvement + _EPSILON < min_impurity_decrease:
+    if boosting:
+        # The second-order gain ½[Σ_c G_c²/(H_c + λ) − G²/(H + λ)] (_criteria), kept above rounding noise.
+        sums = work.hist.sums
+        improvement = 0.5 * (proxy - sums[2] * sums[2] / (sums[1] + target.l2))
+        keep = improvement > _STRICT * proxy and improvement + _EPSILON >= rules.min_impurity_decrease
+    else:
+        # A strict decrease of Σ_c W_c I_c that meets min_impurity_decrease.
+        improvement = decrease / target.total_weight
+        keep = decrease > _STRICT * total * impurity and improvement + _EPSILON >= rules.min_impurity_decrease
+    if not keep:
         _release_slot(hist, counter, slot)
         return nid
     counter[1] += sizes.size + 1
@@ -255,23 +290,31 @@ def _expand(store, counter, u, exact, hist, target, rules, work):
     depth = inode[u, DEPTH] + 1
     slots = np.full(r, -1, dtype=np.int64)
     if hist is not None:
-        _subtract_into_children(store, counter, u, hist, slots)
+        _subtract_into_children(store, counter, u, hist, rules, slots)
     for c in range(r):
-        ch_ids[ptr + c] = _create_node(store, counter, ch_bounds[ptr + c], ch_bounds[ptr + c + 1], depth, slots[c],
+        ch_ids[ptr + c] = _create_node(store, counter, (ch_bounds[ptr + c], ch_bounds[ptr + c + 1], depth, slots[c]),
                                        exact, hist, target, rules, work)
     inode[u, EXPANDED] = 1
 
 
 @njit
-def _subtract_into_children(store, counter, u, hist, slots):
-    """The children's histograms: built for all but the largest, which is the parent's minus theirs."""
+def _subtract_into_children(store, counter, u, hist, rules, slots):
+    """The children's histograms: built for all but the largest, which is the parent's minus theirs.
+
+    None at all when no child may be split (the last level of a depth-limited tree).
+    """
     inode, ch_bounds = store[0], store[3]
     pool, free = hist.pool, hist.free
     ptr = inode[u, CH_PTR]
     r = inode[u, N_GROUPS]
     parent_slot = inode[u, SLOT]
     inode[u, SLOT] = -1
-    if parent_slot >= 0:
+    needed = False
+    for c in range(r):
+        needed = needed or _may_split(ch_bounds[ptr + c + 1] - ch_bounds[ptr + c], inode[u, DEPTH] + 1, rules)
+    if not needed:
+        _release(free, counter, parent_slot)
+    elif parent_slot >= 0:
         largest = 0
         for c in range(r):
             if ch_bounds[ptr + c + 1] - ch_bounds[ptr + c] > ch_bounds[ptr + largest + 1] - ch_bounds[ptr + largest]:
@@ -319,7 +362,7 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
     ``exact`` or ``hist`` is None (see ExactData). Stops early, with a partial tree, when
     ``cancel[0]`` is raised (Ctrl-C; see utils._interrupt).
     """
-    n_values = work[0].size
+    n_values = work.value.size
     cap = 64
     store = (np.empty((cap, N_INT), dtype=np.int64), np.empty((cap, N_FLOAT)), np.empty((cap, n_values)),
              np.empty(4 * cap, dtype=np.int64), np.empty(4 * cap), np.empty(4 * cap, dtype=np.int64))
@@ -331,7 +374,8 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
     store = _grow(store, counter, np.int64(1), n_samples + 2)
     # np.int64(...): a bare constant argument would compile a second, literal-typed copy of the
     # node kernel and of everything it calls (a cold start twice as long).
-    _create_node(store, counter, np.int64(0), n_samples, np.int64(0), np.int64(-1), exact, hist, target, rules, work)
+    root = (np.int64(0), np.int64(n_samples), np.int64(0), np.int64(-1))
+    _create_node(store, counter, root, exact, hist, target, rules, work)
     if max_leaf_nodes < 0:  # depth-first
         stack = np.empty(64, dtype=np.int64)
         top = 0

@@ -17,6 +17,12 @@ A node holding weighted class counts n_k (total W) or targets yᵢ with weights 
     misclassification  Σ_c max_k n_ck
     squared_error      Σ_c S_c² / W_c                    S_c = Σ_{i∈c} wᵢ yᵢ
     absolute_error     −Σ_c Σ_{i∈c} wᵢ |yᵢ − m_c|
+    newton             Σ_c G_c² / (H_c + λ)              G_c = Σ_{i∈c} gᵢ, H_c = Σ_{i∈c} hᵢ
+
+The last is gradient boosting's (000 §7.8.4; XGBoost/LightGBM): a tree fitted to gradients gᵢ
+and hessians hᵢ scores a split by half its gain Σ_c G_c²/(H_c + λ) − G²/(H + λ). With λ = 0 it
+is the squared error's proxy for the targets −gᵢ/hᵢ with weights hᵢ, which is why one histogram
+layout (count, Σh, −Σg) and one split search serve both.
 
 The proxies hold for any number of children, so a multiway categorical split (004 §12) and a
 binary threshold split are compared on the same scale.
@@ -31,6 +37,7 @@ ENTROPY = 1
 MISCLASSIFICATION = 2
 SQUARED_ERROR = 3
 ABSOLUTE_ERROR = 4
+NEWTON = 5  # gradient boosting's second-order gain; its trees carry no per-sample targets
 
 CLASSIFICATION_CRITERIA = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY, "misclassification": MISCLASSIFICATION}
 REGRESSION_CRITERIA = {"squared_error": SQUARED_ERROR, "absolute_error": ABSOLUTE_ERROR}

@@ -1,11 +1,12 @@
-"""Histograms of binned features, for every histogram tree, and the CART histogram split search.
+"""Histograms of binned features and the split search on them, for every histogram tree.
 
 Features are binned once per fit (``_binning``: at most k bins, NaN in its own last bin). A
 node's histogram holds, per feature and bin, the sample count and the weighted class counts
 (classification) or the weight and Σ wᵢyᵢ (squared error; gradient boosting: Σh and −Σg). The
 split search then scans bins, not samples, and a parent's histogram minus its smaller
 children's histograms gives the largest child's histogram without touching its samples
-("histogram subtraction").
+("histogram subtraction"). The same search serves CART's criteria and gradient boosting's
+second-order gain (``_criteria``: the squared error's proxy with λ in the denominator).
 """
 
 from collections import namedtuple
@@ -29,6 +30,8 @@ SampleStats = namedtuple("SampleStats", ["code", "weight", "target", "classes", 
 # Below this many (sample, feature) pairs a node's histogram is built on one thread: waking the
 # others costs more than it saves (deep trees have thousands of small nodes).
 PARALLEL_MIN_ENTRIES = 200_000
+# Samples per block where the samples themselves go to the threads (gathering).
+PARALLEL_BLOCK = 16_384
 
 
 @njit
@@ -38,23 +41,42 @@ def build_histogram(binned, samples, start, end, stats, identity, gathered, hist
     The node's weights and targets are first gathered into node order (``gathered``: two float
     buffers and an int32 buffer of at least end − start entries), so that each feature's pass
     reads them contiguously; features go to the threads on large nodes. ``identity``:
-    samples[start:end] is 0 … n − 1 (a root without subsampling), read without the index.
+    samples[start:end] is 0 … n − 1 (a root without subsampling), read without the index and
+    without gathering.
     """
     m = end - start
+    parallel = m * binned.shape[1] >= PARALLEL_MIN_ENTRIES
+    if not identity:
+        if parallel:
+            _gather_in_parallel(samples, start, m, stats, gathered)
+        else:
+            _gather(samples, start, 0, m, stats, gathered)
+    if parallel:
+        _features_in_parallel(binned, samples, start, m, stats, identity, gathered, hist)
+    else:
+        for f in range(binned.shape[1]):
+            _feature_histogram(binned[:, f], samples, start, m, stats, identity, gathered, hist[f])
+
+
+@njit
+def _gather(samples, start, first, last, stats, gathered):
+    """gathered[k] = the weight, target or class code of sample samples[start + k], first ≤ k < last."""
     weight_ord, target_ord, code_ord = gathered
-    for k in range(m):
-        i = k if identity else samples[start + k]
+    for k in range(first, last):
+        i = samples[start + k]
         if not stats.unit_weight:
             weight_ord[k] = stats.weight[i]
         if stats.classes:
             code_ord[k] = stats.code[i]
         else:
             target_ord[k] = stats.target[i]
-    if m * binned.shape[1] < PARALLEL_MIN_ENTRIES:
-        for f in range(binned.shape[1]):
-            _feature_histogram(binned[:, f], samples, start, m, stats, identity, gathered, hist[f])
-    else:
-        _features_in_parallel(binned, samples, start, m, stats, identity, gathered, hist)
+
+
+@njit(parallel=True)
+def _gather_in_parallel(samples, start, m, stats, gathered):
+    n_blocks = (m + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK
+    for block in prange(n_blocks):
+        _gather(samples, start, block * PARALLEL_BLOCK, min(m, (block + 1) * PARALLEL_BLOCK), stats, gathered)
 
 
 @njit(parallel=True)
@@ -65,10 +87,10 @@ def _features_in_parallel(binned, samples, start, m, stats, identity, gathered, 
 
 @njit
 def _feature_histogram(column, samples, start, m, stats, identity, gathered, h):
-    """One feature's histogram h[b] from the gathered weights and targets."""
+    """One feature's histogram h[b] from the gathered weights and targets (the samples' own with ``identity``)."""
     h[:] = 0.0
     if identity:
-        _accumulate(column, column, True, m, stats, gathered, h)
+        _accumulate(column, column, True, m, stats, (stats.weight, stats.target, stats.code), h)
     else:
         _accumulate(column, samples[start:start + m], False, m, stats, gathered, h)
     if stats.unit_weight and not stats.classes:
@@ -77,10 +99,11 @@ def _feature_histogram(column, samples, start, m, stats, identity, gathered, h):
 
 
 @njit
-def _accumulate(column, rows, identity, m, stats, gathered, h):
+def _accumulate(column, rows, identity, m, stats, ordered, h):
     """h[bin of the k-th sample] += its count, weight(s) and target, the sample being rows[k]
-    (k itself with ``identity``): one loop per case, so that the hot loop tests only its data."""
-    weight_ord, target_ord, code_ord = gathered
+    (k itself with ``identity``), its values ordered[·][k]: one loop per case, so that the hot
+    loop tests only its data."""
+    weight_ord, target_ord, code_ord = ordered
     if stats.classes:
         for k in range(m):
             b = column[k if identity else rows[k]]
@@ -127,32 +150,120 @@ def gap_threshold(hist_j, occupancy, b, n_bins_j, edges_j, lo_j, hi_j):
 
 
 @njit
-def _proxy(stats, is_class, criterion):
-    """Proxy term of one child from its accumulated histogram row (count, stats...)."""
-    if is_class:
+def _proxy(stats, target):
+    """Proxy term of one child from its accumulated histogram row (count, stats...), and its weight."""
+    if target.is_class:
         total = 0.0
         for k in range(1, stats.size):
             total += stats[k]
-        return class_proxy(stats[1:], total, criterion), total
-    if stats[1] <= 0.0:
-        return 0.0, 0.0
-    return stats[2] * stats[2] / stats[1], stats[1]
+        return class_proxy(stats[1:], total, target.criterion), total
+    return _sum_proxy(stats[2], stats[1], target.l2), stats[1]
 
 
 @njit
-def find_split_hist(hist, node_stats, data, is_cat, is_class, criterion, rules, state, work):
+def _sum_proxy(s, w, l2):
+    """Squared error's S²/W, or boosting's G²/(H + λ) (_criteria: the same columns, λ = 0 for CART)."""
+    return s * s / (w + l2) if w + l2 > 0.0 else 0.0
+
+
+@njit
+def node_sums(hist, out):
+    """out = the node's (count, Σ weights…, Σ target): any one feature's bins add up to the node."""
+    out[:] = 0.0
+    for b in range(hist.shape[1]):
+        for s in range(out.size):
+            out[s] += hist[0, b, s]
+
+
+@njit
+def _threshold_scan(h, node_stats, span, ml, target, msl, mwl, work):
+    """Best (proxy, last left bin, left count) of the thresholds "bin ≤ b" of one feature's histogram h.
+
+    ``span`` = (lo, first_b, last_b, hi): the feature's lowest and highest occupied bins; bins
+    lo … last_b move left one at a time and thresholds are scored from first_b on (the random
+    splitter scores just one). Missing values go left iff ``ml``. A bin without samples here
+    splits as the bin before it and is not scored again. Sums and weights are scalars for
+    regression and boosting (count, Σw or Σh, Σwy or −Σg), arrays of class counts otherwise.
+    """
+    lo, first_b, last_b, hi = span
+    missing_bin = h.shape[0] - 1
+    n_node = node_stats[0]
+    best, best_b, best_n_left = -np.inf, -1, 0.0
+    if not target.is_class:
+        l2 = target.l2
+        n_left = h[missing_bin, 0] if ml else 0.0
+        w_left = h[missing_bin, 1] if ml else 0.0
+        s_left = h[missing_bin, 2] if ml else 0.0
+        w_node, s_node = node_stats[1], node_stats[2]
+        for b in range(lo, last_b + 1):
+            if h[b, 0] > 0:
+                n_left += h[b, 0]
+                w_left += h[b, 1]
+                s_left += h[b, 2]
+            elif b != first_b:
+                continue
+            if b < first_b:
+                continue
+            if ml and b == hi:
+                break  # everything left
+            if n_left < msl:
+                continue
+            if n_node - n_left < msl:
+                break
+            w_right = w_node - w_left
+            if w_left < mwl or w_right < mwl:
+                continue
+            s_right = s_node - s_left
+            proxy = _sum_proxy(s_left, w_left, l2) + _sum_proxy(s_right, w_right, l2)
+            if proxy > best:
+                best, best_b, best_n_left = proxy, b, n_left
+        return best, best_b, best_n_left
+    left, right = work.left, work.right
+    for s in range(left.size):
+        left[s] = h[missing_bin, s] if ml else 0.0
+    for b in range(lo, last_b + 1):
+        if h[b, 0] > 0:
+            for s in range(left.size):
+                left[s] += h[b, s]
+        elif b != first_b:
+            continue
+        if b < first_b:
+            continue
+        if ml and b == hi:
+            break
+        n_left = left[0]
+        if n_left < msl:
+            continue
+        if n_node - n_left < msl:
+            break
+        for s in range(right.size):
+            right[s] = node_stats[s] - left[s]
+        pl, wl = _proxy(left, target)
+        pr, wr = _proxy(right, target)
+        if wl < mwl or wr < mwl:
+            continue
+        if pl + pr > best:
+            best, best_b, best_n_left = pl + pr, b, n_left
+    return best, best_b, best_n_left
+
+
+@njit
+def find_split_hist(hist, node_stats, data, target, rules, work):
     """Best split of a node from its histogram ``hist`` (n_features, n_bins + 1, n_stats).
 
-    Returns (kind, feature, last left bin, threshold, missing_left, n_groups, proxy); the bins
-    of the groups of a categorical split are left in ``work.best_groups``.
+    ``node_stats`` are the node's sums (:func:`node_sums`). Returns (kind, feature, last left
+    bin, threshold, missing_left, n_groups, proxy); the bins of the groups of a categorical
+    split are left in ``work.best_groups``. Features are visited in a random order (ties go to
+    the first one visited, as in scikit-learn), then thresholds from the lowest bin up.
     """
     msl, max_features, random_splitter = rules.min_samples_leaf, rules.max_features, rules.random_splitter
-    features, grp_cur, grp_best, left, right = work.features, work.groups, work.best_groups, work.left, work.right
+    is_cat, state = target.is_categorical, target.state
+    features, grp_cur, grp_best = work.features, work.groups, work.best_groups
     n_features = hist.shape[0]
     missing_bin = hist.shape[1] - 1
     n_node = node_stats[0]
     node_weight = 0.0
-    if is_class:
+    if target.is_class:
         for s in range(1, node_stats.size):
             node_weight += node_stats[s]
     else:
@@ -190,7 +301,7 @@ def find_split_hist(hist, node_stats, data, is_cat, is_class, criterion, rules, 
             ok = True
             for b in range(missing_bin + 1):
                 if h[b, 0] > 0:
-                    pg, wg = _proxy(h[b], is_class, criterion)
+                    pg, wg = _proxy(h[b], target)
                     ok = ok and h[b, 0] >= msl and wg >= mwl
                     proxy += pg
                     grp_cur[n_groups] = b
@@ -213,79 +324,73 @@ def find_split_hist(hist, node_stats, data, is_cat, is_class, criterion, rules, 
             ml = missing_left
             if random_splitter and n_miss > 0:
                 ml = rand_int(state, 0, 2) == 1
-            for s in range(left.size):
-                left[s] = h[missing_bin, s] if ml else 0.0
-            for b in range(lo, last_b + 1):
-                if h[b, 0] > 0:
-                    for s in range(left.size):
-                        left[s] += h[b, s]
-                elif not random_splitter:
-                    continue
-                if b < first_b:
-                    continue
-                if ml and b == hi:
-                    break  # everything left
-                n_left = left[0]
-                if n_left < msl:
-                    continue
-                if n_node - n_left < msl:
-                    break
-                for s in range(right.size):
-                    right[s] = node_stats[s] - left[s]
-                pl, wl = _proxy(left, is_class, criterion)
-                pr, wr = _proxy(right, is_class, criterion)
-                if wl < mwl or wr < mwl:
-                    continue
-                if pl + pr > best:
-                    best, best_kind, best_feature, best_bin = pl + pr, THRESHOLD_SPLIT, f, b
-                    best_threshold = np.inf if b == hi else np.nan  # placed below, once
-                    best_ml = ml if n_miss > 0 else n_left > n_node - n_left
+            proxy, b, n_left = _threshold_scan(h, node_stats, (lo, first_b, last_b, hi), ml, target, msl, mwl, work)
+            if proxy > best:
+                best, best_kind, best_feature, best_bin = proxy, THRESHOLD_SPLIT, f, b
+                best_threshold = np.inf if b == hi else np.nan  # placed below, once
+                best_ml = ml if n_miss > 0 else n_left > n_node - n_left
     if best_kind == THRESHOLD_SPLIT and np.isnan(best_threshold):
         f = best_feature
         edges_f = data.edges[data.edge_ptr[f]:data.edge_ptr[f + 1]]
-        best_threshold = gap_threshold(hist[f], 0, best_bin, data.n_value_bins[f], edges_f, data.bin_lo[f],
-                                       data.bin_hi[f])
+        best_threshold = gap_threshold(hist[f], data.occupancy, best_bin, data.n_value_bins[f], edges_f,
+                                       data.bin_lo[f], data.bin_hi[f])
     return best_kind, best_feature, best_bin, best_threshold, best_ml, best_groups, best
 
 
 @njit
-def assign_children_hist(binned, samples, start, end, kind, feature, last_bin, missing_left, n_groups, group_bins,
-                         child_of, bin_to_group):
-    """child_of[i] for the node's samples from a histogram split; returns the child sizes."""
-    col = binned[:, feature]
-    missing_bin = bin_to_group.size - 1
-    if kind == CATEGORICAL_SPLIT:
-        for g in range(n_groups):
-            bin_to_group[group_bins[g]] = g
-        sizes = np.zeros(n_groups, dtype=np.int64)
-    else:
-        sizes = np.zeros(2, dtype=np.int64)
+def partition_hist(data, start, end, split, work):
+    """Stably partition the node's samples ``data.samples[start:end]`` into the children of
+    ``split`` (as :func:`find_split_hist` returns it); returns the child sizes.
+
+    A threshold split moves its left samples forward and its right ones through a buffer (one
+    pass); a categorical split counts its groups first, then places each sample.
+    """
+    kind, feature, last_bin, _, missing_left, n_groups, _ = split
+    samples, tmp = data.samples, data.tmp_samples
+    col = data.binned[:, feature]
+    missing_bin = data.pool.shape[2] - 1
+    if kind != CATEGORICAL_SPLIT:
+        n_left = _partition_binary(col, samples, start, end, last_bin, missing_left, missing_bin, tmp)
+        sizes = np.empty(2, dtype=np.int64)
+        sizes[0], sizes[1] = n_left, end - start - n_left
+        return sizes
+    group_of = work.bin_to_group
+    for g in range(n_groups):
+        group_of[work.best_groups[g]] = g
+    sizes = np.zeros(n_groups, dtype=np.int64)
+    for p in range(start, end):
+        sizes[group_of[np.int64(col[samples[p]])]] += 1
+    offsets = np.empty(n_groups, dtype=np.int64)
+    acc = 0
+    for g in range(n_groups):
+        offsets[g] = acc
+        acc += sizes[g]
     for p in range(start, end):
         i = samples[p]
-        b = np.int64(col[i])
-        if kind == CATEGORICAL_SPLIT:
-            c = bin_to_group[b]
-        elif b == missing_bin:
-            c = 0 if missing_left else 1
-        else:
-            c = 0 if b <= last_bin else 1
-        child_of[i] = c
-        sizes[c] += 1
+        g = group_of[np.int64(col[i])]
+        tmp[offsets[g]] = i
+        offsets[g] += 1
+    samples[start:end] = tmp[:end - start]
     return sizes
 
 
 @njit
-def partition_samples(samples, start, end, child_of, sizes, tmp):
-    """Stable partition of samples[start:end] by child."""
-    offsets = np.empty(sizes.size, dtype=np.int64)
-    acc = start
-    for c in range(sizes.size):
-        offsets[c] = acc
-        acc += sizes[c]
+def _partition_binary(col, samples, start, end, last_bin, missing_left, missing_bin, tmp):
+    """Stable partition of samples[start:end], left ones first (right ones through ``tmp``); returns the left count.
+
+    Branch-free: each sample is written to both places and only the count of its side
+    advances (a left/right branch would be mispredicted about half the time). ``last_bin`` is
+    below the missing bin, so "bin ≤ last_bin" is false for missing values.
+    """
+    n_left = 0
+    n_right = 0
     for p in range(start, end):
         i = samples[p]
-        c = child_of[i]
-        tmp[offsets[c]] = i
-        offsets[c] += 1
-    for p in range(start, end):
-        samples[p] = tmp[p]
+        b = np.int64(col[i])
+        left = (b <= last_bin) | (missing_left & (b == missing_bin))
+        samples[start + n_left] = i  # n_left ≤ p − start: never ahead of the read
+        tmp[n_right] = i
+        n_left += left
+        n_right += 1 - left
+    samples[start + n_left:end] = tmp[:n_right]
+    return n_left

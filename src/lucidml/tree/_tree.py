@@ -19,13 +19,16 @@ from ..utils import njit
 from ._builder import (
     CH_PTR,
     DEPTH,
+    END,
     EXPANDED,
     FEATURE,
+    IMPROVEMENT,
     IMPURITY,
     KIND,
     MISSING_LEFT,
     N_GROUPS,
     N_SAMPLES,
+    START,
     THRESHOLD,
     WEIGHT,
 )
@@ -126,8 +129,21 @@ def tree_from_store(store, node_count, n_features, n_classes, preorder):
     """The final :class:`Tree` from the builder's creation-order store (pre-order ids if asked)."""
     inode, fnode, value, ch_values, ch_ids = store[0], store[1], store[2], store[4], store[5]
     arrays = _assemble(inode[:node_count], fnode[:node_count], value[:node_count], ch_values, ch_ids, preorder)
-    arrays = arrays[:7] + (arrays[7].reshape(node_count, 1, -1),) + arrays[8:]
+    arrays = arrays[:7] + (arrays[7].reshape(node_count, 1, -1),) + arrays[8:13]
     return Tree(n_features, n_classes, arrays)
+
+
+def node_arrays(store, node_count):
+    """The builder's binary tree in creation order as named arrays (boosting's trees): ``left``,
+    ``right``, ``feature``, ``threshold``, ``missing_go_left``, ``gain`` (the split's improvement),
+    ``n_samples``, and each node's sample range ``start``:``stop`` in the builder's sample order."""
+    inode, fnode, value, ch_values, ch_ids = store[0], store[1], store[2], store[4], store[5]
+    arrays = _assemble(inode[:node_count], fnode[:node_count], value[:node_count], ch_values, ch_ids, False)
+    names = ("left", "right", "feature", "threshold", "impurity", "n_samples", "weight", "value", "missing_go_left")
+    out = dict(zip(names, arrays))
+    out["gain"] = arrays[13]
+    out["start"], out["stop"] = inode[:node_count, START], inode[:node_count, END]
+    return out
 
 
 @njit(interpret_small=True)
@@ -159,6 +175,7 @@ def _assemble(inode, fnode, value, ch_values, ch_ids, preorder):
     values = np.empty_like(value)
     missing_left = np.zeros(n, dtype=np.uint8)
     depth = np.empty(n, dtype=np.intp)
+    gain = np.zeros(n)
     cat_count = np.zeros(n + 1, dtype=np.intp)
     for u in range(n):
         if inode[u, EXPANDED] and inode[u, KIND] == CATEGORICAL_SPLIT:
@@ -176,6 +193,7 @@ def _assemble(inode, fnode, value, ch_values, ch_ids, preorder):
         depth[v] = inode[u, DEPTH]
         if not inode[u, EXPANDED]:
             continue
+        gain[v] = fnode[u, IMPROVEMENT]
         ptr = inode[u, CH_PTR]
         r = inode[u, N_GROUPS]
         feature[v] = inode[u, FEATURE]
@@ -188,7 +206,7 @@ def _assemble(inode, fnode, value, ch_values, ch_ids, preorder):
                 cat_values[cat_ptr[v] + c] = ch_values[ptr + c]
                 cat_children[cat_ptr[v] + c] = new_id[ch_ids[ptr + c]]
     return (left, right, feature, threshold, impurity, n_samples, weight, values, missing_left, cat_ptr, cat_values,
-            cat_children, depth)
+            cat_children, depth, gain)
 
 
 @njit(interpret_small=True)
