@@ -79,7 +79,7 @@ def test_small_fits_and_fits_off_the_main_thread_run_in_place():
     assert result["est"].steps_done_ == 3
 
 
-def test_errors_of_the_fit_pass_through_the_worker_thread():
+def test_errors_of_the_fit_pass_through():
     class Failing(_SlowEstimator):
         @interruptible
         def fit(self, X, y=None):
@@ -106,7 +106,9 @@ def test_cancel_scope_hands_the_flag_to_other_threads():
     assert seen == [True, True]
 
 
-def test_the_worker_thread_keeps_the_callers_thread_settings():
+def test_the_fit_runs_on_the_calling_thread():
+    # A worker thread would give the fit its own OpenMP team beside the main thread's (slower
+    # parallel regions) and lose per-thread settings such as Numba's thread count.
     import numba
     import sklearn
 
@@ -124,24 +126,63 @@ def test_the_worker_thread_keeps_the_callers_thread_settings():
             seen = Recording().fit(np.zeros((200_000, 2))).seen_
     finally:
         numba.set_num_threads(before)
-    assert seen == (False, 1, True)
+    assert seen == (True, 1, True)
 
 
-def test_ctrl_c_while_the_worker_starts_still_stops_the_worker(monkeypatch):
-    # Under load, Ctrl-C can land while start() waits for the new thread: the worker must still
-    # be told to stop (it used to keep fitting, unseen, beside everything that came after).
-    started = []
+def test_ctrl_c_inside_a_kernel_raises_the_flag_at_once():
+    # The main thread is busy (here: sleeping in C, as in a kernel) when Ctrl-C lands: the
+    # watcher raises the flag through the wakeup fd, before any bytecode runs.
+    class Blocking(_SlowEstimator):
+        @interruptible
+        def fit(self, X, y=None):
+            flag = cancel_flag()
+            deadline = time.perf_counter() + 3.0
+            while not flag[0] and time.perf_counter() < deadline:
+                time.sleep(0.01)  # stands for a kernel polling its flag
+            self.flag_seen_ = bool(flag[0])
+            return self
+
+    est = Blocking()
+    elapsed = interrupt_during(lambda: est.fit(np.zeros((200_000, 2))))
+    assert elapsed < 2.0
+    assert not hasattr(est, "flag_seen_")
+
+
+def test_ctrl_c_while_the_watcher_starts_restores_the_signal_wakeup(monkeypatch):
+    # Ctrl-C can land while start() waits for the watcher thread: the fit must not run, and
+    # Python's wakeup fd must be what it was.
     original_start = threading.Thread.start
 
     def start_then_interrupt(thread):
         original_start(thread)
         if thread.name.startswith("lucidml-"):
-            started.append(thread)
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(threading.Thread, "start", start_then_interrupt)
-    est = _SlowEstimator()
-    with pytest.raises(KeyboardInterrupt):
-        est.fit(np.zeros((100_000, 2)))
-    assert started and not started[0].is_alive()  # joined, having seen the flag
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        before = signal.set_wakeup_fd(-1)
+        signal.set_wakeup_fd(before)
+        monkeypatch.setattr(threading.Thread, "start", start_then_interrupt)
+        est = _SlowEstimator()
+        with pytest.raises(KeyboardInterrupt):
+            est.fit(np.zeros((100_000, 2)))
+        assert signal.set_wakeup_fd(before) == before
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert not hasattr(est, "steps_done_")
+    assert not [t for t in threading.enumerate() if t.name == "lucidml-ctrl-c"]
+
+
+def test_a_program_that_handles_ctrl_c_itself_keeps_it():
+    calls = []
+    previous = signal.signal(signal.SIGINT, lambda *a: calls.append(a))
+    try:
+        est = _SlowEstimator(steps=30)
+        timer = threading.Timer(0.1, _thread.interrupt_main)
+        timer.start()
+        est.fit(np.zeros((100_000, 2)))
+        timer.join()
+        time.sleep(0.05)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert est.steps_done_ == 30 and calls  # the program's handler ran; the fit went on

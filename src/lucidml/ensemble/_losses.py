@@ -67,8 +67,9 @@ def _mean(totals, weights):
 def _binomial_gradients(y, f, w, g, h):
     """g = w(p − y), h = w·p(1 − p) with p = σ(f), and the mean loss at f, in one pass.
 
-    One exponential per sample serves both: e = e^{−|f|} gives p and log(1 + eᶠ) = max(f, 0) +
-    log1p(e). A w of size 0 means unit weights.
+    One exponential and one division per sample serve all three: with e = e^{−|f|} and
+    q = 1/(1 + e), p is q (f ≥ 0) or e·q, and log(1 + eᶠ) = max(f, 0) − log q. A w of size 0
+    means unit weights.
     """
     n = f.shape[0]
     totals, weights = np.zeros(_n_chunks(n)), np.zeros(_n_chunks(n))
@@ -77,11 +78,12 @@ def _binomial_gradients(y, f, w, g, h):
         weight = 0.0
         for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
             e = math.exp(-abs(f[i]))
-            p = 1.0 / (1.0 + e) if f[i] >= 0 else e / (1.0 + e)
+            q = 1.0 / (1.0 + e)
+            p = q if f[i] >= 0 else e * q
             wi = w[i] if w.shape[0] else 1.0
             g[i] = wi * (p - y[i])
             h[i] = wi * p * (1.0 - p)
-            total += wi * (max(f[i], 0.0) + math.log1p(e) - y[i] * f[i])
+            total += wi * (max(f[i], 0.0) - math.log(q) - y[i] * f[i])
             weight += wi
         totals[c], weights[c] = total, weight
     return _mean(totals, weights)

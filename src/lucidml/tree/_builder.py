@@ -23,6 +23,7 @@ import numpy as np
 from ..utils import njit
 from ._criteria import NEWTON, class_counts, class_impurity, regression_stats
 from ._histogram import build_histogram, find_split_hist, node_sums, partition_hist
+from ._random import seed_node
 from ._splitter import (
     CATEGORICAL_SPLIT,
     NO_SPLIT,
@@ -205,6 +206,7 @@ def _create_node(store, counter, node, exact, hist, target, rules, work):
     if not _may_split(n, depth, rules) or total < 2.0 * rules.min_weight_leaf or pure:
         _release_slot(hist, counter, slot)
         return nid
+    seed_node(target.state, nid)
 
     if hist is not None:
         histogram = hist.scratch

@@ -175,6 +175,18 @@ def node_sums(hist, out):
             out[s] += hist[0, b, s]
 
 
+# Split scores closer than this (relative) are tied: the sums behind them may be rounded
+# differently (a weight of 2 against a repeated sample, subtraction against direct sums), and
+# the first split found must win either way.
+_TIE = 1e-12
+
+
+@njit
+def _better(proxy, best):
+    """Whether a split scoring ``proxy`` beats the best so far by more than rounding."""
+    return proxy > best and (best == -np.inf or proxy - best > _TIE * abs(best))
+
+
 @njit
 def _threshold_scan(h, node_stats, span, ml, target, msl, mwl, work):
     """Best (proxy, last left bin, left count) of the thresholds "bin ≤ b" of one feature's histogram h.
@@ -182,7 +194,7 @@ def _threshold_scan(h, node_stats, span, ml, target, msl, mwl, work):
     ``span`` = (lo, first_b, last_b, hi): the feature's lowest and highest occupied bins; bins
     lo … last_b move left one at a time and thresholds are scored from first_b on (the random
     splitter scores just one). Missing values go left iff ``ml``. A bin without samples here
-    splits as the bin before it and is not scored again. Sums and weights are scalars for
+    splits as the bin before it and is not scored again; of tied thresholds the lowest wins. Sums and weights are scalars for
     regression and boosting (count, Σw or Σh, Σwy or −Σg), arrays of class counts otherwise.
     """
     lo, first_b, last_b, hi = span
@@ -215,7 +227,7 @@ def _threshold_scan(h, node_stats, span, ml, target, msl, mwl, work):
                 continue
             s_right = s_node - s_left
             proxy = _sum_proxy(s_left, w_left, l2) + _sum_proxy(s_right, w_right, l2)
-            if proxy > best:
+            if _better(proxy, best):
                 best, best_b, best_n_left = proxy, b, n_left
         return best, best_b, best_n_left
     left, right = work.left, work.right
@@ -242,7 +254,7 @@ def _threshold_scan(h, node_stats, span, ml, target, msl, mwl, work):
         pr, wr = _proxy(right, target)
         if wl < mwl or wr < mwl:
             continue
-        if pl + pr > best:
+        if _better(pl + pr, best):
             best, best_b, best_n_left = pl + pr, b, n_left
     return best, best_b, best_n_left
 
@@ -306,7 +318,7 @@ def find_split_hist(hist, node_stats, data, target, rules, work):
                     proxy += pg
                     grp_cur[n_groups] = b
                     n_groups += 1
-            if ok and n_groups >= 2 and proxy > best:
+            if ok and n_groups >= 2 and _better(proxy, best):
                 best, best_kind, best_feature, best_groups = proxy, CATEGORICAL_SPLIT, f, n_groups
                 best_threshold = np.nan
                 for g in range(n_groups):
@@ -325,7 +337,7 @@ def find_split_hist(hist, node_stats, data, target, rules, work):
             if random_splitter and n_miss > 0:
                 ml = rand_int(state, 0, 2) == 1
             proxy, b, n_left = _threshold_scan(h, node_stats, (lo, first_b, last_b, hi), ml, target, msl, mwl, work)
-            if proxy > best:
+            if _better(proxy, best):
                 best, best_kind, best_feature, best_bin = proxy, THRESHOLD_SPLIT, f, b
                 best_threshold = np.inf if b == hi else np.nan  # placed below, once
                 best_ml = ml if n_miss > 0 else n_left > n_node - n_left
@@ -350,7 +362,10 @@ def partition_hist(data, start, end, split, work):
     col = data.binned[:, feature]
     missing_bin = data.pool.shape[2] - 1
     if kind != CATEGORICAL_SPLIT:
-        n_left = _partition_binary(col, samples, start, end, last_bin, missing_left, missing_bin, tmp)
+        if end - start >= 2 * PARALLEL_BLOCK:
+            n_left = _partition_in_parallel(col, samples, start, end, (last_bin, missing_left, missing_bin), tmp)
+        else:
+            n_left = _partition_binary(col, samples, start, end, last_bin, missing_left, missing_bin, tmp)
         sizes = np.empty(2, dtype=np.int64)
         sizes[0], sizes[1] = n_left, end - start - n_left
         return sizes
@@ -394,3 +409,44 @@ def _partition_binary(col, samples, start, end, last_bin, missing_left, missing_
         n_right += 1 - left
     samples[start + n_left:end] = tmp[:n_right]
     return n_left
+
+
+@njit(parallel=True)
+def _partition_in_parallel(col, samples, start, end, rule, tmp):
+    """:func:`_partition_binary` with blocks of samples on the threads; ``rule`` = (last_bin,
+    missing_left, missing_bin).
+
+    Each block is split within its own range of ``tmp``, left samples from its front, right
+    samples from its back (both written, as in the serial pass, and only one kept); then every
+    block copies its two parts to their places, rights reversed back into order.
+    """
+    last_bin, missing_left, missing_bin = rule
+    m = end - start
+    n_blocks = (m + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK
+    lefts = np.zeros(n_blocks + 1, np.int64)
+    for block in prange(n_blocks):
+        a = block * PARALLEL_BLOCK
+        b = min(m, a + PARALLEL_BLOCK)
+        n_left = 0
+        n_right = 0
+        for k in range(a, b):
+            i = samples[start + k]
+            v = np.int64(col[i])
+            left = (v <= last_bin) | (missing_left & (v == missing_bin))
+            tmp[a + n_left] = i
+            tmp[b - 1 - n_right] = i
+            n_left += left
+            n_right += 1 - left
+        lefts[block + 1] = n_left
+    before = np.cumsum(lefts)  # left samples of the blocks before each block
+    total_left = before[n_blocks]
+    for block in prange(n_blocks):
+        a = block * PARALLEL_BLOCK
+        b = min(m, a + PARALLEL_BLOCK)
+        n_left = lefts[block + 1]
+        for k in range(n_left):
+            samples[start + before[block] + k] = tmp[a + k]
+        right_at = start + total_left + a - before[block]  # right samples of the blocks before: a − before
+        for k in range(b - a - n_left):
+            samples[right_at + k] = tmp[b - 1 - k]
+    return total_left

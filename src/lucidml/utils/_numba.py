@@ -78,7 +78,26 @@ if _TIER not in TIERS:
     _TIER = "auto"
 _LOCK = threading.Lock()
 _interpreted_calls = 0
-_compiled_call = CPUDispatcher.__call__  # Numba's own dispatch, past Kernel.__call__
+_numba_call = CPUDispatcher.__call__  # Numba's own dispatch, past Kernel.__call__
+
+
+def _compiled_call(kernel, *args, **kwargs):
+    """Numba's dispatch, with Ctrl-C during the call raised as ``KeyboardInterrupt``.
+
+    A SIGINT that lands while a kernel runs leaves Python's handler pending; Numba's dispatcher
+    then runs it on its way out and reports "returned a result with an exception set" as a
+    ``SystemError`` caused (at one or two removes) by the ``KeyboardInterrupt``. The caller gets
+    the interrupt.
+    """
+    try:
+        return _numba_call(kernel, *args, **kwargs)
+    except SystemError as error:
+        cause = error.__cause__
+        while isinstance(cause, SystemError):  # Numba may wrap it twice (its exception unpickler)
+            cause = cause.__cause__
+        if isinstance(cause, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+        raise
 
 
 def set_kernel_tier(tier):
