@@ -290,7 +290,9 @@ def _expand(store, counter, u, exact, hist, target, rules, work):
     ptr = inode[u, CH_PTR]
     r = inode[u, N_GROUPS]
     depth = inode[u, DEPTH] + 1
-    slots = np.full(r, -1, dtype=np.int64)
+    slots = np.empty(r, dtype=np.int64)
+    for c in range(r):
+        slots[c] = -1
     if hist is not None:
         _subtract_into_children(store, counter, u, hist, rules, slots)
     for c in range(r):
@@ -329,8 +331,10 @@ def _subtract_into_children(store, counter, u, hist, rules, slots):
         if ok:
             for c in range(r):
                 if c != largest:
+                    # identity is False here, but a bare False would compile a second, literal-typed
+                    # build_histogram (and everything it calls): pass a computed one.
                     build_histogram(hist.binned, hist.samples, ch_bounds[ptr + c], ch_bounds[ptr + c + 1], hist.stats,
-                                    False, hist.gathered, pool[slots[c]])
+                                    r < 0, hist.gathered, pool[slots[c]])
                     _subtract(pool[parent_slot], pool[slots[c]])
             slots[largest] = parent_slot
         else:
@@ -391,7 +395,7 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
             store = _grow(store, counter, r, store[0][u, END] - store[0][u, START] + 2 * r + 2)
             _expand(store, counter, u, exact, hist, target, rules, work)
             if top + r > stack.size:
-                stack = np.concatenate((stack, np.empty(stack.size + r, dtype=np.int64)))
+                stack = _enlarged(stack, stack.size + r)
             ptr = store[0][u, CH_PTR]
             for c in range(r - 1, -1, -1):
                 child = store[5][ptr + c]
@@ -403,7 +407,7 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
         heap_id = np.empty(64, dtype=np.int64)
         size = 0
         if store[0][0, SPLITTABLE]:
-            size = _heap_push(heap_val, heap_id, size, store[1][0, IMPROVEMENT], 0)
+            size = _heap_push(heap_val, heap_id, size, store[1][0, IMPROVEMENT], np.int64(0))
         leaves = 1
         while size > 0 and not cancel[0]:
             u = heap_id[0]
@@ -417,14 +421,23 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
             store = _grow(store, counter, r, store[0][u, END] - store[0][u, START] + 2 * r + 2)
             _expand(store, counter, u, exact, hist, target, rules, work)
             if size + r > heap_val.size:
-                heap_val = np.concatenate((heap_val, np.empty(heap_val.size + r)))
-                heap_id = np.concatenate((heap_id, np.empty(heap_id.size + r, dtype=np.int64)))
+                heap_val = _enlarged(heap_val, 2 * heap_val.size + r)
+                heap_id = _enlarged(heap_id, 2 * heap_id.size + r)
             ptr = store[0][u, CH_PTR]
             for c in range(r):
                 child = store[5][ptr + c]
                 if store[0][child, SPLITTABLE]:
                     size = _heap_push(heap_val, heap_id, size, store[1][child, IMPROVEMENT], child)
     return store, counter[0]
+
+
+@njit
+def _enlarged(a, size):
+    """A copy of ``a`` with room for ``size`` entries (a loop: np.concatenate compiles slowly)."""
+    bigger = np.empty(size, dtype=a.dtype)
+    for k in range(a.size):
+        bigger[k] = a[k]
+    return bigger
 
 
 @njit

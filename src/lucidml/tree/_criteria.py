@@ -98,7 +98,8 @@ def class_proxy(counts, total, criterion):
 @njit
 def class_counts(idx, start, end, yk, w, out):
     """Weighted class counts of the samples idx[start:end] into ``out``; returns their total."""
-    out[:] = 0.0
+    for k in range(out.size):
+        out[k] = 0.0
     total = 0.0
     for p in range(start, end):
         i = idx[p]

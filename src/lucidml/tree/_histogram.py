@@ -88,7 +88,9 @@ def _features_in_parallel(binned, samples, start, m, stats, identity, gathered, 
 @njit
 def _feature_histogram(column, samples, start, m, stats, identity, gathered, h):
     """One feature's histogram h[b] from the gathered weights and targets (the samples' own with ``identity``)."""
-    h[:] = 0.0
+    for b in range(h.shape[0]):  # loops, not slice assignments: those cost seconds of compile time
+        for s in range(h.shape[1]):
+            h[b, s] = 0.0
     if identity:
         _accumulate(column, column, True, m, stats, (stats.weight, stats.target, stats.code), h)
     else:
@@ -169,7 +171,8 @@ def _sum_proxy(s, w, l2):
 @njit
 def node_sums(hist, out):
     """out = the node's (count, Σ weights…, Σ target): any one feature's bins add up to the node."""
-    out[:] = 0.0
+    for s in range(out.size):
+        out[s] = 0.0
     for b in range(hist.shape[1]):
         for s in range(out.size):
             out[s] += hist[0, b, s]
@@ -385,7 +388,8 @@ def partition_hist(data, start, end, split, work):
         g = group_of[np.int64(col[i])]
         tmp[offsets[g]] = i
         offsets[g] += 1
-    samples[start:end] = tmp[:end - start]
+    for k in range(end - start):
+        samples[start + k] = tmp[k]
     return sizes
 
 
@@ -407,7 +411,8 @@ def _partition_binary(col, samples, start, end, last_bin, missing_left, missing_
         tmp[n_right] = i
         n_left += left
         n_right += 1 - left
-    samples[start + n_left:end] = tmp[:n_right]
+    for k in range(n_right):
+        samples[start + n_left + k] = tmp[k]
     return n_left
 
 
@@ -438,12 +443,14 @@ def _partition_in_parallel(col, samples, start, end, rule, tmp):
             n_left += left
             n_right += 1 - left
         lefts[block + 1] = n_left
-    before = np.cumsum(lefts)  # left samples of the blocks before each block
+    for block in range(n_blocks):  # made cumulative: the left samples of the blocks before each block
+        lefts[block + 1] += lefts[block]
+    before = lefts
     total_left = before[n_blocks]
     for block in prange(n_blocks):
         a = block * PARALLEL_BLOCK
         b = min(m, a + PARALLEL_BLOCK)
-        n_left = lefts[block + 1]
+        n_left = before[block + 1] - before[block]
         for k in range(n_left):
             samples[start + before[block] + k] = tmp[a + k]
         right_at = start + total_left + a - before[block]  # right samples of the blocks before: a − before

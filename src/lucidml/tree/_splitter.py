@@ -61,7 +61,8 @@ def _sweep_classes(idx, xf, start, end_nn, end, yk, w, node_counts, total, crite
         w_left = class_counts(idx, end_nn, end, yk, w, left)
         n_left = end - end_nn
     else:
-        left[:] = 0.0
+        for k in range(left.size):
+            left[k] = 0.0
         w_left = 0.0
     agg_left = 0.0
     agg_right = 0.0
