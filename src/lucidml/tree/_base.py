@@ -60,12 +60,14 @@ class _BaseDecisionTree(BaseEstimator):
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         return self._fit_validated(X, y, sample_weight)
 
-    def _fit_validated(self, X, y, sample_weight=None):
+    def _fit_validated(self, X, y, sample_weight=None, order=None):
         """``fit`` on already validated input (the fast path for ensembles).
 
         X: float64/float32 array (n_samples, n_features) without infinities; y: 1-D labels
-        (classifier) or floats (regressor); sample_weight: None or finite, non-negative floats.
-        Parameters are still checked; ``n_features_in_`` is set here.
+        (classifier) or floats (regressor); sample_weight: None or finite, non-negative floats;
+        order: :func:`presort` of X, made once for many trees on the same X (the exact search
+        then keeps each tree's samples in it, O(n) per feature instead of a sort). Parameters
+        are still checked; ``n_features_in_`` is set here.
         """
         validate_params(self)
         n_samples, n_features = X.shape
@@ -95,7 +97,7 @@ class _BaseDecisionTree(BaseEstimator):
 
         exact = hist = None  # one of the two modes; Numba compiles only the one given
         if self.max_bins is None:
-            exact = _presorted(X, samples)
+            exact = _presorted(X, samples, order)
         else:
             stats = SampleStats(code=y_codes, weight=weight, target=weight * y_values if not self._is_classifier
                                 else np.zeros(1), classes=self._is_classifier, unit_weight=False)
@@ -206,18 +208,43 @@ def _resolve_max_features(max_features, n_features):
     return max(1, int(max_features * n_features))
 
 
-def _presorted(X, samples):
+def presort(X):
+    """Every column's sample order (NaN last): int32 of shape (n_features, n_samples)."""
+    order = np.empty((X.shape[1], X.shape[0]), np.int32)
+    for f in range(X.shape[1]):  # one column at a time: the temporary memory of one column
+        order[f] = np.argsort(X[:, f])
+    return order
+
+
+def shared_order(tree, X):
+    """:func:`presort` of X for an ensemble whose members are lucidml's exact trees like ``tree``
+    (sorted once for all of them), else None."""
+    if isinstance(tree, _BaseDecisionTree) and tree.max_bins is None:
+        return presort(X)
+    return None
+
+
+def _presorted(X, samples, order=None):
     """The exact search's data: the samples of every column sorted once (NaN last), shape (n_features, m).
 
-    Only the int32 indices are kept; the sweeps read the values from X itself. Sorting one
-    column at a time keeps the temporary memory to one column.
+    Only the int32 indices are kept; the sweeps read the values from X itself. With ``order``
+    (:func:`presort` of X) the samples are picked out of it in order instead of sorted.
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     full = samples.size == X.shape[0]
+    if order is not None:
+        if full:
+            return ExactData(sidx=order.copy(), X=X, tmp_idx=np.empty(samples.size, np.int32))
+        keep = np.zeros(X.shape[0], np.bool_)
+        keep[samples] = True
+        sidx = np.empty((X.shape[1], samples.size), np.int32)
+        for f in range(X.shape[1]):
+            sidx[f] = order[f][keep[order[f]]]
+        return ExactData(sidx=sidx, X=X, tmp_idx=np.empty(samples.size, np.int32))
     sidx = np.empty((X.shape[1], samples.size), np.int32)
     for f in range(X.shape[1]):
-        order = np.argsort(X[:, f] if full else X[samples, f])
-        sidx[f] = order if full else samples[order]
+        column_order = np.argsort(X[:, f] if full else X[samples, f])
+        sidx[f] = column_order if full else samples[column_order]
     return ExactData(sidx=sidx, X=X, tmp_idx=np.empty(samples.size, np.int32))
 
 
