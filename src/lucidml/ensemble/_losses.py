@@ -7,7 +7,7 @@ multinomial log-loss — and supplies what Alg 11 of 000 §7.8.4 needs:
 - ``gradients(y, raw, w)``: g[k, i] = wᵢ ∂L/∂f_k and h[k, i] = wᵢ ∂²L/∂f_k² (line 3; tree k is
   fitted to the working target rᵢ = −g[k, i]/wᵢ; h is None when it is 1 everywhere);
 - leaf values γ = argmin_γ Σ_leaf L(yᵢ, fᵢ + γ) (line 5): one Newton step −Σg/Σh for the smooth
-  losses (done inside the grower), the exact minimiser ``leaf_value`` for the others;
+  losses (over each leaf's samples, by the booster), the exact minimiser ``leaf_value`` for the others;
 - ``__call__(y, raw, w)``: the weighted mean loss on the scale of scikit-learn's
   ``train_score_`` (squared error reports the MSE and binary log-loss the deviance 2·NLL,
   as scikit-learn does for backward compatibility).
