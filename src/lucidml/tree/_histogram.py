@@ -394,19 +394,24 @@ def partition_hist(data, start, end, split, work):
 
 
 @njit
+def _goes_left(b, last_bin, missing_left, missing_bin):
+    """Whether bin b goes left under "bin ≤ last_bin, missing values left iff missing_left", without
+    a branch (``last_bin`` is below the missing bin, so "b ≤ last_bin" is false for missing values)."""
+    return (b <= last_bin) | (missing_left & (b == missing_bin))
+
+
+@njit
 def _partition_binary(col, samples, start, end, last_bin, missing_left, missing_bin, tmp):
     """Stable partition of samples[start:end], left ones first (right ones through ``tmp``); returns the left count.
 
     Branch-free: each sample is written to both places and only the count of its side
-    advances (a left/right branch would be mispredicted about half the time). ``last_bin`` is
-    below the missing bin, so "bin ≤ last_bin" is false for missing values.
+    advances (a left/right branch would be mispredicted about half the time).
     """
     n_left = 0
     n_right = 0
     for p in range(start, end):
         i = samples[p]
-        b = np.int64(col[i])
-        left = (b <= last_bin) | (missing_left & (b == missing_bin))
+        left = _goes_left(np.int64(col[i]), last_bin, missing_left, missing_bin)
         samples[start + n_left] = i  # n_left ≤ p − start: never ahead of the read
         tmp[n_right] = i
         n_left += left
@@ -436,8 +441,7 @@ def _partition_in_parallel(col, samples, start, end, rule, tmp):
         n_right = 0
         for k in range(a, b):
             i = samples[start + k]
-            v = np.int64(col[i])
-            left = (v <= last_bin) | (missing_left & (v == missing_bin))
+            left = _goes_left(np.int64(col[i]), last_bin, missing_left, missing_bin)
             tmp[a + n_left] = i
             tmp[b - 1 - n_right] = i
             n_left += left
