@@ -186,3 +186,25 @@ def test_a_program_that_handles_ctrl_c_itself_keeps_it():
     finally:
         signal.signal(signal.SIGINT, previous)
     assert est.steps_done_ == 30 and calls  # the program's handler ran; the fit went on
+
+
+def test_an_earlier_wakeup_fd_still_receives_the_signals():
+    # An event loop's wakeup socket must not lose the bytes that arrive during a fit.
+    import socket
+
+    receive, send = socket.socketpair()
+    send.setblocking(False)
+    previous_handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    previous_fd = signal.set_wakeup_fd(send.fileno(), warn_on_full_buffer=False)
+    try:
+        est = _SlowEstimator()
+        _interrupt_during(lambda: est.fit(np.zeros((100_000, 2))), 0.2)
+        assert signal.set_wakeup_fd(send.fileno()) == send.fileno()  # restored after the fit
+        receive.settimeout(1.0)
+        assert signal.SIGINT in receive.recv(16)
+    finally:
+        signal.set_wakeup_fd(previous_fd)
+        signal.signal(signal.SIGINT, previous_handler)
+        receive.close()
+        send.close()
+    assert not hasattr(est, "steps_done_")

@@ -241,10 +241,11 @@ def _presorted(X, samples, order=None):
         for f in range(X.shape[1]):
             sidx[f] = order[f][keep[order[f]]]
         return ExactData(sidx=sidx, X=X, tmp_idx=np.empty(samples.size, np.int32))
+    if full:
+        return ExactData(sidx=presort(X), X=X, tmp_idx=np.empty(samples.size, np.int32))
     sidx = np.empty((X.shape[1], samples.size), np.int32)
     for f in range(X.shape[1]):
-        column_order = np.argsort(X[:, f] if full else X[samples, f])
-        sidx[f] = column_order if full else samples[column_order]
+        sidx[f] = samples[np.argsort(X[samples, f])]
     return ExactData(sidx=sidx, X=X, tmp_idx=np.empty(samples.size, np.int32))
 
 
