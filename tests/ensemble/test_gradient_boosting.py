@@ -61,6 +61,12 @@ def test_alg11_squared_error_stumps_by_hand():
     np.testing.assert_allclose(model.baseline_prediction_, [3.0])
     roots = model.nodes_[model.tree_roots_[:, 0]]
     np.testing.assert_allclose(roots["threshold"], [3.5, 1.5])
+    # The first tree in the one node layout: root, then its leaves (ids local to the tree).
+    first = model.nodes_[:3]
+    assert first["left_child"].tolist() == [1, -1, -1] and first["right_child"].tolist() == [2, -1, -1]
+    np.testing.assert_allclose(model.node_values_[:3], [0.0, -1.0, 3.0])
+    np.testing.assert_allclose(first["weighted_n_node_samples"], [4, 3, 1])  # Σh, h = 1
+    np.testing.assert_allclose(first["improvement"][0], (14 - 2) / 2)  # ½ the drop of the SSE
     stages = list(model.staged_predict(X))
     np.testing.assert_allclose(stages[0], [2, 2, 2, 6])
     np.testing.assert_allclose(stages[1], [1, 7 / 3, 7 / 3, 19 / 3])
@@ -197,7 +203,7 @@ def test_missing_values_go_to_the_better_side():
     model = GradientBoostingClassifier(n_estimators=5, max_depth=1).fit(X, y)
     assert model.score(X, y) == 1.0
     root = model.nodes_[0]
-    assert root["feature"] == 0 and root["threshold"] == np.inf and not root["missing_go_left"]
+    assert root["feature"] == 0 and root["threshold"] == np.inf and not root["missing_go_to_left"]
 
 
 @pytest.mark.parametrize("loss", ["squared_error", "absolute_error", "huber", "quantile"])
@@ -260,8 +266,8 @@ def test_integer_weights_equal_repeated_samples_and_zero_weights_removal():
 def test_tree_shape_limits():
     X, y = make_classification(n_samples=600, n_features=8, random_state=0)
     model = GradientBoostingClassifier(n_estimators=5, max_depth=None, max_leaf_nodes=6, min_samples_leaf=15).fit(X, y)
-    leaves = model.nodes_["left"] == -1
-    assert np.all(model.nodes_["n_samples"][leaves] >= 15)
+    leaves = model.nodes_["left_child"] == -1
+    assert np.all(model.nodes_["n_node_samples"][leaves] >= 15)
     bounds = np.append(model.tree_roots_.ravel(), model.nodes_.size)
     assert [leaves[a:b].sum() for a, b in pairwise(bounds)] == [6] * 5
     shallow = GradientBoostingRegressor(n_estimators=3, max_depth=2).fit(X, y.astype(float))

@@ -14,6 +14,7 @@ import pytest
 
 import lucidml
 from lucidml.io import ModelFileError, inspect, load
+from lucidml.io._decode import _dtype  # a structured dtype is stored as JSON lists
 
 from ._craft import manifest, members, rebuilt, sealed
 
@@ -101,7 +102,7 @@ def _structural_mutation(rng, path):
         return rebuilt(path, spec, replace=replace)
     if kind == 2:  # a dtype that lies
         dtype = rng.choice(LYING_DTYPES)
-        if np.dtype(spec["arrays"][name]["dtype"]).str == (dtype if isinstance(dtype, str) else None):
+        if _dtype(spec["arrays"][name]["dtype"], name).str == (dtype if isinstance(dtype, str) else None):
             dtype = "|O"
         spec["arrays"][name]["dtype"] = dtype
         return rebuilt(path, spec)

@@ -144,7 +144,7 @@ def test_a_forests_trees_still_share_its_node_table_after_loading(tmp_path):
     forest = RandomForestClassifier(n_estimators=10, random_state=0).fit(X, y)
     loaded = _round_trip(forest, tmp_path)
     tree = loaded.estimators_[3].tree_
-    assert np.shares_memory(tree.children_left, loaded._flat.left)
+    assert np.shares_memory(tree.nodes, loaded._flat.nodes) and np.shares_memory(tree.value, loaded._flat.value)
     _assert_identical(_outputs(forest, X), _outputs(loaded, X))
     _assert_identical({"tree": forest.estimators_[3].predict_proba(X)}, {"tree": loaded.estimators_[3].predict_proba(X)})
 
@@ -244,8 +244,8 @@ def test_pickle_and_joblib_keep_working(entry, tmp_path):
 
 
 def test_a_gam_classifier_with_halved_steps_pickles():
-    from lucidml.gam.gam_classifier import _Blend
     from lucidml.gam._smoothers import _Linear
+    from lucidml.gam.gam_classifier import _Blend
 
     blend = _Blend.halfway(_Linear(2.0, 1.0, 0.0, 1.0), _Linear(1.0, 0.0, 0.0, 1.0))
     copy = pickle.loads(pickle.dumps(blend))  # was KeyError: 'terms'

@@ -1,5 +1,6 @@
 """The boosting loop shared by GradientBoostingRegressor and GradientBoostingClassifier."""
 
+from collections import namedtuple
 from itertools import pairwise
 from numbers import Integral, Real
 from typing import ClassVar
@@ -13,19 +14,18 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..tree._base import histogram_data, work_arrays
 from ..tree._binning import fit_bin_edges
-from ..tree._builder import Rules, Target, grow_tree
+from ..tree._builder import Rules, Store, Target, grow_tree
 from ..tree._criteria import NEWTON
 from ..tree._histogram import SampleStats
+from ..tree._nodes import TREE_LEAF
 from ..tree._random import new_state
-from ..tree._traversal import Splits, sum_leaf_values
-from ..tree._tree import node_arrays
+from ..tree._traversal import sum_leaf_values
 from ..utils import Interval, Options, cancel_flag, check_sample_weight, njit, raise_if_cancelled
 from ..utils.validation import check_predict_data
 
-NODE_DTYPE = np.dtype([
-    ("feature", np.int32), ("threshold", np.float64), ("missing_go_left", np.bool_), ("left", np.int32),
-    ("right", np.int32), ("value", np.float64), ("gain", np.float64), ("n_samples", np.int64),
-])
+# A grown boosting tree's leaves and their samples: leaf ℓ (``nodes[ℓ]["left_child"] == -1``)
+# holds the samples ``samples[start[ℓ]:stop[ℓ]]`` (the builder's order after partitioning).
+Leaves = namedtuple("Leaves", ["samples", "nodes", "start", "stop"])
 
 _NO_CLASSES = np.zeros(1, np.int32)  # a regression tree's histograms have no class column
 _NO_LIMIT = np.iinfo(np.int64).max // 4
@@ -97,10 +97,14 @@ COMMON_DOC = """
 
     Attributes
     ----------
-    nodes_ : structured ndarray
-        Every node of every tree: ``feature``, ``threshold`` (go left iff x ≤ threshold),
-        ``missing_go_left``, ``left``/``right`` (indices into ``nodes_``, −1 at a leaf),
-        ``value`` (ν·γ, already shrunk), ``gain`` and ``n_samples``.
+    nodes_ : ndarray of ``lucidml.tree._nodes.NODE_DTYPE`` records
+        Every node of every tree, one tree after another, in the layout of every lucidml tree:
+        ``feature``, ``threshold`` (go left iff x ≤ threshold), ``missing_go_to_left``,
+        ``left_child``/``right_child`` (−1 at a leaf; ids within the node's tree: node ``u`` of
+        the tree rooted at ``r`` is ``nodes_[r + u]``), ``improvement`` (the split's gain),
+        ``n_node_samples`` and ``weighted_n_node_samples`` (Σh of the in-bag samples).
+    node_values_ : ndarray of shape (n_nodes,)
+        What each leaf adds to the raw score (ν·γ, already shrunk); 0 at the other nodes.
     tree_roots_ : ndarray of shape (n_estimators_, n_trees_per_stage)
         Index in ``nodes_`` of the root of each tree (the grid of scikit-learn's ``estimators_``).
     baseline_prediction_ : ndarray of shape (n_trees_per_stage,)
@@ -243,21 +247,24 @@ class _BaseGradientBoosting(BaseEstimator):
                 # scikit-learn's trees do; always the first feature would repeat one choice in every tree.
                 target = Target(codes=None, y=None, weight=stats.weight, criterion=NEWTON, is_class=False,
                                 total_weight=1.0, is_categorical=no_categories, state=new_state(self._rng), l2=l2)
-                store, node_count = grow_tree(None, hist, target, rules, work, leaves, n_inbag, cancel)
+                fields, node_count = grow_tree(None, hist, target, rules, work, leaves, n_inbag, cancel)
+                store = Store(*fields)
                 raise_if_cancelled(cancel)
-                tree, start, stop = _boosting_tree(store, node_count)
-                idx = hist.samples  # partitioned: leaf ℓ holds idx[start[ℓ]:stop[ℓ]]
+                # The tree in creation order; the builder partitioned hist.samples into its leaves.
+                growth = store.growth[:node_count]
+                nodes = store.nodes[:node_count].copy()
+                in_leaves = Leaves(hist.samples, nodes, growth["start"].copy(), growth["end"].copy())
+                value = np.zeros(node_count)
                 if loss.newton:  # the Newton step −Σg/(Σh + λ) of each leaf, on the true hessians
-                    newton_leaf_values(idx, tree["left"], start, stop, g[k], g[k] if h is None else h[k],
-                                       h is None, l2, leaf_scale, tree["value"])
+                    newton_leaf_values(in_leaves, g[k], g[k] if h is None else h[k], h is None, l2, leaf_scale, value)
                 else:  # the exact line search of Alg 11 line 5, leaf by leaf
-                    for leaf in np.flatnonzero(tree["left"] == -1):
-                        rows = idx[start[leaf]:stop[leaf]]
-                        tree["value"][leaf] = self.learning_rate * loss.leaf_value(y[rows] - raw[rows, k], wsub(rows))
-                add_leaf_values(raw, k, idx, tree["left"], start, stop, tree["value"])
+                    for leaf in np.flatnonzero(nodes["left_child"] == TREE_LEAF):
+                        rows = in_leaves.samples[in_leaves.start[leaf]:in_leaves.stop[leaf]]
+                        value[leaf] = self.learning_rate * loss.leaf_value(y[rows] - raw[rows, k], wsub(rows))
+                add_leaf_values(raw, k, in_leaves, value)
                 if n_inbag < n:
-                    raw[out_of_bag, k] += _apply_tree(X[out_of_bag], tree)
-                trees.append(tree)
+                    raw[out_of_bag, k] += _apply_tree(X[out_of_bag], nodes, value)
+                trees.append((nodes, value))
             stages.append(trees)
             if fused:
                 scores.append(None)
@@ -271,8 +278,8 @@ class _BaseGradientBoosting(BaseEstimator):
                 oob[1].append(np.nan)
             if validation is not None:
                 X_val, y_val, w_val, raw_val = validation
-                for k, tree in enumerate(trees):
-                    raw_val[:, k] += _apply_tree(X_val, tree)
+                for k, (nodes, value) in enumerate(trees):
+                    raw_val[:, k] += _apply_tree(X_val, nodes, value)
                 # Go on while this loss beats one of the last n_iter_no_change by tol.
                 val_loss = loss(y_val, raw_val, w_val)
                 if not np.any(val_loss + self.tol < history):
@@ -282,15 +289,12 @@ class _BaseGradientBoosting(BaseEstimator):
             scores[-1] = loss(y, raw, w)
 
     def _finish(self, stages, scores, oob):
-        """Flatten the per-tree node arrays into nodes_ / tree_roots_ and set the summaries."""
-        trees = [t.copy() for trees in stages for t in trees]
-        offsets = np.concatenate(([0], np.cumsum([t.size for t in trees])[:-1])).astype(np.int64)
-        for t, offset in zip(trees, offsets):
-            for side in ("left", "right"):
-                t[side][t[side] >= 0] += offset
-        self.nodes_ = np.concatenate(trees)
-        self.tree_roots_ = offsets.reshape(len(stages), -1)
-        self._table = _walk_table(self.nodes_, self.tree_roots_.ravel())
+        """Put the trees, one after another, into nodes_ / node_values_ / tree_roots_ and set the summaries."""
+        trees = [tree for stage in stages for tree in stage]
+        sizes = [nodes.size for nodes, _ in trees]
+        self.nodes_ = np.concatenate([nodes for nodes, _ in trees])
+        self.node_values_ = np.concatenate([value for _, value in trees])
+        self.tree_roots_ = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64).reshape(len(stages), -1)
         self.n_estimators_ = self.n_iter_ = len(stages)
         self.train_score_ = self.loss_curve_ = np.array(scores)
         if oob is not None:
@@ -298,22 +302,17 @@ class _BaseGradientBoosting(BaseEstimator):
             self.oob_score_ = float(self.oob_scores_[-1])
 
     def _unflatten(self):
-        """The per-stage lists of per-tree node arrays that _finish flattened (for warm_start)."""
+        """The per-stage lists of (nodes, values) of each tree that _finish put together (for warm_start)."""
         bounds = np.append(self.tree_roots_.ravel(), self.nodes_.size)
-        trees = []
-        for a, b in pairwise(bounds):
-            t = self.nodes_[a:b].copy()
-            for side in ("left", "right"):
-                t[side][t[side] >= 0] -= a
-            trees.append(t)
+        trees = [(self.nodes_[a:b].copy(), self.node_values_[a:b].copy()) for a, b in pairwise(bounds)]
         K = self.tree_roots_.shape[1]
         return [trees[i:i + K] for i in range(0, len(trees), K)]
 
     @property
     def feature_importances_(self):
         check_is_fitted(self)
-        split = self.nodes_["left"] >= 0
-        total = np.bincount(self.nodes_["feature"][split], weights=self.nodes_["gain"][split],
+        split = self.nodes_["left_child"] != TREE_LEAF
+        total = np.bincount(self.nodes_["feature"][split], weights=self.nodes_["improvement"][split],
                             minlength=self.n_features_in_)
         return total / total.sum() if total.sum() > 0 else total
 
@@ -327,8 +326,8 @@ class _BaseGradientBoosting(BaseEstimator):
         """raw[:, k] += the values of the trees of class k in the given stages."""
         roots = self.tree_roots_[stages]
         columns = np.broadcast_to(np.arange(roots.shape[1]), roots.shape)
-        splits, value = self._table
-        sum_leaf_values(X, splits, value, roots.ravel().astype(np.intp), columns.ravel().astype(np.intp), raw)
+        sum_leaf_values(X, self.nodes_, self.node_values_[:, None], roots.ravel().astype(np.intp),
+                        columns.ravel().astype(np.intp), raw)
 
     def _validate_X(self, X):
         check_is_fitted(self)
@@ -345,59 +344,36 @@ class _BaseGradientBoosting(BaseEstimator):
             yield raw.copy()
 
 
-def _boosting_tree(store, node_count):
-    """The builder's tree as one NODE_DTYPE array (creation order), and each node's sample range."""
-    arrays = node_arrays(store, node_count)
-    tree = np.empty(node_count, dtype=NODE_DTYPE)
-    for name in ("left", "right", "feature", "threshold", "missing_go_left", "gain", "n_samples"):
-        tree[name] = arrays[name]
-    return tree, arrays["start"], arrays["stop"]
-
-
 @njit(parallel=True, interpret_small=True)
-def newton_leaf_values(samples, left, start, stop, g, h, unit_hessian, l2, scale, value):
+def newton_leaf_values(leaves, g, h, unit_hessian, l2, scale, value):
     """value[leaf] = −scale · Σg/(Σh + λ) over each leaf's samples (Σh = the count when ``unit_hessian``).
 
     A leaf without curvature (p = 0 or 1 everywhere, or zero weights) cannot improve: 0. Leaves
     go to the threads.
     """
-    for node in prange(left.shape[0]):
-        if left[node] == -1:
+    for node in prange(leaves.nodes.shape[0]):
+        if leaves.nodes[node]["left_child"] == -1:
             G = 0.0
             H = 0.0
-            for k in range(start[node], stop[node]):
-                G += g[samples[k]]
-                H += 1.0 if unit_hessian else h[samples[k]]
+            for k in range(leaves.start[node], leaves.stop[node]):
+                G += g[leaves.samples[k]]
+                H += 1.0 if unit_hessian else h[leaves.samples[k]]
             value[node] = 0.0 if H + l2 < 1e-150 else -scale * G / (H + l2)
 
 
 @njit(parallel=True, interpret_small=True)
-def add_leaf_values(raw, column, samples, left, start, stop, value):
+def add_leaf_values(raw, column, leaves, value):
     """raw[s, column] += value[leaf] for every in-bag sample s of every leaf (no traversal); leaves
     go to the threads (each sample is in one leaf)."""
-    for node in prange(left.shape[0]):
-        if left[node] == -1:
+    for node in prange(leaves.nodes.shape[0]):
+        if leaves.nodes[node]["left_child"] == -1:
             v = value[node]
-            for k in range(start[node], stop[node]):
-                raw[samples[k], column] += v
+            for k in range(leaves.start[node], leaves.stop[node]):
+                raw[leaves.samples[k], column] += v
 
 
-def _walk_table(nodes, roots):
-    """Trees in NODE_DTYPE form (children as indices into ``nodes``) as the traversal's table:
-    (Splits with child ids local to each tree, values as one column)."""
-    roots = np.asarray(roots, dtype=np.intp)
-    base = np.repeat(roots, np.diff(np.append(roots, nodes.size)))
-    internal = nodes["left"] >= 0
-    splits = Splits(nodes["feature"].astype(np.intp), nodes["threshold"].copy(),
-                    np.where(internal, nodes["left"] - base, -1).astype(np.intp),
-                    np.where(internal, nodes["right"] - base, -1).astype(np.intp),
-                    nodes["missing_go_left"].astype(np.uint8))
-    return splits, nodes["value"][:, None].copy()
-
-
-def _apply_tree(X, tree):
+def _apply_tree(X, nodes, value):
     """One tree's values for the rows of X."""
     out = np.zeros((X.shape[0], 1))
-    splits, value = _walk_table(tree, [0])
-    sum_leaf_values(np.ascontiguousarray(X), splits, value, np.zeros(1, np.intp), np.zeros(1, np.intp), out)
+    sum_leaf_values(np.ascontiguousarray(X), nodes, value[:, None], np.zeros(1, np.intp), np.zeros(1, np.intp), out)
     return out[:, 0]

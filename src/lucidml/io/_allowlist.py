@@ -21,6 +21,8 @@ import functools
 import inspect
 from importlib import import_module
 
+from ._legacy import RETIRED_CLASSES
+
 __all__ = ["CLASS_VALUES", "ESTIMATORS", "OBJECTS", "class_path", "resolve", "settable"]
 
 # Estimators: built with their constructor from validated parameters.
@@ -119,7 +121,7 @@ OBJECTS = frozenset({
     "lucidml.neural.pooling.AvgPool2D",
     "lucidml.neural.pooling.MaxPool2D",
     "lucidml.tree._traversal.Categories",
-    "lucidml.tree._traversal.Splits",
+    "lucidml.tree._traversal.Splits",  # retired: files of an earlier release (see _legacy)
     "lucidml.tree._tree.Tree",
     # results that users keep
     "lucidml.graph.pagerank.PageRankResult",
@@ -151,6 +153,8 @@ def class_path(cls):
 
 def resolve(path):
     """The class an allowed path names (its module is imported; nothing else is)."""
+    if path in RETIRED_CLASSES:  # named by files of an earlier release only (see _legacy)
+        return RETIRED_CLASSES[path]
     module, _, name = path.rpartition(".")
     cls = getattr(import_module(module), name, None)
     if not isinstance(cls, type) or class_path(cls) != path:

@@ -16,6 +16,7 @@ from ..utils._param_validation import validate_params
 from ._allowlist import CLASS_VALUES, ESTIMATORS, OBJECTS, resolve, settable
 from ._encode import FORMAT_NAME, FORMAT_VERSION, TYPES, dtype_allowed
 from ._errors import ModelFileError
+from ._legacy import OLD_NAMES, upgrade
 from ._reducers import reducer_for
 
 __all__ = ["Reader", "array_paths", "describe", "parse_manifest"]
@@ -260,14 +261,14 @@ class Reader:
             except (TypeError, ValueError, KeyError, IndexError, OverflowError) as error:
                 raise ModelFileError(f"{where}: {error}") from None
         elif path in ESTIMATORS:
-            obj = self._estimator(cls, entry, where)
+            obj = self._estimator(cls, path, entry, where)
         elif issubclass(cls, tuple):
             _expect("fields" in entry and len(entry["fields"]) == len(cls._fields), f"{where}: wrong number of fields")
             obj = cls._make(self.value(x, f"{where}.{f}", 1) for f, x in zip(cls._fields, entry["fields"]))
         else:
             obj = cls.__new__(cls)
             self.made[index] = obj  # cycles through plain objects are fine
-            state = self._state(entry, where, cls)
+            state = self._state(entry, where, cls, path=path)
             if getattr(cls, "__setstate__", None) is not None:
                 obj.__setstate__(state)
             else:
@@ -276,15 +277,23 @@ class Reader:
         self.made[index] = obj
         return obj
 
-    def _state(self, entry, where, cls=None, estimator=False, params=()):
+    def _state(self, entry, where, cls=None, estimator=False, params=(), path=None):
+        """The attributes an entry sets, each checked against its class's schema (see _allowlist);
+        an earlier release's layout is brought up to date (see _legacy)."""
         state = {}
+        old_names = OLD_NAMES.get(path, ())
         for name, value in entry.get("state", {}).items():
-            _expect(cls is None or settable(cls, name, estimator, params),
+            _expect(cls is None or settable(cls, name, estimator, params) or name in old_names,
                     f"{where}: {name!r} is not an attribute a model file may set")
             state[name] = self.value(value, f"{where}.{name}", 1)
-        return state
+        if path is None:
+            return state
+        try:
+            return upgrade(path, state)
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as error:
+            raise ModelFileError(f"{where}: an earlier layout that cannot be read ({error})") from None
 
-    def _estimator(self, cls, entry, where):
+    def _estimator(self, cls, path, entry, where):
         raw = entry.get("params", {})
         known = cls._get_param_names()
         unknown = set(raw) - set(known)
@@ -298,7 +307,7 @@ class Reader:
                 estimator._validate_params()  # scikit-learn's own validation
         except (TypeError, ValueError) as error:
             raise ModelFileError(f"{where}: invalid parameters ({error})") from None
-        estimator.__dict__.update(self._state(entry, where, cls, estimator=True, params=known))
+        estimator.__dict__.update(self._state(entry, where, cls, estimator=True, params=known, path=path))
         return estimator
 
 

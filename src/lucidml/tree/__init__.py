@@ -16,13 +16,18 @@ with the same pieces)::
     _criteria           boosting's second-order gain is one of them), absolute error in
     │                   _absolute_error
     ▼
-    _builder            grows the node store depth-first or best-first from named records
+    _builder            grows a Store depth-first or best-first from named records
     │                   (ExactData or HistData, the other None, so only the fit's own mode,
     │                   task and criterion are compiled; Target, Rules); stops on Ctrl-C.
     │                   CART, forests, bagging, AdaBoost and gradient boosting all grow here
     ▼
-    _tree               Tree: scikit-learn's tree_ arrays (children_left, threshold, value, …)
-    │                   plus CSR lists for multiway categorical nodes; _pruning rebuilds it
+    _nodes              the one node layout, NODE_DTYPE: one record per node with
+    │                   scikit-learn's field names (left_child, feature, threshold, …)
+    ▼
+    _tree               Tree: the node records and values, read as scikit-learn's tree_ arrays
+    │                   (children_left, threshold, value, …: views of the records), plus CSR
+    │                   lists for multiway categorical nodes; _pruning rebuilds it. A forest's
+    │                   table and gradient boosting's nodes_ are the same records, tree after tree
     ▼
     _traversal          the one walk: descend / apply / decision paths of a tree, and
                         sum_leaf_values over a table of trees (forests, AdaBoost, boosting)

@@ -64,13 +64,19 @@ def _add(fen, n, rank, wi, wyi):
 
 
 @njit
-def _abs_error_pass(idx, start, stop, step, y, w, rank_of, sorted_y, fen, n, out, offset):
-    """Absolute error about the weighted median of every prefix visited from ``start`` by ``step``."""
-    fen[:, : n + 1] = 0.0
+def _abs_error_pass(idx, first, stop, step, y, w, work, out):
+    """Absolute error about the weighted median of every prefix visited from ``first`` by ``step``
+    (towards ``stop``, excluded): out[p − lowest position] for every position p visited."""
+    rank_of, sorted_y, fen = work.rank_of, work.sorted_y, work.fenwick
+    n = abs(stop - first)
+    offset = first if step > 0 else stop + 1
+    for k in range(n + 1):
+        fen[0, k] = 0.0
+        fen[1, k] = 0.0
     weight = np.zeros(n)
     total_w = 0.0
     total_wy = 0.0
-    p = start
+    p = first
     while p != stop:
         i = idx[p]
         r = rank_of[i]
@@ -92,16 +98,19 @@ def _abs_error_pass(idx, start, stop, step, y, w, rank_of, sorted_y, fen, n, out
 
 
 @njit
-def sweep_absolute_error(idx, xf, start, end, y, w, total, msl, mwl, rank_of, sorted_y, fen, ae):
-    """Best proxy −(AE_left + AE_right) and last left position over one presorted feature.
+def sweep_absolute_error(col, y, w, total, limits, rank_of, work):
+    """Best proxy −(AE_left + AE_right) and last left position over one presorted feature
+    (``col``: a ``_splitter.Column`` without NaN; ``work``: rank_of, sorted_y, fenwick, abs_errors).
 
     ``rank_of`` is None unless the criterion is the absolute error (nothing to do, nothing compiled).
     """
     if rank_of is None:
         return -np.inf, -1
+    idx, xf, start, _, end = col
+    ae = work.abs_errors
     n = end - start
-    _abs_error_pass(idx, start, end, 1, y, w, rank_of, sorted_y, fen, n, ae[0], start)
-    _abs_error_pass(idx, end - 1, start - 1, -1, y, w, rank_of, sorted_y, fen, n, ae[1], start)
+    _abs_error_pass(idx, start, end, 1, y, w, work, ae[0])
+    _abs_error_pass(idx, end - 1, start - 1, -1, y, w, work, ae[1])
     best = -np.inf
     best_pos = -1
     w_left = 0.0
@@ -109,7 +118,7 @@ def sweep_absolute_error(idx, xf, start, end, y, w, total, msl, mwl, rank_of, so
         w_left += w[idx[p]]
         if xf[idx[p + 1]] == xf[idx[p]]:
             continue
-        verdict = admissible(p + 1 - start, n, w_left, total, msl, mwl)
+        verdict = admissible(p + 1 - start, n, w_left, total, limits.min_samples, limits.min_weight)
         if verdict == STOP:
             break
         if verdict == SKIP:

@@ -19,7 +19,7 @@ from ..utils import (
 )
 from ..utils.validation import check_predict_data
 from ._binning import apply_bins, bin_value_ranges, fit_bin_edges
-from ._builder import ExactData, ExactWork, HistData, HistWork, Rules, Target, Work, grow_tree
+from ._builder import ExactData, ExactWork, HistData, HistWork, Rules, Store, Target, Work, grow_tree
 from ._criteria import ABSOLUTE_ERROR
 from ._histogram import SampleStats
 from ._pruning import ccp_path, prune_ccp, prune_error
@@ -109,10 +109,10 @@ class _BaseDecisionTree(BaseEstimator):
                         is_categorical=is_cat, state=new_state(rng), l2=0.0)
         work = work_arrays(n_samples, samples.size, n_features, n_values, criterion, hist, bool(is_cat.any()))
         cancel = cancel_flag()
-        store, node_count = grow_tree(exact, hist, target, rules, work, max_leaf_nodes, samples.size, cancel)
+        fields, node_count = grow_tree(exact, hist, target, rules, work, max_leaf_nodes, samples.size, cancel)
         raise_if_cancelled(cancel)
-        tree = tree_from_store(store, node_count, n_features, self._n_classes_array(), max_leaf_nodes < 0)
-        tree.weighted_n_node_samples *= weight_unit
+        tree = tree_from_store(Store(*fields), node_count, n_features, self._n_classes_array(), max_leaf_nodes < 0)
+        tree.nodes["weighted_n_node_samples"] *= weight_unit
         if self.ccp_alpha > 0.0:
             tree = prune_ccp(tree, float(self.ccp_alpha))
         if self.error_prune_lambda is not None:

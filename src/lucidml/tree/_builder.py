@@ -12,8 +12,10 @@ Gradient boosting grows its trees here too (criterion NEWTON, histogram mode): a
 come from its histogram, a split is kept on a second-order gain above rounding noise, and the
 booster values the leaves from their samples (``ensemble/_boosting``).
 
-All node data live in three growable arrays indexed by creation order (integer columns,
-float columns, values) plus a list of child segments shared by binary and multiway splits.
+The tree grows in a :class:`Store` indexed by creation order: the node records of
+``_nodes.NODE_DTYPE`` (what the fitted tree keeps), the builder's own bookkeeping of each node
+(``GROWTH_DTYPE``: its sample range, depth, child list, histogram slot), the node values, and
+one list of child segments shared by binary and multiway splits.
 """
 
 from collections import namedtuple
@@ -23,21 +25,22 @@ import numpy as np
 from ..utils import njit
 from ._criteria import NEWTON, class_counts, class_impurity, regression_stats
 from ._histogram import build_histogram, find_split_hist, node_sums, partition_hist
+from ._nodes import NODE_DTYPE, TREE_LEAF, TREE_UNDEFINED
 from ._random import seed_node
-from ._splitter import (
-    CATEGORICAL_SPLIT,
-    NO_SPLIT,
-    assign_children,
-    find_split_exact,
-    partition_rows,
-)
+from ._splitter import CATEGORICAL_SPLIT, NO_SPLIT, NodeSums, assign_children, find_split_exact, partition_rows
 
-# integer columns of a node
-FEATURE, KIND, N_SAMPLES, DEPTH, START, END, MISSING_LEFT, CH_PTR, N_GROUPS, EXPANDED, SLOT, SPLITTABLE = range(12)
-N_INT = 12
-# float columns of a node
-THRESHOLD, IMPURITY, WEIGHT, IMPROVEMENT = range(4)
-N_FLOAT = 4
+# What the builder knows of a node beside its record: its samples ``start``:``end`` in the
+# builder's sample order, its depth, the kind of its split, where its children are listed in the
+# store's child list (``children``, ``n_children``), the pool slot of its histogram (−1: none),
+# whether its children exist (``expanded``) and whether it has a split to expand (``splittable``).
+GROWTH_DTYPE = np.dtype({
+    "names": ["start", "end", "depth", "kind", "children", "n_children", "slot", "expanded", "splittable"],
+    "formats": [np.int64] * 7 + [np.uint8] * 2,
+}, align=True)
+# The growing tree, in creation order: node records, growth records, node values (n_nodes, n_values),
+# and the child list: child c of node u is ``child_ids[k]``, k = growth[u].children + c, holding
+# samples child_bounds[k]:child_bounds[k + 1] (category ``child_values[k]`` for a multiway split).
+Store = namedtuple("Store", ["nodes", "growth", "value", "child_bounds", "child_values", "child_ids"])
 
 # What the builder grows from: exactly one of the two is given, the other is None. Numba drops
 # every branch of the mode left out (``if hist is None``), so a fit compiles only its own mode.
@@ -118,32 +121,22 @@ def _class_counts_if_any(row, start, end, yk, w, counts):
 
 @njit
 def _grow(store, counter, need_nodes, need_list):
-    """Double the node arrays and/or the child list when they cannot hold what comes next."""
-    inode, fnode, value, ch_bounds, ch_values, ch_ids = store
-    if counter[0] + need_nodes > inode.shape[0]:
-        cap = max(2 * inode.shape[0], counter[0] + need_nodes)
-        new_i = np.empty((cap, N_INT), dtype=np.int64)
-        new_f = np.empty((cap, N_FLOAT))
-        new_v = np.empty((cap, value.shape[1]))
+    """The store, enlarged (doubled) where it cannot hold ``need_nodes`` more nodes or ``need_list``
+    more child-list entries."""
+    nodes, growth, value = store.nodes, store.growth, store.value
+    if counter[0] + need_nodes > nodes.size:
+        cap = max(2 * nodes.size, counter[0] + need_nodes)
+        nodes, growth = _enlarged(nodes, cap), _enlarged(growth, cap)
+        new_value = np.empty((cap, value.shape[1]))
         for u in range(counter[0]):
-            for k in range(N_INT):
-                new_i[u, k] = inode[u, k]
-            for k in range(N_FLOAT):
-                new_f[u, k] = fnode[u, k]
             for k in range(value.shape[1]):
-                new_v[u, k] = value[u, k]
-        inode, fnode, value = new_i, new_f, new_v
-    if counter[1] + need_list > ch_bounds.size:
-        cap = max(2 * ch_bounds.size, counter[1] + need_list)
-        new_b = np.empty(cap, dtype=np.int64)
-        new_c = np.empty(cap)
-        new_d = np.empty(cap, dtype=np.int64)
-        for e in range(counter[1]):
-            new_b[e] = ch_bounds[e]
-            new_c[e] = ch_values[e]
-            new_d[e] = ch_ids[e]
-        ch_bounds, ch_values, ch_ids = new_b, new_c, new_d
-    return inode, fnode, value, ch_bounds, ch_values, ch_ids
+                new_value[u, k] = value[u, k]
+        value = new_value
+    bounds, values, ids = store.child_bounds, store.child_values, store.child_ids
+    if counter[1] + need_list > bounds.size:
+        cap = max(2 * bounds.size, counter[1] + need_list)
+        bounds, values, ids = _enlarged(bounds, cap), _enlarged(values, cap), _enlarged(ids, cap)
+    return Store(nodes, growth, value, bounds, values, ids)
 
 
 @njit
@@ -162,19 +155,19 @@ def _release(free, counter, slot):
 
 
 @njit
-def _create_node(store, counter, node, exact, hist, target, rules, work):
-    """Create and evaluate one node, ``node`` = (start, end, depth, histogram slot or −1); returns its id.
+def _create_node(store, counter, node_tuple, exact, hist, target, rules, work):
+    """Create and evaluate one node, ``node_tuple`` = (start, end, depth, histogram slot or −1); returns its id.
 
     Boosting's nodes (criterion NEWTON) get no value here: the booster sets its leaves' values
-    from their samples (Newton steps or line searches), and a node's weight is its Σh once its
-    histogram is known.
+    from their samples (Newton steps or line searches); a node's weight is its Σh.
     """
-    start, end, depth, slot = node
-    inode, fnode, value, ch_bounds, ch_values = store[0], store[1], store[2], store[3], store[4]
+    start, end, depth, slot = node_tuple
     boosting = target.criterion == NEWTON
 
     nid = counter[0]
     counter[0] += 1
+    node = store.nodes[nid]
+    growth = store.growth[nid]
     # Each mode's branch tests its own argument: Numba drops a branch only on a None-typed test.
     if hist is not None:
         row = hist.samples
@@ -183,28 +176,31 @@ def _create_node(store, counter, node, exact, hist, target, rules, work):
     n = end - start
     if boosting:
         impurity, total, pure = 0.0, np.nan, False  # NaN: no weight rule before the histogram
-        value[nid, 0] = np.nan
+        store.value[nid, 0] = np.nan
     else:
         impurity, total, pure = _node_stats(row, start, end, target, work)
-        for k in range(value.shape[1]):
-            value[nid, k] = work.value[k]
-    inode[nid, FEATURE] = -2
-    inode[nid, KIND] = NO_SPLIT
-    inode[nid, N_SAMPLES] = n
-    inode[nid, DEPTH] = depth
-    inode[nid, START] = start
-    inode[nid, END] = end
-    inode[nid, MISSING_LEFT] = 0
-    inode[nid, N_GROUPS] = 0
-    inode[nid, EXPANDED] = 0
-    inode[nid, SPLITTABLE] = 0
-    inode[nid, SLOT] = -1
-    fnode[nid, THRESHOLD] = -2.0
-    fnode[nid, IMPURITY] = impurity
-    fnode[nid, WEIGHT] = total
-    fnode[nid, IMPROVEMENT] = 0.0
+        for k in range(store.value.shape[1]):
+            store.value[nid, k] = work.value[k]
+    node["left_child"] = TREE_LEAF
+    node["right_child"] = TREE_LEAF
+    node["feature"] = TREE_UNDEFINED
+    node["threshold"] = TREE_UNDEFINED
+    node["missing_go_to_left"] = 0
+    node["impurity"] = impurity
+    node["n_node_samples"] = n
+    node["weighted_n_node_samples"] = total
+    node["improvement"] = 0.0
+    growth["start"] = start
+    growth["end"] = end
+    growth["depth"] = depth
+    growth["kind"] = NO_SPLIT
+    growth["children"] = 0
+    growth["n_children"] = 0
+    growth["slot"] = -1
+    growth["expanded"] = 0
+    growth["splittable"] = 0
     if not _may_split(n, depth, rules) or total < 2.0 * rules.min_weight_leaf or pure:
-        _release_slot(hist, counter, slot)
+        _leave(hist, counter, slot, node, row, start, end)
         return nid
     seed_node(target.state, nid)
 
@@ -221,15 +217,10 @@ def _create_node(store, counter, node, exact, hist, target, rules, work):
         node_sums(histogram, sums)
         if boosting:
             total = sums[1]
-            fnode[nid, WEIGHT] = total
+            node["weighted_n_node_samples"] = total
         split = find_split_hist(histogram, sums, hist, target, rules, work.hist)
     if exact is not None:
-        node_sum = work.value[0] * total
-        counts = np.empty(work.value.size)  # the node's class counts; work.exact.counts is the sweep's scratch
-        _class_counts_if_any(row, start, end, target.codes, target.weight, counts)
-        split = find_split_exact(exact.sidx, exact.X, start, end, target.codes, target.y, target.weight, counts,
-                                 node_sum, total, target.criterion, rules, target.is_categorical, target.state,
-                                 work.exact)
+        split = _exact_split(exact, row, start, end, total, target, rules, work)
     kind, feature, pos, threshold, missing_left, n_groups, proxy = split
     if kind == NO_SPLIT:
         _release_slot(hist, counter, slot)
@@ -238,8 +229,7 @@ def _create_node(store, counter, node, exact, hist, target, rules, work):
     if hist is not None:
         sizes = partition_hist(hist, start, end, split, work.hist)
     if exact is not None:
-        sizes = assign_children(exact.sidx, exact.X, start, end, kind, feature, pos, missing_left, n_groups,
-                                work.exact.best_groups, work.child_of)
+        sizes = assign_children(exact, start, end, split, work.exact.best_groups, work.child_of)
         partition_rows(exact.sidx, start, end, work.child_of, sizes, exact.tmp_idx)
 
     decrease = total * impurity
@@ -250,13 +240,13 @@ def _create_node(store, counter, node, exact, hist, target, rules, work):
         if not boosting:
             child_impurity, child_weight, _ = _node_stats(row, lo, hi, target, work)
             decrease -= child_weight * child_impurity
-        ch_bounds[ptr + c] = lo
+        store.child_bounds[ptr + c] = lo
         if kind == CATEGORICAL_SPLIT:
-            ch_values[ptr + c] = _category_value(exact, hist, feature, lo, work.hist.best_groups[c])
+            store.child_values[ptr + c] = _category_value(exact, hist, feature, lo, work.hist.best_groups, c)
         else:
-            ch_values[ptr + c] = np.nan
+            store.child_values[ptr + c] = np.nan
         lo = hi
-    ch_bounds[ptr + sizes.size] = end
+    store.child_bounds[ptr + sizes.size] = end
     if boosting:
         # The second-order gain ½[Σ_c G_c²/(H_c + λ) − G²/(H + λ)] (_criteria), kept above rounding noise.
         sums = work.hist.sums
@@ -270,35 +260,65 @@ def _create_node(store, counter, node, exact, hist, target, rules, work):
         _release_slot(hist, counter, slot)
         return nid
     counter[1] += sizes.size + 1
-    inode[nid, FEATURE] = feature
-    inode[nid, KIND] = kind
-    inode[nid, MISSING_LEFT] = missing_left
-    inode[nid, CH_PTR] = ptr
-    inode[nid, N_GROUPS] = sizes.size
-    inode[nid, SPLITTABLE] = 1
-    inode[nid, SLOT] = slot
-    fnode[nid, THRESHOLD] = threshold
-    fnode[nid, IMPROVEMENT] = improvement
+    node["feature"] = feature
+    node["threshold"] = threshold
+    node["missing_go_to_left"] = missing_left
+    node["improvement"] = improvement
+    growth["kind"] = kind
+    growth["children"] = ptr
+    growth["n_children"] = sizes.size
+    growth["splittable"] = 1
+    growth["slot"] = slot
     return nid
+
+
+@njit
+def _exact_split(exact, row, start, end, total, target, rules, work):
+    """The best split of an exact-mode node (``_splitter.find_split_exact``)."""
+    counts = np.empty(work.value.size)  # the node's class counts; work.exact.counts is the sweep's scratch
+    _class_counts_if_any(row, start, end, target.codes, target.weight, counts)
+    node = NodeSums(start=start, end=end, counts=counts, total=total, weighted_sum=work.value[0] * total)
+    return find_split_exact(exact, node, target.codes, target.y, target, rules, work.exact)
+
+
+@njit
+def _leave(hist, counter, slot, node, row, start, end):
+    """A node that will not be split: its histogram slot goes back to the pool, and a boosting
+    leaf learns its weight (Σh) from its samples, as no histogram gave it."""
+    if hist is not None:
+        _release(hist.free, counter, slot)
+        if node["weighted_n_node_samples"] != node["weighted_n_node_samples"]:  # NaN: boosting, not yet known
+            node["weighted_n_node_samples"] = _hessian_sum(hist.stats, row, start, end)
+
+
+@njit
+def _hessian_sum(stats, row, start, end):
+    """Σ of the histogram's weight column (Σh for boosting) over the samples row[start:end]."""
+    if stats.unit_weight:
+        return float(end - start)
+    total = 0.0
+    for p in range(start, end):
+        total += stats.weight[row[p]]
+    return total
 
 
 @njit
 def _expand(store, counter, u, exact, hist, target, rules, work):
     """Create the children of node u (histograms by subtraction where a pool slot allows)."""
-    inode = store[0]
-    ch_bounds, ch_ids = store[3], store[5]
-    ptr = inode[u, CH_PTR]
-    r = inode[u, N_GROUPS]
-    depth = inode[u, DEPTH] + 1
+    ptr = store.growth[u]["children"]
+    r = store.growth[u]["n_children"]
+    depth = store.growth[u]["depth"] + 1
     slots = np.empty(r, dtype=np.int64)
     for c in range(r):
         slots[c] = -1
     if hist is not None:
         _subtract_into_children(store, counter, u, hist, rules, slots)
     for c in range(r):
-        ch_ids[ptr + c] = _create_node(store, counter, (ch_bounds[ptr + c], ch_bounds[ptr + c + 1], depth, slots[c]),
-                                       exact, hist, target, rules, work)
-    inode[u, EXPANDED] = 1
+        bounds = (store.child_bounds[ptr + c], store.child_bounds[ptr + c + 1], depth, slots[c])
+        store.child_ids[ptr + c] = _create_node(store, counter, bounds, exact, hist, target, rules, work)
+    store.growth[u]["expanded"] = 1
+    store.nodes[u]["left_child"] = store.child_ids[ptr]  # a multiway node: its first and last child
+    store.nodes[u]["right_child"] = store.child_ids[ptr + r - 1]
 
 
 @njit
@@ -307,15 +327,15 @@ def _subtract_into_children(store, counter, u, hist, rules, slots):
 
     None at all when no child may be split (the last level of a depth-limited tree).
     """
-    inode, ch_bounds = store[0], store[3]
+    growth, ch_bounds = store.growth[u], store.child_bounds
     pool, free = hist.pool, hist.free
-    ptr = inode[u, CH_PTR]
-    r = inode[u, N_GROUPS]
-    parent_slot = inode[u, SLOT]
-    inode[u, SLOT] = -1
+    ptr = growth["children"]
+    r = growth["n_children"]
+    parent_slot = growth["slot"]
+    growth["slot"] = -1
     needed = False
     for c in range(r):
-        needed = needed or _may_split(ch_bounds[ptr + c + 1] - ch_bounds[ptr + c], inode[u, DEPTH] + 1, rules)
+        needed = needed or _may_split(ch_bounds[ptr + c + 1] - ch_bounds[ptr + c], growth["depth"] + 1, rules)
     if not needed:
         _release(free, counter, parent_slot)
     elif parent_slot >= 0:
@@ -352,10 +372,10 @@ def _release_slot(hist, counter, slot):
 
 
 @njit
-def _category_value(exact, hist, feature, first, group_bin):
-    """The category of a multiway child: its bin's value, or the value of its first sample."""
+def _category_value(exact, hist, feature, first, group_bins, c):
+    """The category of multiway child c: its bin's value, or the value of its first sample."""
     if hist is not None:
-        return hist.bin_values[feature, group_bin]
+        return hist.bin_values[feature, group_bins[c]]
     if exact is not None:
         return exact.X[exact.sidx[feature, first], feature]
     return np.nan
@@ -363,15 +383,15 @@ def _category_value(exact, hist, feature, first, group_bin):
 
 @njit(interpret_small=True)
 def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cancel):
-    """Grow the whole tree; returns the store (trimmed to the nodes made) and the node count.
+    """Grow the whole tree; returns the fields of its :class:`Store` and the node count.
 
     ``exact`` or ``hist`` is None (see ExactData). Stops early, with a partial tree, when
     ``cancel[0]`` is raised (Ctrl-C; see utils._interrupt).
     """
-    n_values = work.value.size
     cap = 64
-    store = (np.empty((cap, N_INT), dtype=np.int64), np.empty((cap, N_FLOAT)), np.empty((cap, n_values)),
-             np.empty(4 * cap, dtype=np.int64), np.empty(4 * cap), np.empty(4 * cap, dtype=np.int64))
+    store = Store(np.empty(cap, dtype=NODE_DTYPE), np.empty(cap, dtype=GROWTH_DTYPE),
+                  np.empty((cap, work.value.size)), np.empty(4 * cap, dtype=np.int64), np.empty(4 * cap),
+                  np.empty(4 * cap, dtype=np.int64))
     counter = np.zeros(3, dtype=np.int64)
     if hist is not None:
         counter[2] = hist.free.size  # all histogram slots free
@@ -385,50 +405,76 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
     if max_leaf_nodes < 0:  # depth-first
         stack = np.empty(64, dtype=np.int64)
         top = 0
-        if store[0][0, SPLITTABLE]:
+        if store.growth[0]["splittable"]:
             stack[0] = 0
             top = 1
         while top > 0 and not cancel[0]:
             top -= 1
             u = stack[top]
-            r = store[0][u, N_GROUPS]
-            store = _grow(store, counter, r, store[0][u, END] - store[0][u, START] + 2 * r + 2)
+            store = _grow_for_children(store, counter, u)
             _expand(store, counter, u, exact, hist, target, rules, work)
+            r = store.growth[u]["n_children"]
             if top + r > stack.size:
                 stack = _enlarged(stack, stack.size + r)
-            ptr = store[0][u, CH_PTR]
             for c in range(r - 1, -1, -1):
-                child = store[5][ptr + c]
-                if store[0][child, SPLITTABLE]:
+                child = store.child_ids[store.growth[u]["children"] + c]
+                if store.growth[child]["splittable"]:
                     stack[top] = child
                     top += 1
     else:  # best-first: a binary max-heap on the improvement
         heap_val = np.empty(64)
         heap_id = np.empty(64, dtype=np.int64)
         size = 0
-        if store[0][0, SPLITTABLE]:
-            size = _heap_push(heap_val, heap_id, size, store[1][0, IMPROVEMENT], np.int64(0))
+        if store.growth[0]["splittable"]:
+            size = _heap_push(heap_val, heap_id, size, store.nodes[0]["improvement"], np.int64(0))
         leaves = 1
         while size > 0 and not cancel[0]:
             u = heap_id[0]
             size = _heap_pop(heap_val, heap_id, size)
-            r = store[0][u, N_GROUPS]
-            if leaves + r - 1 > max_leaf_nodes:
-                _release_slot(hist, counter, store[0][u, SLOT])
-                store[0][u, SLOT] = -1
+            r = store.growth[u]["n_children"]
+            if leaves + r - 1 > max_leaf_nodes:  # no room for its children: u stays a leaf
+                _release_slot(hist, counter, store.growth[u]["slot"])
+                store.growth[u]["slot"] = -1
                 continue
             leaves += r - 1
-            store = _grow(store, counter, r, store[0][u, END] - store[0][u, START] + 2 * r + 2)
+            store = _grow_for_children(store, counter, u)
             _expand(store, counter, u, exact, hist, target, rules, work)
             if size + r > heap_val.size:
                 heap_val = _enlarged(heap_val, 2 * heap_val.size + r)
                 heap_id = _enlarged(heap_id, 2 * heap_id.size + r)
-            ptr = store[0][u, CH_PTR]
             for c in range(r):
-                child = store[5][ptr + c]
-                if store[0][child, SPLITTABLE]:
-                    size = _heap_push(heap_val, heap_id, size, store[1][child, IMPROVEMENT], child)
-    return store, counter[0]
+                child = store.child_ids[store.growth[u]["children"] + c]
+                if store.growth[child]["splittable"]:
+                    size = _heap_push(heap_val, heap_id, size, store.nodes[child]["improvement"], child)
+    _unsplit_unexpanded(store, counter[0])
+    # A plain tuple, not the Store: boxing a namedtuple runs Python code, where a pending Ctrl-C
+    # would be raised inside Numba's boxing and crash the process.
+    return (store.nodes, store.growth, store.value, store.child_bounds, store.child_values, store.child_ids), counter[0]
+
+
+@njit
+def _grow_for_children(store, counter, u):
+    """The store, with room for the children of u and their child lists."""
+    growth = store.growth[u]
+    return _grow(store, counter, growth["n_children"], growth["end"] - growth["start"] + 2 * growth["n_children"] + 2)
+
+
+@njit
+def _unsplit(node):
+    """A node whose split was found but not made: a leaf again."""
+    node["feature"] = TREE_UNDEFINED
+    node["threshold"] = TREE_UNDEFINED
+    node["missing_go_to_left"] = 0
+    node["improvement"] = 0.0
+
+
+@njit
+def _unsplit_unexpanded(store, n):
+    """Every node not expanded (its split was not made: no room under max_leaf_nodes, or a
+    cancelled fit) as a leaf."""
+    for u in range(n):
+        if not store.growth[u]["expanded"]:
+            _unsplit(store.nodes[u])
 
 
 @njit

@@ -20,7 +20,8 @@ decreasing order reaches the stable tree.
 import numpy as np
 
 from ..utils import njit
-from ._tree import TREE_LEAF, Tree
+from ._nodes import TREE_LEAF, TREE_UNDEFINED
+from ._tree import Tree
 
 
 @njit
@@ -152,11 +153,12 @@ def rebuild(tree, keep_leaf):
     new_id = np.full(tree.node_count, -1, dtype=np.intp)
     new_id[order] = np.arange(order.size)
     leaf = keep_leaf[order] | (tree.children_left[order] == TREE_LEAF)
-    left = np.where(leaf, TREE_LEAF, new_id[tree.children_left[order]])
-    right = np.where(leaf, TREE_LEAF, new_id[tree.children_right[order]])
-    feature = np.where(leaf, -2, tree.feature[order])
-    threshold = np.where(leaf, -2.0, tree.threshold[order])
-    missing = np.where(leaf, 0, tree.missing_go_to_left[order]).astype(np.uint8)
+    nodes = tree.nodes[order]
+    nodes["left_child"] = np.where(leaf, TREE_LEAF, new_id[nodes["left_child"]])
+    nodes["right_child"] = np.where(leaf, TREE_LEAF, new_id[nodes["right_child"]])
+    for name, at_leaf in (("feature", TREE_UNDEFINED), ("threshold", TREE_UNDEFINED), ("missing_go_to_left", 0),
+                          ("improvement", 0.0)):
+        nodes[name] = np.where(leaf, at_leaf, nodes[name])
     counts = np.zeros(order.size + 1, dtype=np.intp)
     values, children = [], []
     for k, u in enumerate(order):
@@ -165,8 +167,7 @@ def rebuild(tree, keep_leaf):
             counts[k + 1] = hi - lo
             values.append(tree.category_values[lo:hi])
             children.append(new_id[tree.category_children[lo:hi]])
-    arrays = (left, right, feature, threshold, tree.impurity[order], tree.n_node_samples[order],
-              tree.weighted_n_node_samples[order], tree.value[order], missing, np.cumsum(counts),
-              np.concatenate(values) if values else np.empty(0), np.concatenate(children).astype(np.intp)
-              if children else np.empty(0, dtype=np.intp), np.asarray(depth))
-    return Tree(tree.n_features, tree.n_classes, arrays)
+    categories = None
+    if values:
+        categories = (np.cumsum(counts), np.concatenate(values), np.concatenate(children).astype(np.intp))
+    return Tree(tree.n_features, tree.n_classes, nodes, tree.value[order], max(depth), categories)

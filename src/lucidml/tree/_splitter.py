@@ -14,6 +14,8 @@ runs twice, once with the NaN samples on each side, and the better side is learn
 without NaN at training time sends NaN to the larger child (scikit-learn's rule).
 """
 
+from collections import namedtuple
+
 import numpy as np
 
 from ..utils import njit
@@ -42,6 +44,15 @@ CATEGORICAL_SPLIT = 2
 # rounding noise, possibly 0 or negative, and no split is scored on it.
 MIN_CHILD_SHARE = 1e-10
 
+# One presorted feature of a node: sample ids ``idx[start:end]`` in increasing order of the values
+# ``x`` (a column of X), the NaN from ``end_nn`` on.
+Column = namedtuple("Column", ["idx", "x", "start", "end_nn", "end"])
+# A node's samples sidx[:, start:end] and their sums: weighted class counts (a classifier's),
+# total weight, Σ w·y (a regressor's).
+NodeSums = namedtuple("NodeSums", ["start", "end", "counts", "total", "weighted_sum"])
+# The least a child may hold: samples (min_samples_leaf) and weight.
+ChildLimits = namedtuple("ChildLimits", ["min_samples", "min_weight"])
+
 
 @njit
 def count_missing(idx, xf, start, end):
@@ -53,69 +64,84 @@ def count_missing(idx, xf, start, end):
 
 
 @njit
-def _sweep_classes(idx, xf, start, end_nn, end, yk, w, node_counts, total, criterion, msl, mwl, missing_left, left):
-    """Best proxy and last left position of a threshold split on one presorted feature."""
-    n = end - start
-    n_left = 0
-    if missing_left:
-        w_left = class_counts(idx, end_nn, end, yk, w, left)
-        n_left = end - end_nn
-    else:
-        for k in range(left.size):
-            left[k] = 0.0
-        w_left = 0.0
+def _candidate(col, p, n_left, w_left, total, limits):
+    """Whether the threshold after sorted position p is scored: SKIP between equal values (only
+    midpoints of distinct values are thresholds) or while the left child is below the limits,
+    STOP once the right child is (see _criteria.admissible)."""
+    if p + 1 < col.end_nn and col.x[col.idx[p + 1]] == col.x[col.idx[p]]:
+        return SKIP
+    return admissible(n_left, col.end - col.start, w_left, total, limits.min_samples, limits.min_weight)
+
+
+@njit
+def _sweep(col, yk, y, target, node, limits, missing_left, left):
+    """Best proxy and last left position of a threshold split on one presorted feature.
+
+    One sweep for both tasks: a classifier's (``yk`` given, ``y`` None) moves its weighted class
+    counts into ``left`` and keeps the gini/entropy aggregates in O(1) per sample; a regressor's
+    (``yk`` None) moves S_L = Σ w·y, for the proxy S_L²/W_L + S_R²/W_R. ``missing_left``: the
+    node's NaN samples start on the left.
+    """
+    idx, xf, start, end_nn, end = col
+    w, criterion, total = target.weight, target.criterion, node.total
+    n_left = end - end_nn if missing_left else 0
+    w_left = 0.0
+    s_left = 0.0
     agg_left = 0.0
     agg_right = 0.0
-    for k in range(node_counts.size):
-        if criterion == GINI:
-            agg_left += left[k] ** 2
-            agg_right += (node_counts[k] - left[k]) ** 2
-        elif criterion == ENTROPY:
-            agg_left += xlogx(left[k])
-            agg_right += xlogx(node_counts[k] - left[k])
+    if yk is not None:
+        _start_class_sweep(col, yk, w, missing_left, left)
+        for k in range(left.size):
+            w_left += left[k]
+            if criterion == GINI:
+                agg_left += left[k] ** 2
+                agg_right += (node.counts[k] - left[k]) ** 2
+            elif criterion == ENTROPY:
+                agg_left += xlogx(left[k])
+                agg_right += xlogx(node.counts[k] - left[k])
+    if y is not None and missing_left:
+        for p in range(end_nn, end):
+            s_left += w[idx[p]] * y[idx[p]]
+            w_left += w[idx[p]]
     # With NaN on the right, "every value left, NaN alone right" is one more candidate.
     last = end_nn - 1 if (missing_left or end_nn == end) else end_nn
     best = -np.inf
     best_pos = -1
-    current = xf[idx[start]]
     for p in range(start, last):
         i = idx[p]
-        c = yk[i]
         wi = w[i]
-        lc = left[c]
-        rc = node_counts[c] - lc
-        if criterion == GINI:  # (l+w)² − l² and (r−w)² − r², in O(1)
-            agg_left += wi * (2.0 * lc + wi)
-            agg_right += wi * (wi - 2.0 * rc)
-        elif criterion == ENTROPY:
-            agg_left += xlogx(lc + wi) - xlogx(lc)
-            agg_right += xlogx(rc - wi) - xlogx(rc)
-        left[c] = lc + wi
+        if yk is not None:
+            c = yk[i]
+            lc = left[c]
+            rc = node.counts[c] - lc
+            if criterion == GINI:  # (l+w)² − l² and (r−w)² − r², in O(1)
+                agg_left += wi * (2.0 * lc + wi)
+                agg_right += wi * (wi - 2.0 * rc)
+            elif criterion == ENTROPY:
+                agg_left += xlogx(lc + wi) - xlogx(lc)
+                agg_right += xlogx(rc - wi) - xlogx(rc)
+            left[c] = lc + wi
+        if y is not None:
+            s_left += wi * y[i]
         w_left += wi
         n_left += 1
-        if p + 1 < end_nn:
-            following = xf[idx[p + 1]]
-            tied = following == current
-            current = following
-            if tied:
-                continue  # only between distinct values
-        verdict = admissible(n_left, n, w_left, total, msl, mwl)
+        verdict = _candidate(col, p, n_left, w_left, total, limits)
         if verdict == STOP:
             break
         if verdict == SKIP:
             continue
         w_right = total - w_left
-        if criterion == GINI:
-            proxy = agg_left / w_left + agg_right / w_right
-        elif criterion == ENTROPY:
-            proxy = agg_left - xlogx(w_left) + agg_right - xlogx(w_right)
-        else:
-            max_left = 0.0
-            max_right = 0.0
-            for k in range(node_counts.size):
-                max_left = max(max_left, left[k])
-                max_right = max(max_right, node_counts[k] - left[k])
-            proxy = max_left + max_right
+        proxy = -np.inf
+        if yk is not None:
+            if criterion == GINI:
+                proxy = agg_left / w_left + agg_right / w_right
+            elif criterion == ENTROPY:
+                proxy = agg_left - xlogx(w_left) + agg_right - xlogx(w_right)
+            else:
+                proxy = _misclassification_proxy(left, node.counts)
+        if y is not None:
+            s_right = node.weighted_sum - s_left
+            proxy = s_left * s_left / w_left + s_right * s_right / w_right
         if proxy > best:
             best = proxy
             best_pos = p
@@ -123,54 +149,36 @@ def _sweep_classes(idx, xf, start, end_nn, end, yk, w, node_counts, total, crite
 
 
 @njit
-def _sweep_squared_error(idx, xf, start, end_nn, end, y, w, node_sum, total, msl, mwl, missing_left):
-    """Same sweep for the squared error: proxy S_L²/W_L + S_R²/W_R."""
-    n = end - start
-    s_left = 0.0
-    w_left = 0.0
-    n_left = 0
+def _start_class_sweep(col, yk, w, missing_left, left):
+    """The left child's class counts before the sweep: the NaN samples', or none."""
     if missing_left:
-        for p in range(end_nn, end):
-            s_left += w[idx[p]] * y[idx[p]]
-            w_left += w[idx[p]]
-        n_left = end - end_nn
-    last = end_nn - 1 if (missing_left or end_nn == end) else end_nn
-    best = -np.inf
-    best_pos = -1
-    current = xf[idx[start]]
-    for p in range(start, last):
-        i = idx[p]
-        s_left += w[i] * y[i]
-        w_left += w[i]
-        n_left += 1
-        if p + 1 < end_nn:
-            following = xf[idx[p + 1]]
-            tied = following == current
-            current = following
-            if tied:
-                continue  # only between distinct values
-        verdict = admissible(n_left, n, w_left, total, msl, mwl)
-        if verdict == STOP:
-            break
-        if verdict == SKIP:
-            continue
-        w_right = total - w_left
-        s_right = node_sum - s_left
-        proxy = s_left * s_left / w_left + s_right * s_right / w_right
-        if proxy > best:
-            best = proxy
-            best_pos = p
-    return best, best_pos
+        class_counts(col.idx, col.end_nn, col.end, yk, w, left)
+    else:
+        for k in range(left.size):
+            left[k] = 0.0
 
 
 @njit
-def set_proxy(idx, start, end, yk, y, w, criterion, counts, work_y, work_w):
+def _misclassification_proxy(left, counts):
+    """max_k n_Lk + max_k n_Rk."""
+    max_left = 0.0
+    max_right = 0.0
+    for k in range(counts.size):
+        max_left = max(max_left, left[k])
+        max_right = max(max_right, counts[k] - left[k])
+    return max_left + max_right
+
+
+@njit
+def set_proxy(idx, start, end, yk, y, target, counts, work):
     """(proxy term, weight) of one child holding the samples idx[start:end], computed directly."""
+    criterion = target.criterion
     if yk is not None:  # a classifier (its y is None; see _builder._node_stats)
-        total = class_counts(idx, start, end, yk, w, counts)
+        total = class_counts(idx, start, end, yk, target.weight, counts)
         return class_proxy(counts, total, criterion), total
     if y is not None:
-        value, impurity, total, _ = regression_stats(idx, start, end, y, w, criterion, work_y, work_w)
+        value, impurity, total, _ = regression_stats(idx, start, end, y, target.weight, criterion, work.y_buffer,
+                                                     work.w_buffer)
         if criterion == SQUARED_ERROR:
             return value * value * total, total  # S²/W = ȳ² W
         return -impurity * total, total
@@ -178,8 +186,9 @@ def set_proxy(idx, start, end, yk, y, w, criterion, counts, work_y, work_w):
 
 
 @njit
-def _categorical_groups(idx, xf, start, end_nn, end, bounds):
+def _categorical_groups(col, bounds):
     """Runs of equal values (and the NaN run) of a sorted segment: group g is bounds[g]:bounds[g+1]."""
+    idx, xf, start, end_nn, end = col
     g = 0
     bounds[0] = start
     for p in range(start + 1, end_nn):
@@ -196,22 +205,22 @@ def _categorical_groups(idx, xf, start, end_nn, end, bounds):
 
 
 @njit
-def find_split_exact(sidx, X, start, end, yk, y, w, node_counts, node_sum, total, criterion, rules, is_cat,
-                     state, work):
-    """Best split of the node sidx[:, start:end] over the features drawn for it.
+def find_split_exact(exact, node, yk, y, target, rules, work):
+    """Best split of the node exact.sidx[:, node.start:node.end] over the features drawn for it.
 
-    ``rules``: the fit's ``Rules`` (min_samples_leaf, min_weight_leaf, max_features, random_splitter). Returns
-    (kind, feature, last left position, threshold, missing_left, n_groups, proxy); for a
-    categorical split the group bounds are left in ``work.best_groups``.
+    ``yk``/``y``: the target's class codes or values (the other None: each task compiles only its
+    own sweeps). Returns (kind, feature, last left position, threshold, missing_left, n_groups,
+    proxy); for a categorical split the group bounds are left in ``work.best_groups``.
     """
-    msl, max_features, random_splitter = rules.min_samples_leaf, rules.max_features, rules.random_splitter
-    mwl = max(rules.min_weight_leaf, MIN_CHILD_SHARE * total)  # a lighter child is rounding noise: never divide by it
-    counts, features, grp_cur, grp_best = work.counts, work.features, work.groups, work.best_groups
+    sidx, X, start, end = exact.sidx, exact.X, node.start, node.end
+    # A child lighter than MIN_CHILD_SHARE of the node is rounding noise: never divide by it.
+    limits = ChildLimits(rules.min_samples_leaf, max(rules.min_weight_leaf, MIN_CHILD_SHARE * node.total))
+    features, grp_cur, grp_best = work.features, work.groups, work.best_groups
     n_features = sidx.shape[0]
     for f in range(n_features):
         features[f] = f
     if y is not None:
-        if criterion == ABSOLUTE_ERROR:
+        if target.criterion == ABSOLUTE_ERROR:
             prepare_ranks(sidx[0], start, end, y, work.rank_of, work.sorted_y)
 
     best_kind = NO_SPLIT
@@ -223,9 +232,9 @@ def find_split_exact(sidx, X, start, end, yk, y, w, node_counts, node_sum, total
     best = -np.inf
     visited = 0
     for f_i in range(n_features):
-        if visited >= max_features:
+        if visited >= rules.max_features:
             break
-        j = rand_int(state, f_i, n_features)  # Fisher–Yates: features drawn without replacement
+        j = rand_int(target.state, f_i, n_features)  # Fisher–Yates: features drawn without replacement
         f = features[j]
         features[j] = features[f_i]
         features[f_i] = f
@@ -236,17 +245,17 @@ def find_split_exact(sidx, X, start, end, yk, y, w, node_counts, node_sum, total
         if end_nn == start or (n_miss == 0 and xf[idx[start]] == xf[idx[end_nn - 1]]):
             continue  # constant in this node: costs nothing, does not count
         visited += 1
+        col = Column(idx, xf, start, end_nn, end)
 
-        if is_cat[f]:
-            n_groups = _categorical_groups(idx, xf, start, end_nn, end, grp_cur)
+        if target.is_categorical[f]:
+            n_groups = _categorical_groups(col, grp_cur)
             proxy = 0.0
             ok = n_groups >= 2
             for g in range(n_groups):
                 if not ok:
                     break
-                pg, wg = set_proxy(idx, grp_cur[g], grp_cur[g + 1], yk, y, w, criterion, counts, work.y_buffer,
-                                   work.w_buffer)
-                ok = grp_cur[g + 1] - grp_cur[g] >= msl and wg >= mwl
+                pg, wg = set_proxy(idx, grp_cur[g], grp_cur[g + 1], yk, y, target, work.counts, work)
+                ok = grp_cur[g + 1] - grp_cur[g] >= limits.min_samples and wg >= limits.min_weight
                 proxy += pg
             if ok and proxy > best:
                 best = proxy
@@ -258,9 +267,8 @@ def find_split_exact(sidx, X, start, end, yk, y, w, node_counts, node_sum, total
                     grp_best[g] = grp_cur[g]
             continue
 
-        if random_splitter:
-            proxy, pos, threshold, missing_left = _random_split(idx, xf, start, end_nn, end, yk, y, w, criterion,
-                                                               node_counts, node_sum, total, msl, mwl, state, work)
+        if rules.random_splitter:
+            proxy, pos, threshold, missing_left = _random_split(col, yk, y, target, node, limits, work)
             if pos >= 0 and proxy > best:
                 best, best_kind, best_feature, best_pos = proxy, THRESHOLD_SPLIT, f, pos
                 best_threshold, best_missing_left = threshold, missing_left
@@ -270,16 +278,10 @@ def find_split_exact(sidx, X, start, end, yk, y, w, node_counts, node_sum, total
             if missing_left and n_miss == 0:
                 break
             proxy, pos = -np.inf, -1
-            if yk is not None:  # tested on the arguments: each task compiles only its sweeps
-                proxy, pos = _sweep_classes(idx, xf, start, end_nn, end, yk, w, node_counts, total, criterion,
-                                            msl, mwl, missing_left, counts)
-            if y is not None:
-                if criterion == SQUARED_ERROR:
-                    proxy, pos = _sweep_squared_error(idx, xf, start, end_nn, end, y, w, node_sum, total, msl, mwl,
-                                                      missing_left)
-                else:
-                    proxy, pos = sweep_absolute_error(idx, xf, start, end, y, w, total, msl, mwl, work.rank_of,
-                                                      work.sorted_y, work.fenwick, work.abs_errors)
+            if target.criterion == ABSOLUTE_ERROR:
+                proxy, pos = sweep_absolute_error(col, y, target.weight, node.total, limits, work.rank_of, work)
+            else:  # yk and y are tested on the arguments: each task compiles only its own sweep
+                proxy, pos = _sweep(col, yk, y, target, node, limits, missing_left, work.counts)
             if pos >= 0 and proxy > best:
                 best, best_kind, best_feature, best_pos = proxy, THRESHOLD_SPLIT, f, pos
                 if pos == end_nn - 1:
@@ -301,16 +303,17 @@ def midpoint(a, b):
 
 
 @njit
-def _random_split(idx, xf, start, end_nn, end, yk, y, w, criterion, node_counts, node_sum, total, msl, mwl, state,
-                  work):
+def _random_split(col, yk, y, target, node, limits, work):
     """scikit-learn's "random" splitter: one threshold drawn uniformly in [min, max) of the node."""
+    idx, xf, start, end_nn, end = col
+    w, criterion, total = target.weight, target.criterion, node.total
     lo = xf[idx[start]]
     hi = xf[idx[end_nn - 1]]
     n_miss = end - end_nn
-    threshold = rand_uniform(state, lo, hi)
+    threshold = rand_uniform(target.state, lo, hi)
     if threshold >= hi:
         threshold = lo
-    missing_left = n_miss > 0 and rand_int(state, 0, 2) == 1
+    missing_left = n_miss > 0 and rand_int(target.state, 0, 2) == 1
     a = start  # last position with value ≤ threshold, by bisection
     b = end_nn
     while a < b:
@@ -321,15 +324,14 @@ def _random_split(idx, xf, start, end_nn, end, yk, y, w, criterion, node_counts,
             b = m
     pos = a - 1
     n_left = pos + 1 - start + (n_miss if missing_left else 0)
+    msl = limits.min_samples
     if pos < start or pos >= end_nn - 1 or n_left < msl or end - start - n_left < msl:
         return -np.inf, -1, threshold, missing_left
     proxy, w_left, w_right = -np.inf, 0.0, 0.0
     if y is not None:  # a regressor (tested on the argument: see find_split_exact)
         if criterion == ABSOLUTE_ERROR:  # never with NaN: both children are contiguous
-            pl, w_left = set_proxy(idx, start, pos + 1, yk, y, w, criterion, work.counts, work.y_buffer,
-                                   work.w_buffer)
-            pr, w_right = set_proxy(idx, pos + 1, end, yk, y, w, criterion, work.counts, work.y_buffer,
-                                    work.w_buffer)
+            pl, w_left = set_proxy(idx, start, pos + 1, yk, y, target, work.counts, work)
+            pr, w_right = set_proxy(idx, pos + 1, end, yk, y, target, work.counts, work)
             proxy = pl + pr
         else:
             s_left = 0.0
@@ -338,7 +340,7 @@ def _random_split(idx, xf, start, end_nn, end, yk, y, w, criterion, node_counts,
                     s_left += w[idx[p]] * y[idx[p]]
                     w_left += w[idx[p]]
             w_right = total - w_left
-            s_right = node_sum - s_left
+            s_right = node.weighted_sum - s_left
             if w_left > 0 and w_right > 0:
                 proxy = s_left * s_left / w_left + s_right * s_right / w_right
     if yk is not None:
@@ -353,9 +355,9 @@ def _random_split(idx, xf, start, end_nn, end, yk, y, w, criterion, node_counts,
         w_right = total - w_left
         proxy = class_proxy(left, w_left, criterion)
         for k in range(left.size):
-            left[k] = node_counts[k] - left[k]
+            left[k] = node.counts[k] - left[k]
         proxy += class_proxy(left, w_right, criterion)
-    if w_left < mwl or w_right < mwl:
+    if w_left < limits.min_weight or w_right < limits.min_weight:
         return -np.inf, -1, threshold, missing_left
     if n_miss == 0:
         missing_left = n_left > end - start - n_left
@@ -363,9 +365,13 @@ def _random_split(idx, xf, start, end_nn, end, yk, y, w, criterion, node_counts,
 
 
 @njit
-def assign_children(sidx, X, start, end, kind, feature, pos, missing_left, n_groups, bounds, child_of):
-    """child_of[i] for the samples of the node, from the chosen split; returns the child sizes."""
-    idx = sidx[feature]
+def assign_children(exact, start, end, split, bounds, child_of):
+    """child_of[i] for the samples of the node, from the chosen split; returns the child sizes.
+
+    ``split``: find_split_exact's result; ``bounds``: a categorical split's group bounds.
+    """
+    kind, feature, pos, _, missing_left, n_groups, _ = split
+    idx = exact.sidx[feature]
     if kind == CATEGORICAL_SPLIT:
         sizes = np.empty(n_groups, dtype=np.int64)
         for g in range(n_groups):
@@ -373,7 +379,7 @@ def assign_children(sidx, X, start, end, kind, feature, pos, missing_left, n_gro
             for p in range(bounds[g], bounds[g + 1]):
                 child_of[idx[p]] = g
         return sizes
-    end_nn = end - count_missing(idx, X[:, feature], start, end)
+    end_nn = end - count_missing(idx, exact.X[:, feature], start, end)
     sizes = np.zeros(2, dtype=np.int64)
     for p in range(start, end):
         if p < end_nn:

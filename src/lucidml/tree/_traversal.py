@@ -1,10 +1,10 @@
 """The one walk down a tree, for every tree model: apply, decision paths and sums of leaf values.
 
-A node table is a set of parallel arrays (``Splits``): node u tests ``x[feature[u]] ≤
-threshold[u]`` and goes to ``left[u]`` (true) or ``right[u]``; NaN goes left iff
-``missing_left[u]``; ``left[u] = -1`` at a leaf. Several trees may stand one after the other in
-one table (a forest, the stages of boosting): child ids are local to their tree, and a tree is
-named by ``base``, the row of its root. Multiway categorical nodes (``Categories``, CSR lists of
+A node table is an array of ``_nodes.NODE_DTYPE`` records: node u tests ``x[feature] ≤
+threshold`` and goes to ``left_child`` (true) or ``right_child``; NaN goes left iff
+``missing_go_to_left``; ``left_child = -1`` at a leaf. Several trees may stand one after the
+other in one table (a forest, the stages of boosting): child ids are local to their tree, and a
+tree is named by ``base``, the row of its root. Multiway categorical nodes (``Categories``, CSR lists of
 values and children) exist only in single trees.
 
 - :func:`descend` is the hot loop: the leaf a row reaches, one comparison per level.
@@ -22,9 +22,8 @@ from numba import prange
 
 from ..utils import njit
 
-__all__ = ["Categories", "Splits", "apply_parallel", "apply_rows", "decision_paths", "descend", "sum_leaf_values"]
+__all__ = ["Categories", "apply_parallel", "apply_rows", "decision_paths", "descend", "sum_leaf_values"]
 
-Splits = namedtuple("Splits", ["feature", "threshold", "left", "right", "missing_left"])
 Categories = namedtuple("Categories", ["ptr", "values", "children", "present"])
 
 # Rows per block of the parallel walks (see sum_leaf_values), and the mean nodes per tree from
@@ -35,51 +34,52 @@ LARGE_TREE_NODES = 256
 
 
 @njit
-def descend(X, i, base, splits):
+def descend(X, i, base, nodes):
     """The leaf that row i of X reaches in the tree whose root is row ``base`` of the table.
 
     Returns base + the leaf's local id (numeric splits only).
     """
-    feature, threshold, left, right, missing_left = splits
     u = base
-    child = left[u]
+    child = nodes[u]["left_child"]
     while child != -1:
-        v = X[i, feature[u]]
-        if v <= threshold[u] or (v != v and missing_left[u]):  # v != v: NaN
+        node = nodes[u]
+        v = X[i, node["feature"]]
+        if v <= node["threshold"] or (v != v and node["missing_go_to_left"]):  # v != v: NaN
             u = base + child
         else:
-            u = base + right[u]
-        child = left[u]
+            u = base + node["right_child"]
+        child = nodes[u]["left_child"]
     return u
 
 
 @njit
-def next_node(X, i, u, splits, categories):
+def next_node(X, i, u, nodes, categories):
     """The child of node u that row i goes to, or -1 when its category was never seen there."""
-    v = X[i, splits.feature[u]]
+    node = nodes[u]
+    v = X[i, node["feature"]]
     if categories.present and categories.ptr[u + 1] > categories.ptr[u]:
         for e in range(categories.ptr[u], categories.ptr[u + 1]):
             c = categories.values[e]
             if v == c or (np.isnan(v) and np.isnan(c)):
                 return categories.children[e]
         return -1
-    if v <= splits.threshold[u]:
-        return splits.left[u]
+    if v <= node["threshold"]:
+        return node["left_child"]
     if np.isnan(v):
-        return splits.left[u] if splits.missing_left[u] else splits.right[u]
-    return splits.right[u]
+        return node["left_child"] if node["missing_go_to_left"] else node["right_child"]
+    return node["right_child"]
 
 
 @njit(interpret_small=True)
-def apply_rows(X, first, last, splits, categories, out):
+def apply_rows(X, first, last, nodes, categories, out):
     """out[i] = the node row i ends in (a leaf, or a categorical node for an unseen value), i in [first, last)."""
     for i in range(first, last):
         if not categories.present:
-            out[i] = descend(X, i, 0, splits)
+            out[i] = descend(X, i, 0, nodes)
             continue
         u = 0
-        while splits.left[u] != -1:
-            nxt = next_node(X, i, u, splits, categories)
+        while nodes[u]["left_child"] != -1:
+            nxt = next_node(X, i, u, nodes, categories)
             if nxt < 0:
                 break
             u = nxt
@@ -87,15 +87,15 @@ def apply_rows(X, first, last, splits, categories, out):
 
 
 @njit(parallel=True)
-def apply_parallel(X, splits, categories, out):
+def apply_parallel(X, nodes, categories, out):
     """:func:`apply_rows` over all rows, blocks of rows to the threads."""
     n_blocks = (X.shape[0] + BLOCK_ROWS - 1) // BLOCK_ROWS
     for block in prange(n_blocks):
-        apply_rows(X, block * BLOCK_ROWS, min(X.shape[0], (block + 1) * BLOCK_ROWS), splits, categories, out)
+        apply_rows(X, block * BLOCK_ROWS, min(X.shape[0], (block + 1) * BLOCK_ROWS), nodes, categories, out)
 
 
 @njit(interpret_small=True)
-def decision_paths(X, splits, categories, max_len):
+def decision_paths(X, nodes, categories, max_len):
     """CSR (indptr, indices) of the nodes each row of X passes through, root first."""
     n = X.shape[0]
     indptr = np.zeros(n + 1, dtype=np.intp)
@@ -105,8 +105,8 @@ def decision_paths(X, splits, categories, max_len):
         u = 0
         indices[k] = 0
         k += 1
-        while splits.left[u] != -1:
-            u = next_node(X, i, u, splits, categories)
+        while nodes[u]["left_child"] != -1:
+            u = next_node(X, i, u, nodes, categories)
             if u < 0:
                 break
             indices[k] = u
@@ -115,7 +115,7 @@ def decision_paths(X, splits, categories, max_len):
     return indptr, indices[:k]
 
 
-def sum_leaf_values(X, splits, value, roots, columns, out):
+def sum_leaf_values(X, nodes, value, roots, columns, out):
     """out[i, columns[t] + k] += value[leaf of row i in tree t, k] for every tree t of the table.
 
     Blocks of rows go to the threads; within a block, tree after tree (the tree stays in cache
@@ -125,14 +125,14 @@ def sum_leaf_values(X, splits, value, roots, columns, out):
     12,500 rows: 21 ms against 25 ms; 250 trees of 15 nodes on 20,000 rows: 71 ms against 108).
     """
     rows = BLOCK_ROWS
-    if splits.left.shape[0] >= LARGE_TREE_NODES * roots.shape[0]:
+    if nodes.shape[0] >= LARGE_TREE_NODES * roots.shape[0]:
         per_thread = -(-X.shape[0] // numba.get_num_threads())
         rows = min(MAX_BLOCK_ROWS, max(BLOCK_ROWS, per_thread))
-    _sum_leaf_values(X, splits, value, roots, columns, rows, out)
+    _sum_leaf_values(X, nodes, value, roots, columns, rows, out)
 
 
 @njit(parallel=True, interpret_small=True)
-def _sum_leaf_values(X, splits, value, roots, columns, rows, out):
+def _sum_leaf_values(X, nodes, value, roots, columns, rows, out):
     # numba.get_num_threads() in here would keep the kernel out of the on-disk cache.
     n = X.shape[0]
     n_blocks = (n + rows - 1) // rows
@@ -143,6 +143,6 @@ def _sum_leaf_values(X, splits, value, roots, columns, rows, out):
             base = roots[t]
             column = columns[t]
             for i in range(first, last):
-                u = descend(X, i, base, splits)
+                u = descend(X, i, base, nodes)
                 for k in range(value.shape[1]):
                     out[i, column + k] += value[u, k]

@@ -1,9 +1,10 @@
-"""The fitted tree as parallel node arrays, in scikit-learn's ``tree_`` layout (walked by ``_traversal``).
+"""The fitted tree: its node records (``_nodes.NODE_DTYPE``) and values, read through scikit-learn's ``tree_`` names.
 
 Node ``u`` tests ``x[feature[u]] <= threshold[u]`` and goes to ``children_left[u]`` (true) or
 ``children_right[u]``; NaN goes left iff ``missing_go_to_left[u]``. A leaf has both children
 ``TREE_LEAF = -1`` and ``feature = threshold = TREE_UNDEFINED = -2``. ``value[u, 0]`` holds the
-weighted class fractions (classification) or the mean/median (regression).
+weighted class fractions (classification) or the mean/median (regression). ``children_left``
+and the other node arrays are views of the fields of ``nodes``, as in scikit-learn.
 
 Multiway categorical nodes (004 §12) extend the layout: their children are listed in CSR form,
 ``category_children[category_ptr[u]:category_ptr[u + 1]]`` beside the matching
@@ -16,47 +17,57 @@ import numpy as np
 import scipy.sparse
 
 from ..utils import njit
-from ._builder import (
-    CH_PTR,
-    DEPTH,
-    END,
-    EXPANDED,
-    FEATURE,
-    IMPROVEMENT,
-    IMPURITY,
-    KIND,
-    MISSING_LEFT,
-    N_GROUPS,
-    N_SAMPLES,
-    START,
-    THRESHOLD,
-    WEIGHT,
-)
+from ._nodes import NODE_DTYPE, TREE_LEAF, TREE_UNDEFINED
 from ._splitter import CATEGORICAL_SPLIT
-from ._traversal import Categories, Splits, apply_parallel, apply_rows, decision_paths
+from ._traversal import Categories, apply_parallel, apply_rows, decision_paths
 
-TREE_LEAF = -1
-TREE_UNDEFINED = -2
+__all__ = ["TREE_LEAF", "TREE_UNDEFINED", "Tree", "tree_from_store"]
 
 # The fewest rows worth a parallel walk (1,250 rows through a 1,083-node tree: 41 µs serial,
 # 61 µs with the threads woken).
 _PARALLEL_MIN_ROWS = 4096
 
 
-class Tree:
-    """Node arrays of a fitted tree (see the module docstring for the layout)."""
+def _field(name, doc):
+    return property(lambda self: self.nodes[name], doc=doc)
 
-    def __init__(self, n_features, n_classes, arrays):
+
+class Tree:
+    """A fitted tree (see the module docstring for the layout).
+
+    ``nodes``: the node records in pre-order (depth-first growth) or growth order (best-first);
+    ``value``: (node_count, 1, max_n_classes); ``categories``: the multiway nodes' CSR lists
+    (ptr, values, children), or None when there are none.
+    """
+
+    children_left = _field("left_child", "Left (x ≤ threshold) child of each node, −1 at a leaf.")
+    children_right = _field("right_child", "Right child of each node, −1 at a leaf.")
+    feature = _field("feature", "Feature tested at each node, −2 at a leaf.")
+    threshold = _field("threshold", "Threshold of each node's test (NaN: multiway), −2 at a leaf.")
+    impurity = _field("impurity", "Impurity of each node.")
+    n_node_samples = _field("n_node_samples", "Training samples reaching each node.")
+    weighted_n_node_samples = _field("weighted_n_node_samples", "Their total weight.")
+    missing_go_to_left = _field("missing_go_to_left", "1 where NaN goes to the left child.")
+
+    def __init__(self, n_features, n_classes, nodes, value, max_depth, categories=None):
         self.n_features = n_features
         self.n_classes = np.atleast_1d(np.asarray(n_classes, dtype=np.intp))
         self.n_outputs = 1
         self.max_n_classes = int(self.n_classes.max())
-        (self.children_left, self.children_right, self.feature, self.threshold, self.impurity,
-         self.n_node_samples, self.weighted_n_node_samples, self.value, self.missing_go_to_left,
-         self.category_ptr, self.category_values, self.category_children, depth) = arrays
-        self.node_count = self.children_left.size
-        self.capacity = self.node_count
-        self.max_depth = int(depth.max()) if self.node_count else 0  # the per-node depths are not kept
+        self.nodes = nodes
+        self.value = value
+        self.max_depth = int(max_depth)
+        if categories is None:
+            categories = (np.zeros(nodes.size + 1, np.intp), np.empty(0), np.empty(0, np.intp))
+        self.category_ptr, self.category_values, self.category_children = categories
+
+    @property
+    def node_count(self):
+        return self.nodes.size
+
+    @property
+    def capacity(self):
+        return self.nodes.size
 
     @property
     def n_leaves(self):
@@ -73,15 +84,11 @@ class Tree:
             return self.category_children[lo:hi]
         if self.children_left[node] == TREE_LEAF:
             return np.empty(0, dtype=np.intp)
-        return np.array([self.children_left[node], self.children_right[node]])
+        return np.array([self.children_left[node], self.children_right[node]], dtype=np.intp)
 
     def children_csr(self):
         """All child lists at once: children of u are ``ids[ptr[u]:ptr[u + 1]]``."""
-        return _children_csr(self.children_left, self.children_right, self.category_ptr, self.category_children)
-
-    def splits(self):
-        """The node arrays a walk down the tree reads (see ``_traversal``)."""
-        return Splits(self.feature, self.threshold, self.children_left, self.children_right, self.missing_go_to_left)
+        return _children_csr(self.nodes, self.category_ptr, self.category_children)
 
     def categories(self):
         """The multiway nodes' value and child lists (see ``_traversal``)."""
@@ -91,9 +98,9 @@ class Tree:
         """Index of the node each row of X ends in (a leaf, or a categorical node for an unseen value)."""
         out = np.empty(X.shape[0], dtype=np.intp)
         if X.shape[0] >= _PARALLEL_MIN_ROWS:
-            apply_parallel(X, self.splits(), self.categories(), out)
+            apply_parallel(X, self.nodes, self.categories(), out)
         else:  # waking the threads costs more than it saves below a few blocks of rows
-            apply_rows(X, 0, X.shape[0], self.splits(), self.categories(), out)
+            apply_rows(X, 0, X.shape[0], self.nodes, self.categories(), out)
         return out
 
     def node_argmax(self):
@@ -108,18 +115,16 @@ class Tree:
 
     def decision_path(self, X):
         """CSR indicator (n_samples, node_count) of the nodes each row passes through."""
-        indptr, indices = decision_paths(X, self.splits(), self.categories(), self.max_depth + 1)
+        indptr, indices = decision_paths(X, self.nodes, self.categories(), self.max_depth + 1)
         data = np.ones(indices.size, dtype=np.intp)
         return scipy.sparse.csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
 
     def compute_feature_importances(self, normalize=True):
-        """Σ over the splits on a feature of W_u I_u − Σ_children W_c I_c, over W_root (then summing to 1)."""
-        ptr, ids = self.children_csr()
-        weighted = self.weighted_n_node_samples * self.impurity
-        importances = np.zeros(self.n_features)
-        for u in np.flatnonzero(self.children_left != TREE_LEAF):
-            importances[self.feature[u]] += weighted[u] - weighted[ids[ptr[u]:ptr[u + 1]]].sum()
-        importances /= self.weighted_n_node_samples[0]
+        """Σ over the splits on a feature of their improvement, (W_u I_u − Σ_children W_c I_c) / W_root
+        (then summing to 1)."""
+        split = self.children_left != TREE_LEAF
+        importances = np.bincount(self.feature[split], weights=self.nodes["improvement"][split],
+                                  minlength=self.n_features).astype(np.float64)
         if normalize and importances.sum() > 0:
             importances /= importances.sum()
         return importances
@@ -127,28 +132,16 @@ class Tree:
 
 def tree_from_store(store, node_count, n_features, n_classes, preorder):
     """The final :class:`Tree` from the builder's creation-order store (pre-order ids if asked)."""
-    inode, fnode, value, ch_values, ch_ids = store[0], store[1], store[2], store[4], store[5]
-    arrays = _assemble(inode[:node_count], fnode[:node_count], value[:node_count], ch_values, ch_ids, preorder)
-    arrays = arrays[:7] + (arrays[7].reshape(node_count, 1, -1),) + arrays[8:13]
-    return Tree(n_features, n_classes, arrays)
-
-
-def node_arrays(store, node_count):
-    """The builder's binary tree in creation order as named arrays (boosting's trees): ``left``,
-    ``right``, ``feature``, ``threshold``, ``missing_go_left``, ``gain`` (the split's improvement),
-    ``n_samples``, and each node's sample range ``start``:``stop`` in the builder's sample order."""
-    inode, fnode, value, ch_values, ch_ids = store[0], store[1], store[2], store[4], store[5]
-    arrays = _assemble(inode[:node_count], fnode[:node_count], value[:node_count], ch_values, ch_ids, False)
-    names = ("left", "right", "feature", "threshold", "impurity", "n_samples", "weight", "value", "missing_go_left")
-    out = dict(zip(names, arrays))
-    out["gain"] = arrays[13]
-    out["start"], out["stop"] = inode[:node_count, START], inode[:node_count, END]
-    return out
+    nodes, value, cat_ptr, cat_values, cat_children, max_depth = _assemble(store, node_count, preorder)
+    categories = (cat_ptr, cat_values, cat_children) if cat_values.size else None
+    return Tree(n_features, n_classes, nodes, value.reshape(node_count, 1, -1), max_depth, categories)
 
 
 @njit(interpret_small=True)
-def _assemble(inode, fnode, value, ch_values, ch_ids, preorder):
-    n = inode.shape[0]
+def _assemble(store, n, preorder):
+    """(nodes, value, category ptr/values/children, max depth) of the first n nodes of the store,
+    renumbered in pre-order when ``preorder``."""
+    growth = store.growth
     new_id = np.arange(n)
     if preorder:
         stack = np.empty(n, dtype=np.int64)
@@ -160,69 +153,54 @@ def _assemble(inode, fnode, value, ch_values, ch_ids, preorder):
             u = stack[top]
             new_id[u] = k
             k += 1
-            if inode[u, EXPANDED]:
-                ptr = inode[u, CH_PTR]
-                for c in range(inode[u, N_GROUPS] - 1, -1, -1):
-                    stack[top] = ch_ids[ptr + c]
+            if growth[u]["expanded"]:
+                for c in range(growth[u]["n_children"] - 1, -1, -1):
+                    stack[top] = store.child_ids[growth[u]["children"] + c]
                     top += 1
-    left = np.full(n, -1, dtype=np.intp)
-    right = np.full(n, -1, dtype=np.intp)
-    feature = np.full(n, -2, dtype=np.intp)
-    threshold = np.full(n, -2.0)
-    impurity = np.empty(n)
-    n_samples = np.empty(n, dtype=np.intp)
-    weight = np.empty(n)
-    values = np.empty_like(value)
-    missing_left = np.zeros(n, dtype=np.uint8)
-    depth = np.empty(n, dtype=np.intp)
-    gain = np.zeros(n)
+    nodes = np.empty(n, dtype=NODE_DTYPE)
+    value = np.empty((n, store.value.shape[1]))
     cat_count = np.zeros(n + 1, dtype=np.intp)
+    max_depth = 0
     for u in range(n):
-        if inode[u, EXPANDED] and inode[u, KIND] == CATEGORICAL_SPLIT:
-            cat_count[new_id[u] + 1] = inode[u, N_GROUPS]
-    cat_ptr = np.cumsum(cat_count)
+        max_depth = max(max_depth, growth[u]["depth"])
+        if growth[u]["expanded"] and growth[u]["kind"] == CATEGORICAL_SPLIT:
+            cat_count[new_id[u] + 1] = growth[u]["n_children"]
+    cat_ptr = np.zeros(n + 1, dtype=np.intp)
+    for v in range(n):
+        cat_ptr[v + 1] = cat_ptr[v] + cat_count[v + 1]
     cat_values = np.empty(cat_ptr[n])
     cat_children = np.empty(cat_ptr[n], dtype=np.intp)
     for u in range(n):
         v = new_id[u]
-        impurity[v] = fnode[u, IMPURITY]
-        n_samples[v] = inode[u, N_SAMPLES]
-        weight[v] = fnode[u, WEIGHT]
+        nodes[v] = store.nodes[u]
         for k in range(value.shape[1]):
-            values[v, k] = value[u, k]
-        depth[v] = inode[u, DEPTH]
-        if not inode[u, EXPANDED]:
+            value[v, k] = store.value[u, k]
+        if not growth[u]["expanded"]:
             continue
-        gain[v] = fnode[u, IMPROVEMENT]
-        ptr = inode[u, CH_PTR]
-        r = inode[u, N_GROUPS]
-        feature[v] = inode[u, FEATURE]
-        threshold[v] = fnode[u, THRESHOLD]
-        missing_left[v] = inode[u, MISSING_LEFT]
-        left[v] = new_id[ch_ids[ptr]]
-        right[v] = new_id[ch_ids[ptr + r - 1]]
-        if inode[u, KIND] == CATEGORICAL_SPLIT:
-            for c in range(r):
-                cat_values[cat_ptr[v] + c] = ch_values[ptr + c]
-                cat_children[cat_ptr[v] + c] = new_id[ch_ids[ptr + c]]
-    return (left, right, feature, threshold, impurity, n_samples, weight, values, missing_left, cat_ptr, cat_values,
-            cat_children, depth, gain)
+        nodes[v]["left_child"] = new_id[store.nodes[u]["left_child"]]
+        nodes[v]["right_child"] = new_id[store.nodes[u]["right_child"]]
+        if growth[u]["kind"] == CATEGORICAL_SPLIT:
+            ptr = growth[u]["children"]
+            for c in range(growth[u]["n_children"]):
+                cat_values[cat_ptr[v] + c] = store.child_values[ptr + c]
+                cat_children[cat_ptr[v] + c] = new_id[store.child_ids[ptr + c]]
+    return nodes, value, cat_ptr, cat_values, cat_children, max_depth
 
 
 @njit(interpret_small=True)
-def _children_csr(left, right, cat_ptr, cat_children):
-    n = left.size
+def _children_csr(nodes, cat_ptr, cat_children):
+    n = nodes.size
     ptr = np.zeros(n + 1, dtype=np.intp)
     for u in range(n):
         r = cat_ptr[u + 1] - cat_ptr[u]
-        ptr[u + 1] = ptr[u] + (r if r > 0 else (0 if left[u] == -1 else 2))
+        ptr[u + 1] = ptr[u] + (r if r > 0 else (0 if nodes[u]["left_child"] == -1 else 2))
     ids = np.empty(ptr[n], dtype=np.intp)
     for u in range(n):
         r = cat_ptr[u + 1] - cat_ptr[u]
         if r > 0:
             for c in range(r):
                 ids[ptr[u] + c] = cat_children[cat_ptr[u] + c]
-        elif left[u] != -1:
-            ids[ptr[u]] = left[u]
-            ids[ptr[u] + 1] = right[u]
+        elif nodes[u]["left_child"] != -1:
+            ids[ptr[u]] = nodes[u]["left_child"]
+            ids[ptr[u] + 1] = nodes[u]["right_child"]
     return ptr, ids

@@ -3,7 +3,7 @@
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ._tree import TREE_LEAF
+from ._nodes import TREE_LEAF
 
 __all__ = ["export_graphviz", "export_text"]
 
