@@ -64,16 +64,6 @@ def count_missing(idx, xf, start, end):
 
 
 @njit
-def _candidate(col, p, n_left, w_left, total, limits):
-    """Whether the threshold after sorted position p is scored: SKIP between equal values (only
-    midpoints of distinct values are thresholds) or while the left child is below the limits,
-    STOP once the right child is (see _criteria.admissible)."""
-    if p + 1 < col.end_nn and col.x[col.idx[p + 1]] == col.x[col.idx[p]]:
-        return SKIP
-    return admissible(n_left, col.end - col.start, w_left, total, limits.min_samples, limits.min_weight)
-
-
-@njit
 def _sweep(col, yk, y, target, node, limits, missing_left, left):
     """Best proxy and last left position of a threshold split on one presorted feature.
 
@@ -125,7 +115,9 @@ def _sweep(col, yk, y, target, node, limits, missing_left, left):
             s_left += wi * y[i]
         w_left += wi
         n_left += 1
-        verdict = _candidate(col, p, n_left, w_left, total, limits)
+        if p + 1 < end_nn and xf[idx[p + 1]] == xf[i]:
+            continue  # thresholds lie only between distinct values
+        verdict = admissible(n_left, end - start, w_left, total, limits.min_samples, limits.min_weight)
         if verdict == STOP:
             break
         if verdict == SKIP:
