@@ -98,7 +98,7 @@ def _abs_error_pass(idx, first, stop, step, y, w, work, out):
 
 
 @njit
-def sweep_absolute_error(col, y, w, total, limits, rank_of, work):
+def sweep_absolute_error(col, y, w, total, scoring, rank_of, work):
     """Best proxy −(AE_left + AE_right) and last left position over one presorted feature
     (``col``: a ``_splitter.Column`` without NaN; ``work``: rank_of, sorted_y, fenwick, abs_errors).
 
@@ -118,7 +118,7 @@ def sweep_absolute_error(col, y, w, total, limits, rank_of, work):
         w_left += w[idx[p]]
         if xf[idx[p + 1]] == xf[idx[p]]:
             continue
-        verdict = admissible(p + 1 - start, n, w_left, total, limits.min_samples, limits.min_weight)
+        verdict = admissible(p + 1 - start, n, w_left, total, scoring.min_samples, scoring.min_weight)
         if verdict == STOP:
             break
         if verdict == SKIP:

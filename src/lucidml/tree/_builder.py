@@ -272,7 +272,7 @@ def _create_node(store, counter, node_tuple, exact, hist, target, rules, work):
     return nid
 
 
-@njit
+@njit(inline="always")
 def _exact_split(exact, row, start, end, total, target, rules, work):
     """The best split of an exact-mode node (``_splitter.find_split_exact``)."""
     counts = np.empty(work.value.size)  # the node's class counts; work.exact.counts is the sweep's scratch
@@ -281,7 +281,7 @@ def _exact_split(exact, row, start, end, total, target, rules, work):
     return find_split_exact(exact, node, target.codes, target.y, target, rules, work.exact)
 
 
-@njit
+@njit(inline="always")
 def _leave(hist, counter, slot, node, row, start, end):
     """A node that will not be split: its histogram slot goes back to the pool, and a boosting
     leaf learns its weight (Σh) from its samples, as no histogram gave it."""
@@ -452,7 +452,7 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
     return (store.nodes, store.growth, store.value, store.child_bounds, store.child_values, store.child_ids), counter[0]
 
 
-@njit
+@njit(inline="always")
 def _grow_for_children(store, counter, u):
     """The store, with room for the children of u and their child lists."""
     growth = store.growth[u]

@@ -50,8 +50,9 @@ Column = namedtuple("Column", ["idx", "x", "start", "end_nn", "end"])
 # A node's samples sidx[:, start:end] and their sums: weighted class counts (a classifier's),
 # total weight, Σ w·y (a regressor's).
 NodeSums = namedtuple("NodeSums", ["start", "end", "counts", "total", "weighted_sum"])
-# The least a child may hold: samples (min_samples_leaf) and weight.
-ChildLimits = namedtuple("ChildLimits", ["min_samples", "min_weight"])
+# How a sweep scores a candidate: the criterion, and the least a child may hold (samples:
+# min_samples_leaf, and weight).
+Scoring = namedtuple("Scoring", ["criterion", "min_samples", "min_weight"])
 
 
 @njit
@@ -63,17 +64,18 @@ def count_missing(idx, xf, start, end):
     return end - k
 
 
-@njit
-def _sweep(col, yk, y, target, node, limits, missing_left, left):
+@njit(inline="always")
+def _sweep(col, yk, y, w, node, scoring, missing_left, left):
     """Best proxy and last left position of a threshold split on one presorted feature.
 
     One sweep for both tasks: a classifier's (``yk`` given, ``y`` None) moves its weighted class
     counts into ``left`` and keeps the gini/entropy aggregates in O(1) per sample; a regressor's
     (``yk`` None) moves S_L = Σ w·y, for the proxy S_L²/W_L + S_R²/W_R. ``missing_left``: the
-    node's NaN samples start on the left.
+    node's NaN samples start on the left. (Only the arrays it reads are passed: every array
+    argument of a call that is not inlined costs a reference count up and down.)
     """
     idx, xf, start, end_nn, end = col
-    w, criterion, total = target.weight, target.criterion, node.total
+    criterion, total = scoring.criterion, node.total
     n_left = end - end_nn if missing_left else 0
     w_left = 0.0
     s_left = 0.0
@@ -97,8 +99,9 @@ def _sweep(col, yk, y, target, node, limits, missing_left, left):
     last = end_nn - 1 if (missing_left or end_nn == end) else end_nn
     best = -np.inf
     best_pos = -1
+    current = xf[idx[start]]
     for p in range(start, last):
-        i = idx[p]
+        i = np.uint64(idx[p])  # unsigned: no negative-index wraparound on the loads below
         wi = w[i]
         if yk is not None:
             c = yk[i]
@@ -115,9 +118,13 @@ def _sweep(col, yk, y, target, node, limits, missing_left, left):
             s_left += wi * y[i]
         w_left += wi
         n_left += 1
-        if p + 1 < end_nn and xf[idx[p + 1]] == xf[i]:
-            continue  # thresholds lie only between distinct values
-        verdict = admissible(n_left, end - start, w_left, total, limits.min_samples, limits.min_weight)
+        if p + 1 < end_nn:
+            following = xf[np.uint64(idx[p + 1])]
+            tied = following == current
+            current = following
+            if tied:
+                continue  # thresholds lie only between distinct values
+        verdict = admissible(n_left, end - start, w_left, total, scoring.min_samples, scoring.min_weight)
         if verdict == STOP:
             break
         if verdict == SKIP:
@@ -206,7 +213,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
     """
     sidx, X, start, end = exact.sidx, exact.X, node.start, node.end
     # A child lighter than MIN_CHILD_SHARE of the node is rounding noise: never divide by it.
-    limits = ChildLimits(rules.min_samples_leaf, max(rules.min_weight_leaf, MIN_CHILD_SHARE * node.total))
+    scoring = Scoring(target.criterion, rules.min_samples_leaf, max(rules.min_weight_leaf, MIN_CHILD_SHARE * node.total))
     features, grp_cur, grp_best = work.features, work.groups, work.best_groups
     n_features = sidx.shape[0]
     for f in range(n_features):
@@ -247,7 +254,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                 if not ok:
                     break
                 pg, wg = set_proxy(idx, grp_cur[g], grp_cur[g + 1], yk, y, target, work.counts, work)
-                ok = grp_cur[g + 1] - grp_cur[g] >= limits.min_samples and wg >= limits.min_weight
+                ok = grp_cur[g + 1] - grp_cur[g] >= scoring.min_samples and wg >= scoring.min_weight
                 proxy += pg
             if ok and proxy > best:
                 best = proxy
@@ -260,7 +267,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
             continue
 
         if rules.random_splitter:
-            proxy, pos, threshold, missing_left = _random_split(col, yk, y, target, node, limits, work)
+            proxy, pos, threshold, missing_left = _random_split(col, yk, y, target, node, scoring, work)
             if pos >= 0 and proxy > best:
                 best, best_kind, best_feature, best_pos = proxy, THRESHOLD_SPLIT, f, pos
                 best_threshold, best_missing_left = threshold, missing_left
@@ -271,9 +278,9 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                 break
             proxy, pos = -np.inf, -1
             if target.criterion == ABSOLUTE_ERROR:
-                proxy, pos = sweep_absolute_error(col, y, target.weight, node.total, limits, work.rank_of, work)
+                proxy, pos = sweep_absolute_error(col, y, target.weight, node.total, scoring, work.rank_of, work)
             else:  # yk and y are tested on the arguments: each task compiles only its own sweep
-                proxy, pos = _sweep(col, yk, y, target, node, limits, missing_left, work.counts)
+                proxy, pos = _sweep(col, yk, y, target.weight, node, scoring, missing_left, work.counts)
             if pos >= 0 and proxy > best:
                 best, best_kind, best_feature, best_pos = proxy, THRESHOLD_SPLIT, f, pos
                 if pos == end_nn - 1:
@@ -295,7 +302,7 @@ def midpoint(a, b):
 
 
 @njit
-def _random_split(col, yk, y, target, node, limits, work):
+def _random_split(col, yk, y, target, node, scoring, work):
     """scikit-learn's "random" splitter: one threshold drawn uniformly in [min, max) of the node."""
     idx, xf, start, end_nn, end = col
     w, criterion, total = target.weight, target.criterion, node.total
@@ -316,7 +323,7 @@ def _random_split(col, yk, y, target, node, limits, work):
             b = m
     pos = a - 1
     n_left = pos + 1 - start + (n_miss if missing_left else 0)
-    msl = limits.min_samples
+    msl = scoring.min_samples
     if pos < start or pos >= end_nn - 1 or n_left < msl or end - start - n_left < msl:
         return -np.inf, -1, threshold, missing_left
     proxy, w_left, w_right = -np.inf, 0.0, 0.0
@@ -349,7 +356,7 @@ def _random_split(col, yk, y, target, node, limits, work):
         for k in range(left.size):
             left[k] = node.counts[k] - left[k]
         proxy += class_proxy(left, w_right, criterion)
-    if w_left < limits.min_weight or w_right < limits.min_weight:
+    if w_left < scoring.min_weight or w_right < scoring.min_weight:
         return -np.inf, -1, threshold, missing_left
     if n_miss == 0:
         missing_left = n_left > end - start - n_left
@@ -396,8 +403,9 @@ def partition_rows(sidx, start, end, child_of, sizes, tmp_idx):
         idx = sidx[f]
         for p in range(start, end):
             i = idx[p]
-            q = offsets[child_of[i]]
-            offsets[child_of[i]] = q + 1
+            c = child_of[np.uint64(i)]  # unsigned: no negative-index wraparound
+            q = offsets[c]
+            offsets[c] = q + 1
             tmp_idx[q] = i
         for p in range(start, end):  # explicit loops: no array-to-array assignment in kernels
             idx[p] = tmp_idx[p]
