@@ -78,3 +78,18 @@ def test_tree_kernels_can_be_kept_in_the_on_disk_cache():
     again in every process: a second of cold start each time, with the cache filled."""
     done = subprocess.run([sys.executable, "-c", _CACHE_SCRIPT], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_unsigned_is_the_index_itself_in_python_and_unsigned_in_compiled_code():
+    from lucidml.utils import unsigned
+
+    assert unsigned(3) == 3 and type(unsigned(3)) is int  # interpreted: no conversion, no cost
+
+    @njit(cache=False)
+    def load(a, i):
+        j = unsigned(i)
+        return a[j], j
+
+    value, j = load(np.arange(5.0), np.int32(3))
+    assert value == 3.0 and j == 3
+    assert str(load.nopython_signatures[0].return_type) == "Tuple(float64, uint64)"

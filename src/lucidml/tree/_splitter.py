@@ -1,9 +1,9 @@
 """Exact split search on presorted columns (``max_bins=None``).
 
 Every feature f keeps its node samples sorted once for the whole fit: ``sidx[f, start:end]`` are
-the sample indices of a node in increasing order of x_f (NaN last); the values themselves are
-read from X (``xf = X[:, f]``, so the sorted values are ``xf[sidx[f, p]]``): 4 bytes per entry
-instead of a sorted copy of X beside the indices. A split stably partitions every row, so both
+the sample ids (uint32, see tree._base.SAMPLE_IDS) of a node in increasing order of x_f (NaN
+last); the values themselves are read from X (``xf = X[:, f]``, so the sorted values are
+``xf[sidx[f, p]]``): 4 bytes per entry instead of a sorted copy of X beside the indices. A split stably partitions every row, so both
 children stay sorted and no node ever sorts again: one sweep per feature costs O(n_node)
 instead of O(n_node log n_node).
 
@@ -101,7 +101,7 @@ def _sweep(col, yk, y, w, node, scoring, missing_left, left):
     best_pos = -1
     current = xf[idx[start]]
     for p in range(start, last):
-        i = np.uint64(idx[p])  # unsigned: no negative-index wraparound on the loads below
+        i = idx[p]
         wi = w[i]
         if yk is not None:
             c = yk[i]
@@ -119,7 +119,7 @@ def _sweep(col, yk, y, w, node, scoring, missing_left, left):
         w_left += wi
         n_left += 1
         if p + 1 < end_nn:
-            following = xf[np.uint64(idx[p + 1])]
+            following = xf[idx[p + 1]]
             tied = following == current
             current = following
             if tied:
@@ -403,7 +403,7 @@ def partition_rows(sidx, start, end, child_of, sizes, tmp_idx):
         idx = sidx[f]
         for p in range(start, end):
             i = idx[p]
-            c = child_of[np.uint64(i)]  # unsigned: no negative-index wraparound
+            c = child_of[i]
             q = offsets[c]
             offsets[c] = q + 1
             tmp_idx[q] = i

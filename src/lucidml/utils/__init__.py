@@ -1,7 +1,7 @@
 """Shared plumbing: parameter constraints, input checks, the Numba helper."""
 
 from ._interrupt import cancel_flag, cancel_scope, interruptible, raise_if_cancelled
-from ._numba import kernel_tier, njit, set_kernel_tier
+from ._numba import kernel_tier, njit, set_kernel_tier, unsigned
 from ._param_validation import (
     N_JOBS,
     HasMethods,
@@ -15,5 +15,6 @@ from .validation import check_sample_weight
 
 __all__ = [
     "HasMethods", "Interval", "InvalidParameterError", "N_JOBS", "Options", "cancel_flag", "cancel_scope",
-    "check_sample_weight", "interruptible", "kernel_tier", "njit", "raise_if_cancelled", "set_kernel_tier", "thread_count", "validate_params",
+    "check_sample_weight", "interruptible", "kernel_tier", "njit", "raise_if_cancelled", "set_kernel_tier", "thread_count", "unsigned",
+    "validate_params",
 ]

@@ -54,10 +54,11 @@ import numba
 import numpy as np
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
+from numba.extending import overload
 
 __all__ = [
     "Kernel", "NJIT_DEFAULTS", "SMALL_CALL", "TIERS", "interpret_budget", "interpreted_calls", "kernel_tier", "njit",
-    "set_kernel_tier",
+    "set_kernel_tier", "unsigned",
 ]
 
 NJIT_DEFAULTS = {"cache": True, "nogil": True}
@@ -329,3 +330,19 @@ def njit(func=None, **options):
     if cache:
         kernel.enable_caching()
     return kernel
+
+
+def unsigned(i):
+    """A non-negative index ``i`` as an unsigned integer in compiled code; ``i`` itself in Python.
+
+    Numba indexes with a signed integer through a negative-index wraparound (a compare and an
+    add on every load); with an unsigned one it loads directly. In a hot loop of loads at ids
+    read from memory (a tree's walk, a sweep over sorted sample ids) that is 5–15% of the time.
+    Interpreted, ``np.uint64(i)`` would cost 0.3 µs a call; this costs a function call.
+    """
+    return i
+
+
+@overload(unsigned)
+def _unsigned_compiled(i):
+    return lambda i: np.uint64(i)
