@@ -397,7 +397,10 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
         counter[2] = hist.free.size  # all histogram slots free
         for s in range(hist.free.size):
             hist.free[s] = s
-    store = _grow(store, counter, np.int64(1), n_samples + 2)
+    multiway = False  # whether a split may have more than two children (a categorical feature)
+    for f in range(target.is_categorical.size):
+        multiway = multiway or target.is_categorical[f]
+    store = _grow(store, counter, np.int64(1), _list_room(n_samples, np.int64(1), multiway))
     # np.int64(...): a bare constant argument would compile a second, literal-typed copy of the
     # node kernel and of everything it calls (a cold start twice as long).
     root = (np.int64(0), np.int64(n_samples), np.int64(0), np.int64(-1))
@@ -411,7 +414,7 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
         while top > 0 and not cancel[0]:
             top -= 1
             u = stack[top]
-            store = _grow_for_children(store, counter, u)
+            store = _grow_for_children(store, counter, u, multiway)
             _expand(store, counter, u, exact, hist, target, rules, work)
             r = store.growth[u]["n_children"]
             if top + r > stack.size:
@@ -437,7 +440,7 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
                 store.growth[u]["slot"] = -1
                 continue
             leaves += r - 1
-            store = _grow_for_children(store, counter, u)
+            store = _grow_for_children(store, counter, u, multiway)
             _expand(store, counter, u, exact, hist, target, rules, work)
             if size + r > heap_val.size:
                 heap_val = _enlarged(heap_val, 2 * heap_val.size + r)
@@ -453,10 +456,18 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
 
 
 @njit(inline="always")
-def _grow_for_children(store, counter, u):
+def _grow_for_children(store, counter, u, multiway):
     """The store, with room for the children of u and their child lists."""
     growth = store.growth[u]
-    return _grow(store, counter, growth["n_children"], growth["end"] - growth["start"] + 2 * growth["n_children"] + 2)
+    r = growth["n_children"]
+    return _grow(store, counter, r, _list_room(growth["end"] - growth["start"], r, multiway))
+
+
+@njit
+def _list_room(n, r, multiway):
+    """Child-list entries that r new nodes holding n samples may take for their own splits: a
+    binary split takes 3 (two children and an end), a multiway one up to one per sample and 1."""
+    return n + 2 * r + 2 if multiway else 3 * r
 
 
 @njit
