@@ -14,11 +14,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..tree._base import histogram_data, work_arrays
 from ..tree._binning import fit_bin_edges
-from ..tree._builder import Rules, Store, Target, grow_tree
+from ..tree._builder import Rules, Target, grow_tree
 from ..tree._criteria import NEWTON
 from ..tree._histogram import SampleStats
 from ..tree._nodes import TREE_LEAF
 from ..tree._random import new_state
+from ..tree._store import Store
 from ..tree._traversal import sum_leaf_values
 from ..utils import Interval, Options, cancel_flag, check_sample_weight, njit, raise_if_cancelled
 from ..utils.validation import check_predict_data

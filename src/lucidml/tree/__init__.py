@@ -16,7 +16,7 @@ with the same pieces)::
     _criteria           boosting's second-order gain is one of them), absolute error in
     │                   _absolute_error
     ▼
-    _builder            grows a Store depth-first or best-first from named records
+    _builder            grows a _store.Store depth-first or best-first from named records
     │                   (ExactData or HistData, the other None, so only the fit's own mode,
     │                   task and criterion are compiled; Target, Rules); stops on Ctrl-C.
     │                   CART, forests, bagging, AdaBoost and gradient boosting all grow here

@@ -19,11 +19,12 @@ from ..utils import (
 )
 from ..utils.validation import check_predict_data
 from ._binning import apply_bins, bin_value_ranges, fit_bin_edges
-from ._builder import ExactData, ExactWork, HistData, HistWork, Rules, Store, Target, Work, grow_tree
+from ._builder import ExactData, ExactWork, HistData, HistWork, Rules, Target, Work, grow_tree
 from ._criteria import ABSOLUTE_ERROR
 from ._histogram import SampleStats
 from ._pruning import ccp_path, prune_ccp, prune_error
 from ._random import new_state
+from ._store import Store
 from ._tree import tree_from_store
 
 _NO_LIMIT = np.iinfo(np.int64).max // 4

@@ -12,10 +12,9 @@ Gradient boosting grows its trees here too (criterion NEWTON, histogram mode): a
 come from its histogram, a split is kept on a second-order gain above rounding noise, and the
 booster values the leaves from their samples (``ensemble/_boosting``).
 
-The tree grows in a :class:`Store` indexed by creation order: the node records of
-``_nodes.NODE_DTYPE`` (what the fitted tree keeps), the builder's own bookkeeping of each node
-(``GROWTH_DTYPE``: its sample range, depth, child list, histogram slot), the node values, and
-one list of child segments shared by binary and multiway splits.
+The tree grows in a ``_store.Store`` indexed by creation order: the node records (what the
+fitted tree keeps), the builder's bookkeeping of each node, the node values, and one list of
+child segments shared by binary and multiway splits.
 """
 
 from collections import namedtuple
@@ -25,22 +24,10 @@ import numpy as np
 from ..utils import njit
 from ._criteria import NEWTON, class_counts, class_impurity, regression_stats
 from ._histogram import build_histogram, find_split_hist, node_sums, partition_hist
-from ._nodes import NODE_DTYPE, TREE_LEAF, TREE_UNDEFINED
+from ._nodes import TREE_LEAF, TREE_UNDEFINED
 from ._random import seed_node
 from ._splitter import CATEGORICAL_SPLIT, NO_SPLIT, NodeSums, assign_children, find_split_exact, partition_rows
-
-# What the builder knows of a node beside its record: its samples ``start``:``end`` in the
-# builder's sample order, its depth, the kind of its split, where its children are listed in the
-# store's child list (``children``, ``n_children``), the pool slot of its histogram (−1: none),
-# whether its children exist (``expanded``) and whether it has a split to expand (``splittable``).
-GROWTH_DTYPE = np.dtype({
-    "names": ["start", "end", "depth", "kind", "children", "n_children", "slot", "expanded", "splittable"],
-    "formats": [np.int64] * 7 + [np.uint8] * 2,
-}, align=True)
-# The growing tree, in creation order: node records, growth records, node values (n_nodes, n_values),
-# and the child list: child c of node u is ``child_ids[k]``, k = growth[u].children + c, holding
-# samples child_bounds[k]:child_bounds[k + 1] (category ``child_values[k]`` for a multiway split).
-Store = namedtuple("Store", ["nodes", "growth", "value", "child_bounds", "child_values", "child_ids"])
+from ._store import enlarged, grow, list_room, new_store
 
 # What the builder grows from: exactly one of the two is given, the other is None. Numba drops
 # every branch of the mode left out (``if hist is None``), so a fit compiles only its own mode.
@@ -117,26 +104,6 @@ def _class_counts_if_any(row, start, end, yk, w, counts):
     """The node's weighted class counts into ``counts`` (a classifier's; nothing for a regressor)."""
     if yk is not None:
         class_counts(row, start, end, yk, w, counts)
-
-
-@njit
-def _grow(store, counter, need_nodes, need_list):
-    """The store, enlarged (doubled) where it cannot hold ``need_nodes`` more nodes or ``need_list``
-    more child-list entries."""
-    nodes, growth, value = store.nodes, store.growth, store.value
-    if counter[0] + need_nodes > nodes.size:
-        cap = max(2 * nodes.size, counter[0] + need_nodes)
-        nodes, growth = _enlarged(nodes, cap), _enlarged(growth, cap)
-        new_value = np.empty((cap, value.shape[1]))
-        for u in range(counter[0]):
-            for k in range(value.shape[1]):
-                new_value[u, k] = value[u, k]
-        value = new_value
-    bounds, values, ids = store.child_bounds, store.child_values, store.child_ids
-    if counter[1] + need_list > bounds.size:
-        cap = max(2 * bounds.size, counter[1] + need_list)
-        bounds, values, ids = _enlarged(bounds, cap), _enlarged(values, cap), _enlarged(ids, cap)
-    return Store(nodes, growth, value, bounds, values, ids)
 
 
 @njit
@@ -383,15 +350,12 @@ def _category_value(exact, hist, feature, first, group_bins, c):
 
 @njit(interpret_small=True)
 def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cancel):
-    """Grow the whole tree; returns the fields of its :class:`Store` and the node count.
+    """Grow the whole tree; returns the fields of its ``_store.Store`` and the node count.
 
     ``exact`` or ``hist`` is None (see ExactData). Stops early, with a partial tree, when
     ``cancel[0]`` is raised (Ctrl-C; see utils._interrupt).
     """
-    cap = 64
-    store = Store(np.empty(cap, dtype=NODE_DTYPE), np.empty(cap, dtype=GROWTH_DTYPE),
-                  np.empty((cap, work.value.size)), np.empty(4 * cap, dtype=np.int64), np.empty(4 * cap),
-                  np.empty(4 * cap, dtype=np.int64))
+    store = new_store(work.value.size)
     counter = np.zeros(3, dtype=np.int64)
     if hist is not None:
         counter[2] = hist.free.size  # all histogram slots free
@@ -400,7 +364,7 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
     multiway = False  # whether a split may have more than two children (a categorical feature)
     for f in range(target.is_categorical.size):
         multiway = multiway or target.is_categorical[f]
-    store = _grow(store, counter, np.int64(1), _list_room(n_samples, np.int64(1), multiway))
+    store = grow(store, counter, np.int64(1), list_room(n_samples, np.int64(1), multiway))
     # np.int64(...): a bare constant argument would compile a second, literal-typed copy of the
     # node kernel and of everything it calls (a cold start twice as long).
     root = (np.int64(0), np.int64(n_samples), np.int64(0), np.int64(-1))
@@ -418,7 +382,7 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
             _expand(store, counter, u, exact, hist, target, rules, work)
             r = store.growth[u]["n_children"]
             if top + r > stack.size:
-                stack = _enlarged(stack, stack.size + r)
+                stack = enlarged(stack, stack.size + r)
             for c in range(r - 1, -1, -1):
                 child = store.child_ids[store.growth[u]["children"] + c]
                 if store.growth[child]["splittable"]:
@@ -443,8 +407,8 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
             store = _grow_for_children(store, counter, u, multiway)
             _expand(store, counter, u, exact, hist, target, rules, work)
             if size + r > heap_val.size:
-                heap_val = _enlarged(heap_val, 2 * heap_val.size + r)
-                heap_id = _enlarged(heap_id, 2 * heap_id.size + r)
+                heap_val = enlarged(heap_val, 2 * heap_val.size + r)
+                heap_id = enlarged(heap_id, 2 * heap_id.size + r)
             for c in range(r):
                 child = store.child_ids[store.growth[u]["children"] + c]
                 if store.growth[child]["splittable"]:
@@ -460,14 +424,7 @@ def _grow_for_children(store, counter, u, multiway):
     """The store, with room for the children of u and their child lists."""
     growth = store.growth[u]
     r = growth["n_children"]
-    return _grow(store, counter, r, _list_room(growth["end"] - growth["start"], r, multiway))
-
-
-@njit
-def _list_room(n, r, multiway):
-    """Child-list entries that r new nodes holding n samples may take for their own splits: a
-    binary split takes 3 (two children and an end), a multiway one up to one per sample and 1."""
-    return n + 2 * r + 2 if multiway else 3 * r
+    return grow(store, counter, r, list_room(growth["end"] - growth["start"], r, multiway))
 
 
 @njit
@@ -486,15 +443,6 @@ def _unsplit_unexpanded(store, n):
     for u in range(n):
         if not store.growth[u]["expanded"]:
             _unsplit(store.nodes[u])
-
-
-@njit
-def _enlarged(a, size):
-    """A copy of ``a`` with room for ``size`` entries (a loop: np.concatenate compiles slowly)."""
-    bigger = np.empty(size, dtype=a.dtype)
-    for k in range(a.size):
-        bigger[k] = a[k]
-    return bigger
 
 
 @njit

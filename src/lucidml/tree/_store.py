@@ -1,0 +1,71 @@
+"""The store a tree grows in (``_builder``): node records, the builder's bookkeeping, values, child lists.
+
+Everything is indexed by creation order and enlarged by doubling (``grow``). The node records
+are ``_nodes.NODE_DTYPE``: what the fitted tree keeps; the rest is the builder's own.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+
+from ..utils import njit
+from ._nodes import NODE_DTYPE
+
+__all__ = ["GROWTH_DTYPE", "Store", "enlarged", "grow", "list_room", "new_store"]
+
+# What the builder knows of a node beside its record: its samples ``start``:``end`` in the
+# builder's sample order, its depth, the kind of its split, where its children are listed in the
+# store's child list (``children``, ``n_children``), the pool slot of its histogram (−1: none),
+# whether its children exist (``expanded``) and whether it has a split to expand (``splittable``).
+GROWTH_DTYPE = np.dtype({
+    "names": ["start", "end", "depth", "kind", "children", "n_children", "slot", "expanded", "splittable"],
+    "formats": [np.int64] * 7 + [np.uint8] * 2,
+}, align=True)
+# The growing tree, in creation order: node records, growth records, node values (n_nodes, n_values),
+# and the child list: child c of node u is ``child_ids[k]``, k = growth[u].children + c, holding
+# samples child_bounds[k]:child_bounds[k + 1] (category ``child_values[k]`` for a multiway split).
+Store = namedtuple("Store", ["nodes", "growth", "value", "child_bounds", "child_values", "child_ids"])
+
+
+@njit
+def new_store(n_values):
+    """An empty store with room for 64 nodes of ``n_values`` values and 256 child-list entries."""
+    cap = 64
+    return Store(np.empty(cap, dtype=NODE_DTYPE), np.empty(cap, dtype=GROWTH_DTYPE), np.empty((cap, n_values)),
+                 np.empty(4 * cap, dtype=np.int64), np.empty(4 * cap), np.empty(4 * cap, dtype=np.int64))
+
+
+@njit
+def grow(store, counter, need_nodes, need_list):
+    """The store, enlarged (doubled) where it cannot hold ``need_nodes`` more nodes or ``need_list``
+    more child-list entries."""
+    nodes, growth, value = store.nodes, store.growth, store.value
+    if counter[0] + need_nodes > nodes.size:
+        cap = max(2 * nodes.size, counter[0] + need_nodes)
+        nodes, growth = enlarged(nodes, cap), enlarged(growth, cap)
+        new_value = np.empty((cap, value.shape[1]))
+        for u in range(counter[0]):
+            for k in range(value.shape[1]):
+                new_value[u, k] = value[u, k]
+        value = new_value
+    bounds, values, ids = store.child_bounds, store.child_values, store.child_ids
+    if counter[1] + need_list > bounds.size:
+        cap = max(2 * bounds.size, counter[1] + need_list)
+        bounds, values, ids = enlarged(bounds, cap), enlarged(values, cap), enlarged(ids, cap)
+    return Store(nodes, growth, value, bounds, values, ids)
+
+
+@njit
+def list_room(n, r, multiway):
+    """Child-list entries that r new nodes holding n samples may take for their own splits: a
+    binary split takes 3 (two children and an end), a multiway one up to one per sample and 1."""
+    return n + 2 * r + 2 if multiway else 3 * r
+
+
+@njit
+def enlarged(a, size):
+    """A copy of ``a`` with room for ``size`` entries (a loop: np.concatenate compiles slowly)."""
+    bigger = np.empty(size, dtype=a.dtype)
+    for k in range(a.size):
+        bigger[k] = a[k]
+    return bigger
