@@ -35,6 +35,11 @@ class EstimatorEntry:
         ``{check name: reason}`` for the checks this estimator is known to fail.
     compiled : bool
         Whether ``fit`` runs Numba kernels (the benchmarks then measure its cold start).
+    float32 : bool
+        Whether float32 input is fitted and predicted in float32 (fitted arrays and outputs stay
+        float32, as scikit-learn's counterpart keeps them); tested in ``tests/test_data_types.py``.
+        Which estimators take sparse input is the estimator's own scikit-learn tag
+        (``input_tags.sparse``), read by :attr:`accepts_sparse`.
     """
 
     path: str
@@ -45,6 +50,7 @@ class EstimatorEntry:
     check_params: dict = field(default_factory=dict)
     expected_failures: dict = field(default_factory=dict)
     compiled: bool = False
+    float32: bool = False
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -67,6 +73,13 @@ class EstimatorEntry:
         if self.sklearn is None:
             return None
         return _import(self.sklearn)(**{**self.sklearn_params, **overrides})
+
+    @property
+    def accepts_sparse(self):
+        """Whether the estimator fits and predicts SciPy sparse matrices natively."""
+        from sklearn.utils import get_tags
+
+        return get_tags(self.make_for_checks()).input_tags.sparse
 
     def make_for_checks(self):
         """A lucidml estimator with cheap parameters, for the estimator checks."""

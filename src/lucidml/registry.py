@@ -400,6 +400,7 @@ REGISTRY = (
         params={"random_state": 0},
         sklearn_params={"random_state": 0},
         check_params={"hidden_layer_sizes": (10,), "max_iter": 100},
+        float32=True,
     ),
     EstimatorEntry(
         "lucidml.neural.MLPRegressor",
@@ -409,6 +410,7 @@ REGISTRY = (
         sklearn_params={"random_state": 0},
         # (10,) and 100 epochs underfit check_regressors_train's data; scikit-learn's MLP needs the same.
         check_params={"hidden_layer_sizes": (20,), "max_iter": 200},
+        float32=True,
     ),
     EstimatorEntry(
         "lucidml.neural.CNNClassifier",

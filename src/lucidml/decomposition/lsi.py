@@ -10,9 +10,10 @@ from sklearn.base import (
     TransformerMixin,
 )
 from sklearn.utils import check_array, check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, validate_params
+from ..utils.validation import check_fit_data, check_predict_data
 from .svd_tools import _flip_signs
 from .truncated_svd import _truncated_svd
 
@@ -98,7 +99,7 @@ class LatentSemanticIndexing(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
     def fit(self, X, y=None):
         """Index the documents of X (n_documents, n_terms): dense or sparse counts (e.g. CountVectorizer)."""
         validate_params(self)
-        X = validate_data(self, X, dtype=np.float64, accept_sparse=("csr", "csc"), ensure_min_features=2)
+        X = check_fit_data(self, X, accept_sparse=("csr", "csc"), ensure_min_features=2)
         _check_non_negative(X)
         n, d = X.shape
         bound = min(n, d) - (1 if self.algorithm == "arpack" else 0)
@@ -144,7 +145,7 @@ class LatentSemanticIndexing(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
     def transform(self, X):
         """Fold documents or queries into the latent space: w(X) V_k."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, accept_sparse=("csr", "csc"), reset=False)
+        X = check_predict_data(self, X, accept_sparse=("csr", "csc"))
         _check_non_negative(X)
         return np.asarray(self._weight(X) @ self.components_.T)
 

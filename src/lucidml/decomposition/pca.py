@@ -13,10 +13,10 @@ from sklearn.base import (
 )
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_array, check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, validate_params
-from ..utils.validation import check_magnitude, check_predict_data
+from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 from . import _pca_solvers as solvers
 from ._randomized import resolve_power_iterations
 from .svd_tools import _flip_signs
@@ -159,7 +159,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Find the principal directions of X (n_samples, n_features); dense or sparse CSR/CSC."""
         validate_params(self)
-        X = validate_data(self, X, dtype=np.float64, accept_sparse=("csr", "csc"), ensure_min_samples=2)
+        X = check_fit_data(self, X, accept_sparse=("csr", "csc"), ensure_min_samples=2)
         check_magnitude(X, self)
         n, d = X.shape
         k, ratio = self._requested_components(n, d)
@@ -264,7 +264,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def transform(self, X):
         """Scores Z = (X − μ)D⁻¹ Vₖᵀ, divided by √λ when ``whiten``; X dense or sparse."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, accept_sparse=("csr", "csc"), reset=False)
+        X = check_predict_data(self, X, accept_sparse=("csr", "csc"))
         W = self._projection()
         Z = X @ W
         Z = np.asarray(Z.toarray() if scipy.sparse.issparse(Z) else Z)

@@ -12,9 +12,10 @@ from sklearn.base import (
     TransformerMixin,
 )
 from sklearn.utils import check_array, check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, validate_params
+from ..utils.validation import check_fit_data, check_predict_data
 from ._randomized import randomized_svd
 from .svd_tools import _flip_signs
 
@@ -112,7 +113,7 @@ class TruncatedSVD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
     def fit_transform(self, X, y=None):
         """Fit and return the scores U_k Σ_k."""
         validate_params(self)
-        X = validate_data(self, X, dtype=np.float64, accept_sparse=("csr", "csc"), ensure_min_features=2)
+        X = check_fit_data(self, X, accept_sparse=("csr", "csc"), ensure_min_features=2)
         k = self.n_components
         if k > X.shape[1]:
             raise ValueError(f"n_components={k} must be at most n_features={X.shape[1]}.")
@@ -137,7 +138,7 @@ class TruncatedSVD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
     def transform(self, X):
         """Scores X V_k."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, accept_sparse=("csr", "csc"), reset=False)
+        X = check_predict_data(self, X, accept_sparse=("csr", "csc"))
         return np.asarray(X @ self.components_.T)
 
     def inverse_transform(self, X):

@@ -7,9 +7,10 @@ import numpy as np
 import scipy.sparse
 from sklearn.preprocessing import binarize
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, validate_params
+from ..utils.validation import check_fit_data, check_predict_data
 from ._base_mixture import _BaseMixture
 
 # θ is kept in [ε, 1 − ε]: with alpha = 0 a feature never (or always) present in a component
@@ -113,7 +114,7 @@ class BernoulliMixture(_BaseMixture):
 
     def _fit(self, X):
         validate_params(self)
-        X = self._binary(validate_data(self, X, accept_sparse="csr", dtype=np.float64, ensure_min_samples=2))
+        X = self._binary(check_fit_data(self, X, accept_sparse="csr", ensure_min_samples=2))
         self._check_n_samples(X)
         return self._fit_em(X)
 
@@ -163,7 +164,7 @@ class BernoulliMixture(_BaseMixture):
     # --- prediction ---
 
     def _prediction_data(self, X):
-        X = self._binary(validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False))
+        X = self._binary(check_predict_data(self, X, accept_sparse="csr"))
         return X, (self.weights_, self.means_)
 
     def _n_parameters(self):

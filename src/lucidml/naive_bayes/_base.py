@@ -14,11 +14,11 @@ so streaming gives the same model as one fit whenever the statistics add up exac
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..base import GenerativeClassifierMixin
 from ..utils import check_sample_weight, validate_params
-from ..utils.validation import check_magnitude
+from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 
 
 class _BaseNB(GenerativeClassifierMixin, ClassifierMixin, BaseEstimator):
@@ -45,16 +45,15 @@ class _BaseNB(GenerativeClassifierMixin, ClassifierMixin, BaseEstimator):
         return self._update(X, y, sample_weight)
 
     def _validate_Xy(self, X, y, reset):
-        X, y = validate_data(
-            self, X, y, dtype=np.float64, order="C", accept_sparse="csr" if self._accept_sparse else False, reset=reset
-        )
+        X, y = check_fit_data(self, X, y, order="C", accept_sparse="csr" if self._accept_sparse else False,
+                              reset=reset)
         check_magnitude(X, self)
         check_classification_targets(y)
         return self._prepare(X), y
 
     def _validate_X(self, X):
         sparse = "csr" if self._accept_sparse else False
-        return self._prepare(validate_data(self, X, dtype=np.float64, order="C", accept_sparse=sparse, reset=False))
+        return self._prepare(check_predict_data(self, X, order="C", accept_sparse=sparse))
 
     def _prepare(self, X):
         return X

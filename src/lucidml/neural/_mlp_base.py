@@ -21,7 +21,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import unique_labels
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ..utils import (
     Interval,
@@ -33,7 +33,7 @@ from ..utils import (
     validate_params,
 )
 from ..utils.linalg import blas_threads
-from ..utils.validation import check_magnitude
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from ._network import Sequential
 from .activations import get_activation
 from .dense import Dense
@@ -97,8 +97,8 @@ class _BaseNetwork:
     def _validate_input(self, X, y, reset):
         X = self._flatten_input(X, reset)
         accept = ["csr", "csc"] if self._accept_sparse else False
-        X, y = validate_data(self, X, y, accept_sparse=accept, multi_output=True, dtype=(np.float64, np.float32),
-                             y_numeric=not is_classifier(self), reset=reset)
+        X, y = check_fit_data(self, X, y, accept_sparse=accept, float32=True, multi_output=True,
+                              y_numeric=not is_classifier(self), reset=reset)
         check_magnitude(X, self)
         return X, y
 
@@ -106,7 +106,7 @@ class _BaseNetwork:
         check_is_fitted(self)
         X = self._flatten_input(X, reset=False)
         accept = ["csr", "csc"] if self._accept_sparse else False
-        X = validate_data(self, X, accept_sparse=accept, dtype=(np.float64, np.float32), reset=False)
+        X = check_predict_data(self, X, accept_sparse=accept, dtype=FLOAT_DTYPES)
         return self._to_network(X).astype(self._net.theta.dtype, copy=False)  # the dtype it was fitted in
 
     def _output(self, X):

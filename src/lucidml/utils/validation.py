@@ -1,19 +1,52 @@
 """Input checks that scikit-learn keeps private, written once for all lucidml estimators."""
 
+import warnings
 from numbers import Real
 
 import numpy as np
 import scipy.sparse
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import validate_data
 
 __all__ = [
-    "check_class_prior", "check_finite_fit", "check_magnitude", "check_predict_data", "check_sample_weight",
-    "class_sums", "class_weights",
+    "FLOAT_DTYPES", "check_class_prior", "check_finite_fit", "check_fit_data", "check_magnitude", "check_predict_data",
+    "check_sample_weight", "class_sums", "class_weights",
 ]
 
+# The dtypes an estimator that keeps float32 computes in: float32 input stays float32 (half the
+# memory), anything else becomes float64 (scikit-learn's ``dtype=[np.float64, np.float32]``).
+FLOAT_DTYPES = [np.float64, np.float32]
 
-def check_predict_data(estimator, X, *, order=None, dtype=np.float64, allow_nan=False):
+
+def check_fit_data(estimator, X, y="no_validation", *, accept_sparse=False, float32=False, **kwargs):
+    """``validate_data(estimator, X, y, reset=True, ...)`` with lucidml's data-type policy.
+
+    - ``float32=True``: float32 input is fitted in float32, everything else in float64; a float16
+      input is computed in float32 (with a ``DataConversionWarning``: NumPy has no float16 BLAS, and
+      its 3 significant digits are too few to accumulate in). ``float32=False``: float64 always.
+    - ``accept_sparse``: the SciPy sparse formats the estimator computes on natively (``"csr"``,
+      ``["csr", "csc"]``); other formats are converted to the first one. Sparse input to an estimator
+      that takes none raises scikit-learn's ``TypeError`` naming ``.toarray()``.
+
+    Duplicate or unsorted indices are summed and sorted on a copy (the user's matrix is not touched),
+    so that kernels that read the stored entries see each value once.
+    """
+    if float32 and getattr(X, "dtype", None) == np.float16:
+        warnings.warn(f"{type(estimator).__name__}: float16 input X is computed in float32.", DataConversionWarning,
+                      stacklevel=3)
+        X = X.astype(np.float32)
+    dtype = FLOAT_DTYPES if float32 else np.float64
+    out = validate_data(estimator, X, y, dtype=dtype, accept_sparse=accept_sparse, **kwargs)
+    X_out = out[0] if isinstance(out, tuple) else out
+    if scipy.sparse.issparse(X_out) and not X_out.has_canonical_format:
+        canonical = X_out.copy()
+        canonical.sum_duplicates()
+        out = (canonical, *out[1:]) if isinstance(out, tuple) else canonical
+    return out
+
+
+def check_predict_data(estimator, X, *, order=None, dtype=np.float64, allow_nan=False, accept_sparse=False):
     """X for ``predict``/``transform`` of a fitted estimator: scikit-learn's
     ``validate_data(estimator, X, reset=False, dtype=dtype)``, with a shortcut for the common case.
 
@@ -38,8 +71,12 @@ def check_predict_data(estimator, X, *, order=None, dtype=np.float64, allow_nan=
         and (_finite_sum(X) or (allow_nan and not np.isinf(X).any()))
     ):
         return X
-    return validate_data(estimator, X, reset=False, dtype=dtype, order=order,
-                         ensure_all_finite="allow-nan" if allow_nan else True)
+    X = validate_data(estimator, X, reset=False, dtype=dtype, order=order, accept_sparse=accept_sparse,
+                      ensure_all_finite="allow-nan" if allow_nan else True)
+    if scipy.sparse.issparse(X) and not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
 
 
 def check_sample_weight(sample_weight, n_samples, dtype=np.float64):
