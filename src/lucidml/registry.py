@@ -33,11 +33,13 @@ REGISTRY = (
         "lucidml.linear.LinearRegression",
         kind="regressor",
         sklearn="sklearn.linear_model.LinearRegression",
+        float32=True,
     ),
     EstimatorEntry(
         "lucidml.linear.Ridge",
         kind="regressor",
         sklearn="sklearn.linear_model.Ridge",
+        float32=True,
     ),
     EstimatorEntry(
         "lucidml.linear.Lasso",
@@ -83,11 +85,13 @@ REGISTRY = (
         "lucidml.linear.LogisticRegression",
         kind="classifier",
         sklearn="sklearn.linear_model.LogisticRegression",
+        float32=True,
     ),
     EstimatorEntry(
         "lucidml.linear.SoftmaxRegression",
         kind="classifier",
         sklearn="sklearn.linear_model.LogisticRegression",
+        float32=True,
     ),
     EstimatorEntry(
         # Both fit one-hot (lucidml) or ±1 (scikit-learn) indicator targets by ridge: the same argmax.

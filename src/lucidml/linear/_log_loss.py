@@ -17,6 +17,7 @@ which for λ₂ = 1/(C S) has scikit-learn's minimizer of C Σ sᵢ ℓᵢ + ½�
 from contextlib import nullcontext
 
 import numpy as np
+import scipy.sparse
 import scipy.special
 
 from ..optim.gradient_descent import gradient_descent
@@ -33,6 +34,8 @@ __all__ = ["LogLoss", "minimize_log_loss"]
 _FTOL = 64 * np.finfo(np.float64).eps
 # Up to this many entries of X, the fit keeps BLAS on one thread (see minimize_log_loss).
 SMALL_PRODUCT = 2**20
+# The rows argument meaning every sample (distinct from a slice, which would copy a sparse X).
+ALL = None
 
 
 class LogLoss:
@@ -42,7 +45,8 @@ class LogLoss:
     """
 
     def __init__(self, X, y, n_classes, sample_weight, l2, fit_intercept, model):
-        self.X, self.y, self.model = X, y, model
+        # 0/1 labels in X's precision, so that float32 data give float32 residuals (no float64 copy of X).
+        self.X, self.y, self.model = X, (y.astype(X.dtype) if model == "binary" else y), model
         self.fit_intercept, self.l2 = fit_intercept, l2
         self.n_vectors = {"binary": 1, "full": n_classes, "reference": n_classes - 1}[model]
         self.n_classes = n_classes
@@ -60,14 +64,19 @@ class LogLoss:
             return theta[:, :-1], theta[:, -1]
         return theta, np.zeros(self.n_vectors)
 
-    def scores(self, theta, rows=slice(None)):
-        W, b = self.unpack(theta)
-        return self.X[rows] @ W.T + b
+    def _rows(self, rows):
+        # Indexing a sparse matrix copies it, even with a full slice.
+        return self.X if rows is ALL else self.X[rows]
 
-    def _evaluate(self, theta, rows=slice(None)):
+    def scores(self, theta, rows=ALL):
+        """Z = X W + b in X's precision (a float32 X is multiplied as float32: no float64 copy of it)."""
+        W, b = self.unpack(theta)
+        return self._rows(rows) @ W.T.astype(self.X.dtype, copy=False) + b.astype(self.X.dtype, copy=False)
+
+    def _evaluate(self, theta, rows=ALL):
         """(Σ sᵢℓᵢ, ∂(sᵢℓᵢ)/∂zᵢ, probabilities) over ``rows``."""
         Z = self.scores(theta, rows)
-        y, s = self.y[rows], self.weight[rows]
+        y, s = (self.y, self.weight) if rows is ALL else (self.y[rows], self.weight[rows])
         if self.model == "binary":
             z = Z[:, 0]
             losses = np.logaddexp(0.0, z) - y * z
@@ -91,23 +100,26 @@ class LogLoss:
             prob = np.divide(E, total[:, None], out=E)
             dZ = prob.copy()
             dZ[free, own_class] -= 1.0
+        # The total is accumulated in float64 whatever the data's precision.
         if self.unweighted:
-            return float(losses.sum()), dZ, prob
-        return float(s @ losses), dZ * s[:, None], prob
+            return float(losses.sum(dtype=np.float64)), dZ, prob
+        return float(s @ losses.astype(np.float64, copy=False)), dZ * s[:, None].astype(dZ.dtype), prob
 
     def _gradient(self, theta, weighted_dZ, rows, scale):
         W, _ = self.unpack(theta)
-        grad_W = scale * (weighted_dZ.T @ self.X[rows]) + self.l2 * W
+        # (Xᵀ dZ)ᵀ rather than dZᵀ X: the transpose of a CSR matrix is a CSC one, whose product with
+        # a dense matrix SciPy computes without converting.
+        grad_W = scale * (self._rows(rows).T @ weighted_dZ).T.astype(np.float64) + self.l2 * W
         if not self.fit_intercept:
             return grad_W.ravel()
-        return np.hstack([grad_W, scale * weighted_dZ.sum(axis=0)[:, None]]).ravel()
+        return np.hstack([grad_W, scale * weighted_dZ.sum(axis=0, dtype=np.float64)[:, None]]).ravel()
 
     def _compute(self, theta):
         if self._cached is None or not np.array_equal(self._cached[0], theta):
             total, weighted_dZ, prob = self._evaluate(theta)
             W, _ = self.unpack(theta)
             f = total / self.weight_sum + 0.5 * self.l2 * float(np.sum(W * W))
-            grad = self._gradient(theta, weighted_dZ, slice(None), 1.0 / self.weight_sum)
+            grad = self._gradient(theta, weighted_dZ, ALL, 1.0 / self.weight_sum)
             self._cached = (theta.copy(), f, grad, prob)
         return self._cached
 
@@ -142,11 +154,17 @@ class LogLoss:
 
     def _weighted_gram(self, c):
         """[X 1]ᵀ diag(c) [X 1] without building [X 1]."""
-        scaled = c[:, None] * self.X
-        gram = self.X.T @ scaled
+        X = self.X
+        if scipy.sparse.issparse(X):
+            scaled = scipy.sparse.csr_matrix(X.multiply(c[:, None]))
+            gram = (X.T @ scaled).toarray()
+        else:
+            scaled = c[:, None].astype(X.dtype) * X
+            gram = X.T @ scaled
+        gram = gram.astype(np.float64, copy=False)
         if not self.fit_intercept:
             return gram
-        column = scaled.sum(axis=0)
+        column = np.asarray(scaled.sum(axis=0, dtype=np.float64)).ravel()
         return np.block([[gram, column[:, None]], [column[None, :], np.array([[c.sum()]])]])
 
     def weight_mask(self):
@@ -176,7 +194,8 @@ def minimize_log_loss(loss, theta0, *, solver, l1=0.0, max_iter=100, tol=1e-4, e
     # Matrix–vector products on up to a million entries take under a millisecond on one thread: a
     # second BLAS thread saves nothing then, and stalls the whole product when another process
     # takes its core (benchmarks.contention: 3.3× slower beside a busy process, against 1.8×).
-    with blas_threads(1) if loss.X.size <= SMALL_PRODUCT else nullcontext():
+    stored = loss.X.nnz if scipy.sparse.issparse(loss.X) else loss.X.size
+    with blas_threads(1) if stored <= SMALL_PRODUCT else nullcontext():
         return _minimize(loss, theta0, solver, l1, max_iter, tol, eta0, batch_size, shuffle, random_state)
 
 

@@ -3,13 +3,14 @@
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.linalg
+import scipy.sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..utils import Interval, check_sample_weight, validate_params
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_fit_data, check_predict_data
+from ._sparse_least_squares import solve_ridge_implicit
 from .linear_regression import _least_squares
 from .polynomial import polynomial_features
 
@@ -55,6 +56,10 @@ class LeastSquaresClassifier(ClassifierMixin, BaseEstimator):
     fit_intercept : bool, default=True
         Whether Φ has the unpenalized bias column 1.
 
+    X may be a SciPy sparse matrix (CSR or CSC) when φ(x) = x (``degree=1``, no ``feature_map``,
+    no ``standardize``): the system is then solved without densifying or centring X (see
+    :class:`~lucidml.linear.Ridge`).
+
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -99,7 +104,10 @@ class LeastSquaresClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit one least-squares score per class to X (n_samples, n_features) and labels y."""
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = check_fit_data(self, X, y, accept_sparse=("csr", "csc"))
+        if scipy.sparse.issparse(X) and (self.degree != 1 or self.feature_map is not None or self.standardize):
+            raise ValueError("LeastSquaresClassifier takes a sparse X only with degree=1, feature_map=None and "
+                             "standardize=False (the other feature maps would densify it); pass X.toarray().")
         check_classification_targets(y)
         self.classes_, class_index = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
@@ -121,7 +129,7 @@ class LeastSquaresClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Scores f_c(x); for two classes the single column f₁ − f₀ (> 0 means ``classes_[1]``)."""
         check_is_fitted(self)
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, accept_sparse=("csr", "csc"))
         coef, intercept = self._score_coefficients()
         return self._features(X) @ coef.T + intercept
 
@@ -142,6 +150,11 @@ class LeastSquaresClassifier(ClassifierMixin, BaseEstimator):
         index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
         return self.classes_[index]
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # refused at fit for the feature maps that would densify it
+        return tags
+
     def _features(self, X):
         """φ(X): the user's map, or the monomials of degree 1 to ``degree``."""
         if self.feature_map is None:
@@ -158,20 +171,16 @@ class LeastSquaresClassifier(ClassifierMixin, BaseEstimator):
 
 def _indicator_least_squares(phi, Y, sample_weight, alpha, fit_intercept):
     """Solve (ΦᵀSΦ + αD)W = ΦᵀSY with an unpenalized bias; return (W' as (classes, features), bias)."""
-    if alpha == 0:
+    sparse = scipy.sparse.issparse(phi)
+    if alpha == 0 and not sparse:
         coef, intercept, _ = _least_squares(phi.copy(), Y, sample_weight, fit_intercept, "lstsq")
         return coef, np.atleast_1d(intercept)
-    # Centring (with the weighted means) removes the bias from the penalized system exactly.
-    if fit_intercept:
-        phi_mean = np.average(phi, axis=0, weights=sample_weight)
-        y_mean = np.average(Y, axis=0, weights=sample_weight)
-        phi, Y = phi - phi_mean, Y - y_mean
-    weighted = phi if sample_weight is None else phi * sample_weight[:, None]
-    gram = weighted.T @ phi
-    gram.flat[:: gram.shape[0] + 1] += alpha
-    W = scipy.linalg.solve(gram, weighted.T @ Y, assume_a="pos", check_finite=False)
-    intercept = y_mean - phi_mean @ W if fit_intercept else np.zeros(Y.shape[1])
-    return W.T, intercept
+    # The ridge engine: centring (with the weighted means) removes the bias from the penalized system
+    # exactly, and a sparse Φ is never centred in memory.
+    W, phi_mean, y_mean, _, _ = solve_ridge_implicit(
+        phi, Y, sample_weight, np.full(Y.shape[1], float(alpha)), fit_intercept, method="auto" if sparse else "gram",
+        name="LeastSquaresClassifier")
+    return W.T, y_mean - phi_mean @ W
 
 
 def _poly_features(X, degree):

@@ -5,16 +5,18 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..optim.gradient_descent import gradient_descent
 from ..optim.sgd import sgd
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils.linalg import blas_threads, cholesky_or_none
-from ..utils.validation import check_finite_fit, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_finite_fit, check_fit_data, check_predict_data
 from ._preprocess import center_and_weight, intercept_from_means
+from ._sparse_least_squares import solve_ridge_implicit
 
 
 class LinearRegression(RegressorMixin, BaseEstimator):
@@ -47,13 +49,21 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         mini-batch SGD, reshuffled every epoch, with step η₀/(1 + k/u) after k updates, u per
         epoch, η₀ = ``eta0`` or 1/max‖xᵢ‖² (a step no single sample can overshoot). They are for
         teaching and comparison: the direct solvers are faster and exact.
+
+        A sparse X (CSR or CSC) is never densified or centred in memory: ``"lstsq"`` forms the
+        centred normal equations from the sparse product when there are at most 2048 features
+        (falling back to LSQR when they are singular), and runs LSQR (Paige & Saunders) on the
+        implicitly centred X otherwise, which converges to the minimum-norm solution;
+        ``"normal"`` insists on the normal equations; ``"gd"``/``"sgd"`` need a dense X.
+        A float32 X is fitted in float32 (LAPACK's single-precision solver, as scikit-learn),
+        giving float32 ``coef_`` and predictions.
     copy_X : bool, default=True
         If False, X may be overwritten by the centring.
     max_iter : int, default=1000
         Iterations (``"gd"``) or epochs (``"sgd"``) at most.
     tol : float, default=1e-6
         ``"gd"``/``"sgd"`` stop when ‖∇f‖∞ ≤ tol (for ``"sgd"`` also when an epoch changes f by at
-        most tol relatively).
+        most tol relatively); LSQR's relative tolerance on a sparse X.
     eta0 : float or None, default=None
         Step size of ``"gd"`` or initial step of ``"sgd"``; None chooses the safe step above.
     batch_size : int, default=32
@@ -67,10 +77,11 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         The weights w.
     intercept_ : float or ndarray of shape (n_targets,)
         The intercept b (0.0 when ``fit_intercept=False``).
-    rank_ : int
-        Numerical rank of the (centred) design matrix (for ``"gd"``/``"sgd"``: the number of features).
+    rank_ : int or None
+        Numerical rank of the (centred) design matrix (for ``"gd"``/``"sgd"``: the number of features);
+        None when LSQR solved a sparse problem (it does not reveal the rank).
     n_iter_ : int
-        Iterations of ``"gd"``/``"sgd"``; 1 for the direct solvers (one solve).
+        Iterations of ``"gd"``/``"sgd"`` or LSQR; 1 for the direct solvers (one solve).
     loss_curve_ : ndarray
         f after each iteration or epoch of ``"gd"``/``"sgd"`` (only set by those solvers).
     n_features_in_ : int
@@ -116,19 +127,21 @@ class LinearRegression(RegressorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit the model to X (n_samples, n_features) and y (n_samples,) or (n_samples, n_targets)."""
         validate_params(self)
-        X, y = validate_data(
-            self, X, y, dtype=np.float64, y_numeric=True, multi_output=True, copy=self.copy_X
-        )
+        X, y = check_fit_data(self, X, y, accept_sparse=("csr", "csc"), float32=True, y_numeric=True,
+                              multi_output=True, copy=self.copy_X and not scipy.sparse.issparse(X))
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         y = np.array(y, dtype=np.float64)  # always a copy: centring writes into it
+        if scipy.sparse.issparse(X):
+            return self._fit_sparse(X, y, sample_weight)
         if self.solver in ("gd", "sgd"):
             x_mean, y_mean = center_and_weight(X, y, sample_weight, self.fit_intercept)
             Y = y.reshape(len(y), -1)
             results = [_least_squares_iterative(X, Y[:, k], self.solver, self.max_iter, self.tol, self.eta0,
                                                 self.batch_size, self.random_state) for k in range(Y.shape[1])]
             coef = np.array([r.x for r in results])
-            self.coef_ = coef[0] if y.ndim == 1 else coef
-            self.intercept_ = intercept_from_means(x_mean, y_mean, self.coef_)
+            coef = coef[0] if y.ndim == 1 else coef
+            self.coef_ = coef.astype(X.dtype)
+            self.intercept_ = _in_precision(intercept_from_means(x_mean, y_mean, coef), X.dtype)
             self.rank_ = X.shape[1]
             self.n_iter_ = max(r.n_iter for r in results)
             self.loss_curve_ = np.array([h["f"] for h in results[0].history])
@@ -138,20 +151,42 @@ class LinearRegression(RegressorMixin, BaseEstimator):
             return self
         coef, intercept, rank = _least_squares(X, y, sample_weight, self.fit_intercept, self.solver)
         check_finite_fit(self, coefficients=coef, intercept=intercept)
-        self.coef_, self.intercept_, self.rank_ = coef, intercept, rank
+        self.coef_, self.intercept_, self.rank_ = coef, _in_precision(intercept, X.dtype), rank
         self.n_iter_ = 1
+        return self
+
+    def _fit_sparse(self, X, y, sample_weight):
+        """Least squares on a sparse X by the implicitly centred normal equations or LSQR."""
+        if self.solver in ("gd", "sgd"):
+            raise ValueError(f"LinearRegression(solver={self.solver!r}) needs a dense X; use solver='lstsq' for a "
+                             "sparse one.")
+        Y = y.reshape(len(y), -1)
+        coef, x_mean, y_mean, factor, self.n_iter_ = solve_ridge_implicit(
+            X, Y, sample_weight, np.zeros(Y.shape[1]), self.fit_intercept,
+            method="gram" if self.solver == "normal" else "auto", tol=self.tol, name="LinearRegression")
+        coef = coef.T[0] if y.ndim == 1 else coef.T
+        intercept = intercept_from_means(x_mean, y_mean[0] if y.ndim == 1 else y_mean, coef)
+        check_finite_fit(self, coefficients=coef, intercept=intercept)
+        self.coef_, self.intercept_ = coef.astype(X.dtype), _in_precision(intercept, X.dtype)
+        self.rank_ = X.shape[1] if factor is not None else None
         return self
 
     def predict(self, X):
         """Return X·w + b."""
         check_is_fitted(self)
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, accept_sparse=("csr", "csc"), dtype=FLOAT_DTYPES)
         return X @ self.coef_.T + self.intercept_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
+        tags.input_tags.sparse = True
         return tags
+
+
+def _in_precision(intercept, dtype):
+    """The intercept (a float, or one per target) in the fitted data's precision."""
+    return dtype.type(intercept) if np.ndim(intercept) == 0 else np.asarray(intercept, dtype=dtype)
 
 
 def _least_squares(X, y, sample_weight, fit_intercept, solver):
@@ -184,7 +219,8 @@ def _solve_lstsq(X, y):
     LAPACK's default ε·σ_max over-counts the rank).
     """
     n, d = X.shape
-    if n >= 2 * d:
+    # The refinement argument below holds in float64; a float32 X is solved by LAPACK in float32.
+    if n >= 2 * d and X.dtype == np.float64:
         try:
             upper = scipy.linalg.cholesky(X.T @ X, lower=False, check_finite=False)
             reciprocal_condition, _ = scipy.linalg.lapack.dtrcon(upper, norm="1", uplo="U")
@@ -196,9 +232,9 @@ def _solve_lstsq(X, y):
             coef = scipy.linalg.cho_solve(factor, X.T @ y, check_finite=False)
             coef += scipy.linalg.cho_solve(factor, X.T @ (y - X @ coef), check_finite=False)
             return coef, d
-    cutoff = max(n, d) * np.finfo(np.float64).eps
+    cutoff = max(n, d) * np.finfo(X.dtype).eps
     coef, _, rank, _ = scipy.linalg.lstsq(
-        X, y, cond=cutoff, lapack_driver="gelsy", overwrite_a=True, overwrite_b=True, check_finite=False
+        X, y.astype(X.dtype, copy=False), cond=cutoff, lapack_driver="gelsy", overwrite_a=True, overwrite_b=True, check_finite=False
     )
     return coef, rank
 

@@ -9,10 +9,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.validation import check_magnitude, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from ._log_loss import LogLoss, minimize_log_loss
 
 __all__ = ["LogisticRegression"]
@@ -123,7 +123,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features) and class labels y."""
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = check_fit_data(self, X, y, accept_sparse="csr", float32=True)
         check_magnitude(X, self)
         self.classes_, y_index = encode_classes(self, y)
         n_classes = len(self.classes_)
@@ -146,8 +146,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
                 loss = LogLoss(X, (y_index == c).astype(np.float64), 2, weight, l2, self.fit_intercept, "binary")
                 results.append(minimize_log_loss(loss, np.zeros(loss.size), **fit))
                 thetas.append(loss.unpack(results[-1].x))
-        self.coef_ = np.vstack([W for W, _ in thetas])
-        self.intercept_ = np.concatenate([b for _, b in thetas])
+        # The fitted model keeps the data's precision (float32 in, float32 out), as scikit-learn's.
+        self.coef_ = np.vstack([W for W, _ in thetas]).astype(X.dtype)
+        self.intercept_ = np.concatenate([b for _, b in thetas]).astype(X.dtype)
         self.n_iter_ = np.array([r.n_iter for r in results])
         self.loss_curve_ = np.array([h["f"] for h in results[0].history])
         self._multinomial = multinomial
@@ -159,7 +160,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Scores w·x + b: shape (n_samples,) for two classes (positive → classes_[1]), else one per class."""
         check_is_fitted(self)
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, accept_sparse="csr", dtype=FLOAT_DTYPES)
         scores = X @ self.coef_.T + self.intercept_
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
@@ -188,6 +189,11 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         scores = self.decision_function(X)
         index = (scores >= 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
         return self.classes_[index]  # after decision_function, which checks that the model is fitted
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
 
 def encode_classes(estimator, y):

@@ -1,16 +1,18 @@
 """Ridge regression: least squares with an L2 penalty, in closed form."""
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils.linalg import SMALL_MATRIX, blas_threads, cholesky_or_none
-from ..utils.validation import check_magnitude, check_predict_data
-from ._preprocess import center_and_weight, centered_gram, intercept_from_means
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
+from ._preprocess import center_and_weight, centered_gram, column_means, intercept_from_means
+from ._sparse_least_squares import solve_ridge_implicit
 
 
 class Ridge(RegressorMixin, BaseEstimator):
@@ -37,23 +39,37 @@ class Ridge(RegressorMixin, BaseEstimator):
         (a singular XᵀX then falls back to the rank-safe SVD, except with ``solver="cholesky"``).
     fit_intercept : bool, default=True
         Whether to fit the unpenalized intercept b.
-    solver : {"auto", "cholesky", "svd"}, default="auto"
+    solver : {"auto", "cholesky", "svd", "lsqr"}, default="auto"
         ``"cholesky"``: the normal equations (XᵀX + αI)w = Xᵀy when n_samples ≥ n_features, or
         their dual form w = Xᵀ(XXᵀ + αI)⁻¹y otherwise (one n × n system instead of d × d); SVD for
         several different α.
-        ``"svd"``: X = USVᵀ and w = V diag(s/(s² + α)) Uᵀy, valid for any α ≥ 0 and rank.
+        ``"svd"``: X = USVᵀ and w = V diag(s/(s² + α)) Uᵀy, valid for any α ≥ 0 and rank (dense X only).
+        ``"lsqr"``: the iterative least-squares solver LSQR on the implicitly centred X, with
+        damping √α; it needs only products with X and Xᵀ (see ``tol`` and ``max_iter``).
         ``"auto"``: the primal Cholesky route when n_samples ≥ n_features and one α serves all
-        targets, falling back to SVD when that system is singular; SVD otherwise.
+        targets, falling back to SVD when that system is singular; SVD otherwise. For a sparse X:
+        the normal equations formed from the sparse product when there are at most 2048
+        features, LSQR otherwise (X is never densified or centred in memory).
     copy_X : bool, default=True
         If False, X may be overwritten by the centring.
+    tol : float, default=1e-4
+        Relative tolerance of ``"lsqr"`` (its ``atol`` and ``btol``), as scikit-learn's.
+    max_iter : int or None, default=None
+        Iterations of ``"lsqr"`` at most (None: SciPy's 2·n_features).
+
+    X may be a SciPy sparse matrix (CSR or CSC) and float32: a float32 X is fitted in float32
+    (``coef_`` and predictions float32), its Gram matrix accumulated in float64.
 
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
     intercept_ : float or ndarray of shape (n_targets,)
-    sigma2_ : float or ndarray of shape (n_targets,)
+    sigma2_ : float, ndarray of shape (n_targets,) or None
         Noise variance estimate RSS / (n − 1 − dof), with dof = tr X(XᵀX + αI)⁻¹Xᵀ the effective
-        number of parameters (n − dof without an intercept). Used by ``return_std``.
+        number of parameters (n − dof without an intercept). Used by ``return_std``. None after
+        ``"lsqr"``, which forms no factorization to take the trace from.
+    n_iter_ : int
+        LSQR's iterations (the largest over the targets); 1 for the direct solvers.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
 
@@ -71,27 +87,67 @@ class Ridge(RegressorMixin, BaseEstimator):
     _parameter_constraints = {
         "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
         "fit_intercept": ["boolean"],
-        "solver": [Options({"auto", "cholesky", "svd"})],
+        "solver": [Options({"auto", "cholesky", "svd", "lsqr"})],
         "copy_X": ["boolean"],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
     }
 
-    def __init__(self, alpha=1.0, *, fit_intercept=True, solver="auto", copy_X=True):
+    def __init__(self, alpha=1.0, *, fit_intercept=True, solver="auto", copy_X=True, tol=1e-4, max_iter=None):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
         self.solver = solver
         self.copy_X = copy_X
+        self.tol = tol
+        self.max_iter = max_iter
 
     def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features) and y (n_samples,) or (n_samples, n_targets)."""
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, multi_output=True)
+        X, y = check_fit_data(self, X, y, accept_sparse=("csr", "csc"), float32=True, y_numeric=True,
+                              multi_output=True)
         check_magnitude(X, self)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         Y = np.asarray(y, dtype=np.float64).reshape(len(y), -1)
         alpha = _check_alpha(self.alpha, Y.shape[1])
+        n = X.shape[0]
+        sparse = scipy.sparse.issparse(X)
+        if sparse and self.solver == "svd":
+            raise ValueError("Ridge(solver='svd') needs a dense X; use solver='auto', 'cholesky' or 'lsqr' for a "
+                             "sparse one.")
+        self.n_iter_ = 1
+        if sparse or self.solver == "lsqr":
+            method = {"auto": "auto", "cholesky": "gram", "lsqr": "lsqr"}[self.solver]
+            coef, x_mean, y_mean, lower, self.n_iter_ = solve_ridge_implicit(
+                X, Y, sample_weight, alpha, self.fit_intercept, method=method, tol=self.tol, max_iter=self.max_iter)
+            dof = None if lower is None else _ridge_dof_from_factor(lower, alpha[0])
+        else:
+            coef, x_mean, y_mean, lower, dof = self._dense_fit(X, Y, sample_weight, alpha)
+
+        # In X's precision: a float32 X is not copied to float64 for this product.
+        residual = (Y - y_mean) - (X @ coef.astype(X.dtype) - x_mean @ coef)
+        if sample_weight is not None:
+            residual *= np.sqrt(sample_weight)[:, None]
+        sigma2 = None
+        if dof is not None:
+            free = n - dof - int(self.fit_intercept)
+            sigma2 = np.einsum("ij,ij->j", residual, residual) / np.maximum(free, 1e-12)
+
+        single = np.ndim(y) == 1
+        # The data's precision, as scikit-learn's: float32 in, float32 coefficients out.
+        self.coef_ = (coef.T[0] if single else coef.T).astype(X.dtype)
+        intercept = intercept_from_means(x_mean, y_mean[0] if single else y_mean, coef.T[0] if single else coef.T)
+        self.intercept_ = X.dtype.type(intercept) if single else intercept.astype(X.dtype)
+        self.sigma2_ = None if sigma2 is None else (float(sigma2[0]) if single else sigma2)
+        self._x_mean = x_mean
+        self._gram_factor = lower  # Cholesky factor of XᵀSX + αI (centred), or None
+        return self
+
+    def _dense_fit(self, X, Y, sample_weight, alpha):
+        """(coef of shape (d, n_targets), x̄, ȳ, Cholesky factor or None, dof) for a dense X."""
         n, d = X.shape
         if self.fit_intercept:
-            x_mean, y_mean = np.average(X, axis=0, weights=sample_weight), np.average(Y, axis=0, weights=sample_weight)
+            x_mean, y_mean = column_means(X, sample_weight), column_means(Y, sample_weight)
         else:
             x_mean, y_mean = np.zeros(d), np.zeros(Y.shape[1])
 
@@ -116,24 +172,12 @@ class Ridge(RegressorMixin, BaseEstimator):
             with blas_threads(1 if d <= SMALL_MATRIX else None):
                 dof = _ridge_dof_from_factor(lower, alpha[0])
 
-        residual = (Y - y_mean) - (X @ coef - x_mean @ coef)
-        if sample_weight is not None:
-            residual *= np.sqrt(sample_weight)[:, None]
-        free = n - dof - int(self.fit_intercept)
-        sigma2 = np.einsum("ij,ij->j", residual, residual) / np.maximum(free, 1e-12)
-
-        single = np.ndim(y) == 1
-        self.coef_ = coef.T[0] if single else coef.T
-        self.intercept_ = intercept_from_means(x_mean, y_mean[0] if single else y_mean, self.coef_)
-        self.sigma2_ = float(sigma2[0]) if single else sigma2
-        self._x_mean = x_mean
-        self._gram_factor = lower  # Cholesky factor of XᵀSX + αI (centred), or None
-        return self
+        return coef, x_mean, y_mean, lower, dof
 
     def predict(self, X, return_std=False):
         """Return X·w + b, and with ``return_std`` the predictive standard deviation (one target)."""
         check_is_fitted(self)
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, accept_sparse=("csr", "csc"), dtype=FLOAT_DTYPES)
         mean = X @ self.coef_.T + self.intercept_
         if not return_std:
             return mean
@@ -142,12 +186,16 @@ class Ridge(RegressorMixin, BaseEstimator):
                 "return_std needs one target, one alpha > 0 or a full-rank design, and n_samples >= n_features "
                 "(the d × d posterior covariance); this fit has none of that factorization."
             )
-        z = scipy.linalg.solve_triangular(self._gram_factor, (X - self._x_mean).T, lower=True, check_finite=False)
+        # z = L⁻¹(x − x̄) for every row; L⁻¹ once, so that a sparse X needs only a product.
+        inverse = scipy.linalg.solve_triangular(self._gram_factor, np.eye(len(self._x_mean)), lower=True,
+                                                check_finite=False)
+        z = np.asarray(X @ inverse.T).T - (inverse @ self._x_mean)[:, None]
         return mean, np.sqrt(self.sigma2_ * (1.0 + np.einsum("ij,ij->j", z, z)))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
+        tags.input_tags.sparse = True
         return tags
 
 
@@ -187,7 +235,7 @@ def _ridge_svd(X, Y, alpha):
     Returns (w, the singular values kept).
     """
     U, s, Vt = scipy.linalg.svd(X, full_matrices=False, check_finite=False)
-    keep = s > max(X.shape) * np.finfo(np.float64).eps * (s[0] if s.size else 0.0)
+    keep = s > max(X.shape) * np.finfo(X.dtype).eps * (s[0] if s.size else 0.0)
     U, s, Vt = U[:, keep], s[keep], Vt[keep]
     shrink = s[:, None] / (s[:, None] ** 2 + alpha[None, :])
     return Vt.T @ (shrink * (U.T @ Y)), s

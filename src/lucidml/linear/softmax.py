@@ -5,10 +5,10 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.special
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, validate_params
-from ..utils.validation import check_magnitude, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from ._log_loss import LogLoss, minimize_log_loss
 from .logistic import _sample_weight, _warn_if_separable, _warn_if_unconverged, encode_classes
 
@@ -100,7 +100,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features) and class labels y."""
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = check_fit_data(self, X, y, accept_sparse="csr", float32=True)
         check_magnitude(X, self)
         self.classes_, y_index = encode_classes(self, y)
         weight = _sample_weight(sample_weight, None, y, X.shape[0])
@@ -112,7 +112,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         W, b = loss.unpack(result.x)
         if self.parametrization == "reference":
             W, b = np.vstack([W, np.zeros(X.shape[1])]), np.append(b, 0.0)
-        self.coef_, self.intercept_ = W, b
+        self.coef_, self.intercept_ = W.astype(X.dtype), b.astype(X.dtype)  # the data's precision
         self.n_iter_ = result.n_iter
         self.loss_curve_ = np.array([h["f"] for h in result.history])
         _warn_if_unconverged([result], self.max_iter, type(self).__name__)
@@ -122,7 +122,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
 
     def _scores(self, X):
         check_is_fitted(self)
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, accept_sparse="csr", dtype=FLOAT_DTYPES)
         return X @ self.coef_.T + self.intercept_
 
     def decision_function(self, X):
@@ -142,3 +142,8 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         """The class of the largest score."""
         index = self._scores(X).argmax(axis=1)
         return self.classes_[index]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags

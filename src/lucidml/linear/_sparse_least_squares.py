@@ -1,0 +1,114 @@
+"""Least squares and ridge without centring X in memory (so a sparse X stays sparse).
+
+Centring a sparse matrix would fill it in, so the centred, weighted design √S(X − 1x̄ᵀ) is only
+ever applied to vectors (seed 000 §1.6 for the ridge normal equations, 003 §2.3 for the weights):
+
+- **few features** (d ≤ ``GRAM_MAX_FEATURES``): the centred Gram matrix XᵀSX − S x̄x̄ᵀ is formed
+  from the sparse product (d × d, dense) and factorized by Cholesky, then refined once with the
+  residual. Exact to rounding, like the dense solvers.
+- **many features** (a text or recommendation matrix): LSQR (Paige & Saunders 1982), which needs
+  only products with the operator and its transpose and solves min ‖√S(Xc w − yc)‖² + α‖w‖²
+  with ``damp = √α``; from w = 0 it converges to the minimum-norm solution when α = 0.
+"""
+
+import warnings
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse
+import scipy.sparse.linalg
+from sklearn.exceptions import ConvergenceWarning
+
+from ..utils.linalg import cholesky_or_none
+from ._preprocess import centered_gram, column_means
+
+__all__ = ["GRAM_MAX_FEATURES", "centred_operator", "solve_ridge_implicit"]
+
+# Up to this many features the dense d × d Gram matrix (32 MiB at 2048) is the fast, exact route.
+GRAM_MAX_FEATURES = 2048
+
+
+def centred_operator(X, x_mean, root_w):
+    """√S (X − 1x̄ᵀ) as a SciPy ``LinearOperator`` (``root_w`` None for unit weights).
+
+    A v = √s ∘ (X v − x̄·v),   Aᵀ u = Xᵀ(√s ∘ u) − x̄ Σᵢ √sᵢuᵢ.
+    Products run in X's precision; the vectors LSQR keeps are float64.
+    """
+    n, d = X.shape
+
+    def matvec(v):
+        v = np.ravel(v)
+        out = np.asarray(X @ v.astype(X.dtype, copy=False), dtype=np.float64) - float(x_mean @ v)
+        return out if root_w is None else out * root_w
+
+    def rmatvec(u):
+        u = np.ravel(u)
+        if root_w is not None:
+            u = u * root_w
+        return np.asarray(X.T @ u.astype(X.dtype, copy=False), dtype=np.float64) - x_mean * u.sum()
+
+    return scipy.sparse.linalg.LinearOperator((n, d), matvec=matvec, rmatvec=rmatvec, dtype=np.float64)
+
+
+def solve_ridge_implicit(X, Y, sample_weight, alpha, fit_intercept, *, method="auto", tol=1e-6, max_iter=None,
+                         name="Ridge"):
+    """min_W Σᵢ sᵢ ‖yᵢ − Wᵀxᵢ − b‖² + αₖ‖wₖ‖² per target k, X (n, d) sparse or dense, never centred in memory.
+
+    ``Y`` has shape (n, n_targets), ``alpha`` one entry per target (0 is least squares).
+    ``method``: ``"gram"`` (raises when XcᵀSXc + αI is singular), ``"lsqr"``, or ``"auto"`` (the Gram
+    route for few features and one α, LSQR otherwise or when the Gram route fails). Returns
+    ``(W of shape (d, n_targets), x̄, ȳ, L, n_iter)``: L is the Cholesky factor of XcᵀSXc + αI when
+    the Gram route solved the problem (None after LSQR), n_iter LSQR's largest iteration count
+    (1 for the direct route). ``tol`` is LSQR's relative tolerance (its ``atol`` and ``btol``).
+    """
+    n, d = X.shape
+    x_mean = column_means(X, sample_weight) if fit_intercept else np.zeros(d)
+    y_mean = column_means(Y, sample_weight) if fit_intercept else np.zeros(Y.shape[1])
+    one_alpha = bool(np.all(alpha == alpha[0]))
+    if method == "gram" or (method == "auto" and d <= GRAM_MAX_FEATURES and one_alpha):
+        solved = _by_gram(X, Y, sample_weight, x_mean, y_mean, alpha[0]) if one_alpha else None
+        if solved is not None:
+            return solved[0], x_mean, y_mean, solved[1], 1
+        if method == "gram":
+            raise ValueError(f"{name}: XᵀSX + αI is singular or too ill-conditioned for the normal equations "
+                             "(α = 0 with collinear features, or one α per target); use solver='lsqr'.")
+    root_w = None if sample_weight is None else np.sqrt(sample_weight)
+    operator = centred_operator(X, x_mean, root_w)
+    coef = np.empty((d, Y.shape[1]))
+    n_iter = 0
+    for k in range(Y.shape[1]):
+        target = Y[:, k] - y_mean[k]
+        if root_w is not None:
+            target = target * root_w
+        result = scipy.sparse.linalg.lsqr(operator, target, damp=np.sqrt(alpha[k]), atol=tol, btol=tol,
+                                          iter_lim=max_iter)
+        coef[:, k], stop, iterations = result[0], result[1], result[2]
+        n_iter = max(n_iter, iterations)
+        if stop == 7:
+            warnings.warn(f"{name}: LSQR stopped at max_iter={max_iter} iterations before reaching tol={tol}; "
+                          "increase max_iter or tol.", ConvergenceWarning, stacklevel=3)
+    return coef, x_mean, y_mean, None, n_iter
+
+
+def _by_gram(X, Y, sample_weight, x_mean, y_mean, alpha):
+    """(W, L) from the centred Gram matrix, refined once; None when it is singular or would cancel."""
+    gram_moment = centered_gram(X, Y, sample_weight, x_mean, y_mean)
+    if gram_moment is None:
+        return None
+    gram, moment = gram_moment
+    gram[np.diag_indices_from(gram)] += alpha
+    lower = cholesky_or_none(gram)
+    if lower is None:
+        return None
+    factor = (lower, True)
+    coef = scipy.linalg.cho_solve(factor, moment, check_finite=False)
+    # One step of iterative refinement: the residual of the normal equations, from the sparse X.
+    root_w = None if sample_weight is None else np.sqrt(sample_weight)
+    operator = centred_operator(X, x_mean, root_w)
+    for k in range(Y.shape[1]):
+        target = Y[:, k] - y_mean[k]
+        if root_w is not None:
+            target = target * root_w
+        residual = operator.rmatvec(target - operator.matvec(coef[:, k])) - alpha * coef[:, k]
+        coef[:, k] += scipy.linalg.cho_solve(factor, residual, check_finite=False)
+    return coef, lower

@@ -1,0 +1,157 @@
+"""Least squares and ridge on sparse and float32 data (issue 21): both routes of the implicit-centring
+engine (normal equations from the sparse product, LSQR) against scikit-learn's dense solutions."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse
+from sklearn import linear_model as sk
+from sklearn.exceptions import ConvergenceWarning
+
+from lucidml.linear import LeastSquaresClassifier, LinearRegression, Ridge
+from lucidml.linear import _sparse_least_squares as engine
+from lucidml.linear._preprocess import centered_gram
+
+
+def _sparse_problem(n=300, d=40, density=0.2, seed=0, n_targets=1):
+    rng = np.random.default_rng(seed)
+    X = scipy.sparse.random(n, d, density=density, format="csr", random_state=seed) * 3.0
+    w = rng.normal(size=(d, n_targets))
+    Y = X @ w + 0.5 + 0.1 * rng.normal(size=(n, n_targets))
+    return X, (Y[:, 0] if n_targets == 1 else Y), rng.uniform(0.2, 2.0, n)
+
+
+@pytest.fixture
+def lsqr_only(monkeypatch):
+    """Every sparse problem goes to LSQR, as one with many features would."""
+    monkeypatch.setattr(engine, "GRAM_MAX_FEATURES", 0)
+
+
+@pytest.mark.parametrize("route", ["gram", "lsqr"])
+def test_sparse_ridge_matches_scikit_learn_dense(route, request):
+    if route == "lsqr":
+        request.getfixturevalue("lsqr_only")
+    X, y, weight = _sparse_problem(n_targets=2)
+    ours = Ridge(alpha=2.0, tol=1e-12).fit(X, y, sample_weight=weight)
+    reference = sk.Ridge(alpha=2.0, solver="cholesky").fit(X.toarray(), y, sample_weight=weight)
+    np.testing.assert_allclose(ours.coef_, reference.coef_, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(ours.intercept_, reference.intercept_, rtol=1e-8)
+    assert (ours.sigma2_ is None) == (route == "lsqr")
+    assert ours.n_iter_ >= 1
+
+
+def test_lsqr_solver_on_dense_data_equals_cholesky():
+    X, y, _ = _sparse_problem()
+    iterative = Ridge(alpha=1.0, solver="lsqr", tol=1e-12).fit(X.toarray(), y)
+    direct = Ridge(alpha=1.0, solver="cholesky").fit(X.toarray(), y)
+    np.testing.assert_allclose(iterative.coef_, direct.coef_, rtol=1e-8, atol=1e-10)
+    assert iterative.n_iter_ > 1 and direct.n_iter_ == 1
+
+
+@pytest.mark.parametrize("route", ["gram", "lsqr"])
+def test_sparse_linear_regression_matches_scikit_learn_dense(route, request):
+    if route == "lsqr":
+        request.getfixturevalue("lsqr_only")
+    X, y, weight = _sparse_problem()
+    ours = LinearRegression(tol=1e-12).fit(X, y, sample_weight=weight)
+    reference = sk.LinearRegression().fit(X.toarray(), y, sample_weight=weight)
+    np.testing.assert_allclose(ours.coef_, reference.coef_, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(ours.intercept_, reference.intercept_, rtol=1e-7)
+    assert ours.rank_ == (X.shape[1] if route == "gram" else None)
+
+
+def test_sparse_underdetermined_least_squares_is_the_minimum_norm_solution():
+    X, y, _ = _sparse_problem(n=30, d=80, density=0.3)
+    ours = LinearRegression(tol=1e-14).fit(X, y)  # XᵀX singular: the Gram route falls back to LSQR
+    dense = LinearRegression().fit(X.toarray(), y)  # LAPACK's minimum-norm solution
+    np.testing.assert_allclose(ours.coef_, dense.coef_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(ours.predict(X), y, atol=1e-6)
+
+
+def test_large_column_means_do_not_cancel():
+    """A column far from zero would lose its digits in XᵀX − n x̄x̄ᵀ; the engine goes to LSQR instead."""
+    X, y, _ = _sparse_problem()
+    X = X.tolil()
+    X[:, 0] = 1e6 + np.arange(X.shape[0])[:, None] * 1e-2
+    X = X.tocsr()
+    y = y + 3.0 * X[:, [0]].toarray().ravel()
+    assert centered_gram(X, y[:, None], None, np.asarray(X.mean(axis=0)).ravel(), np.array([y.mean()])) is None
+    ours = Ridge(alpha=1e-3, tol=1e-14).fit(X, y)
+    reference = sk.Ridge(alpha=1e-3, solver="cholesky").fit(X.toarray(), y)
+    np.testing.assert_allclose(ours.predict(X), reference.predict(X.toarray()), rtol=1e-7)
+
+
+def test_sparse_return_std_equals_dense():
+    X, y, _ = _sparse_problem()
+    sparse_mean, sparse_std = Ridge(alpha=0.5).fit(X, y).predict(X[:20], return_std=True)
+    dense_mean, dense_std = Ridge(alpha=0.5).fit(X.toarray(), y).predict(X[:20].toarray(), return_std=True)
+    np.testing.assert_allclose(sparse_mean, dense_mean, rtol=1e-9)
+    np.testing.assert_allclose(sparse_std, dense_std, rtol=1e-9)
+
+
+def test_lsqr_fit_has_no_posterior_and_says_so(lsqr_only):
+    X, y, _ = _sparse_problem()
+    model = Ridge(alpha=0.5).fit(X, y)
+    with pytest.raises(ValueError, match="return_std"):
+        model.predict(X, return_std=True)
+
+
+def test_lsqr_iteration_limit_warns(lsqr_only):
+    X, y, _ = _sparse_problem()
+    with pytest.warns(ConvergenceWarning, match="LSQR stopped at max_iter=2"):
+        model = Ridge(alpha=1e-6, max_iter=2, tol=1e-14).fit(X, y)
+    assert model.n_iter_ == 2
+
+
+@pytest.mark.parametrize(("estimator", "match"), [
+    (Ridge(solver="svd"), "dense X"),
+    (LinearRegression(solver="gd"), "dense X"),
+    (LinearRegression(solver="sgd"), "dense X"),
+    (LeastSquaresClassifier(degree=2), "degree=1"),
+    (LeastSquaresClassifier(standardize=True), "standardize=False"),
+])
+def test_solvers_that_need_dense_data_say_so(estimator, match):
+    X, y, _ = _sparse_problem()
+    with pytest.raises(ValueError, match=match):
+        estimator.fit(X, y > np.median(y) if isinstance(estimator, LeastSquaresClassifier) else y)
+
+
+def test_normal_solver_refuses_a_singular_sparse_system():
+    X, y, _ = _sparse_problem(n=30, d=80, density=0.3)
+    with pytest.raises(ValueError, match="singular"):
+        LinearRegression(solver="normal").fit(X, y)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 3.0])
+def test_sparse_least_squares_classifier_matches_dense(alpha, lsqr_only):
+    X, y, weight = _sparse_problem()
+    labels = np.digitize(y, np.quantile(y, [0.3, 0.7]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sparse = LeastSquaresClassifier(alpha=alpha).fit(X, labels, sample_weight=weight)
+    dense = LeastSquaresClassifier(alpha=alpha).fit(X.toarray(), labels, sample_weight=weight)
+    # LSQR stops at a relative residual of 1e-6: the scores agree to about that.
+    np.testing.assert_allclose(sparse.decision_function(X), dense.decision_function(X.toarray()), atol=2e-5)
+
+
+def test_float32_gram_is_accumulated_in_float64():
+    """Summing 200,000 float32 products in float32 loses about 4 digits; the blocks in float64 do not."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(1.0, 1.0, (200_000, 5)).astype(np.float32)
+    y = rng.normal(size=(200_000, 1))
+    exact_gram, exact_moment = centered_gram(X.astype(np.float64), y, None, X.mean(axis=0, dtype=np.float64),
+                                             y.mean(axis=0))
+    gram, moment = centered_gram(X, y, None, X.mean(axis=0, dtype=np.float64), y.mean(axis=0))
+    assert gram.dtype == np.float64
+    np.testing.assert_allclose(gram, exact_gram, rtol=1e-10)
+    np.testing.assert_allclose(moment, exact_moment, rtol=1e-8, atol=1e-8)
+
+
+def test_float32_ridge_is_float32_and_close_to_float64():
+    X, y, _ = _sparse_problem()
+    for data in (X.toarray(), X):
+        single = Ridge(alpha=1.0).fit(data.astype(np.float32), y)
+        double = Ridge(alpha=1.0).fit(data, y)
+        assert single.coef_.dtype == np.float32 and single.predict(data.astype(np.float32)).dtype == np.float32
+        np.testing.assert_allclose(single.coef_, double.coef_, rtol=1e-4, atol=1e-5)
