@@ -96,6 +96,8 @@ def _by_gram(X, Y, sample_weight, x_mean, y_mean, alpha):
     if gram_moment is None:
         return None
     gram, moment = gram_moment
+    if not (np.all(np.isfinite(gram)) and np.all(np.isfinite(moment))):
+        return None  # overflowed: the squares of the features exceed float64
     gram[np.diag_indices_from(gram)] += alpha
     lower = cholesky_or_none(gram)
     if lower is None:

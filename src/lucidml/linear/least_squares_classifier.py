@@ -9,7 +9,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..utils import Interval, check_sample_weight, validate_params
-from ..utils.validation import check_fit_data, check_predict_data
+from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 from ._sparse_least_squares import solve_ridge_implicit
 from .linear_regression import _least_squares
 from .polynomial import polynomial_features
@@ -105,6 +105,7 @@ class LeastSquaresClassifier(ClassifierMixin, BaseEstimator):
         """Fit one least-squares score per class to X (n_samples, n_features) and labels y."""
         validate_params(self)
         X, y = check_fit_data(self, X, y, accept_sparse=("csr", "csc"))
+        check_magnitude(X, self)  # the normal equations square the features
         if scipy.sparse.issparse(X) and (self.degree != 1 or self.feature_map is not None or self.standardize):
             raise ValueError("LeastSquaresClassifier takes a sparse X only with degree=1, feature_map=None and "
                              "standardize=False (the other feature maps would densify it); pass X.toarray().")
