@@ -46,12 +46,14 @@ REGISTRY = (
         kind="regressor",
         sklearn="sklearn.linear_model.Lasso",
         compiled=True,
+        float32=True,
     ),
     EstimatorEntry(
         "lucidml.linear.ElasticNet",
         kind="regressor",
         sklearn="sklearn.linear_model.ElasticNet",
         compiled=True,
+        float32=True,
     ),
     EstimatorEntry(
         # The exact LP solution of the same problem as the median QuantileRegressor without penalty.

@@ -131,3 +131,43 @@ def test_pure_l2_elastic_net_converges_to_ridge(diabetes):
     ridge = linear_model.Ridge(alpha=0.3 * len(y)).fit(X, y)
     np.testing.assert_allclose(model.coef_, ridge.coef_, rtol=1e-5)
     assert model.n_iter_ < 10_000 and 0 <= model.dual_gap_ < 1e-6 * np.var(y)
+
+
+def _sparse_regression(seed=0):
+    import scipy.sparse
+
+    rng = np.random.default_rng(seed)
+    X = scipy.sparse.random(400, 60, density=0.1, format="csr", random_state=seed) * 4.0
+    w = np.where(rng.uniform(size=60) < 0.3, rng.normal(size=60), 0.0)
+    return X, X @ w + 1.0 + 0.05 * rng.normal(size=400), rng.uniform(0.0, 2.0, 400)
+
+
+@pytest.mark.parametrize(("l1_ratio", "positive"), [(1.0, False), (0.5, False), (0.7, True)])
+def test_sparse_input_matches_sklearn_with_weights(l1_ratio, positive):
+    """Implicit centring of a sparse X (the residual carries the means) gives the dense solution."""
+    X, y, weight = _sparse_regression()
+    weight[:10] = 0.0  # samples of weight 0 take no part
+    ours = ElasticNet(alpha=0.01, l1_ratio=l1_ratio, positive=positive, tol=1e-12, max_iter=100_000)
+    ours.fit(X, y, sample_weight=weight)
+    ref = linear_model.ElasticNet(alpha=0.01, l1_ratio=l1_ratio, positive=positive, tol=1e-12, max_iter=100_000)
+    ref.fit(X.toarray(), y, sample_weight=weight)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-7)
+    np.testing.assert_allclose(ours.predict(X), ref.predict(X.toarray()), rtol=1e-7)
+    assert ours.dual_gap_ >= 0
+
+
+def test_sparse_and_dense_fits_take_the_same_steps():
+    X, y, _ = _sparse_regression(seed=1)
+    sparse, dense = Lasso(alpha=0.02).fit(X, y), Lasso(alpha=0.02).fit(X.toarray(), y)
+    assert sparse.n_iter_ == dense.n_iter_
+    np.testing.assert_allclose(sparse.loss_curve_, dense.loss_curve_, rtol=1e-9)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-9, atol=1e-12)
+
+
+def test_float32_fit_keeps_float32():
+    X, y = load("regression", n_samples=500, n_features=20, random_state=0)
+    single = ElasticNet(alpha=0.1).fit(X.astype(np.float32), y)
+    double = ElasticNet(alpha=0.1).fit(X, y)
+    assert single.coef_.dtype == np.float32 and single.predict(X.astype(np.float32)).dtype == np.float32
+    np.testing.assert_allclose(single.coef_, double.coef_, rtol=1e-4, atol=1e-4 * np.abs(double.coef_).max())
