@@ -114,6 +114,7 @@ REGISTRY = (
         expected_failures={
             "check_sample_weight_equivalence_on_dense_data": "an online learner: a sample of weight 2 makes one "
             "step of double size, not two visits at different times (scikit-learn's Perceptron fails it too)",
+            "check_sample_weight_equivalence_on_sparse_data": "as on dense data: the same steps on the stored entries",
         },
     ),
     EstimatorEntry(

@@ -276,3 +276,52 @@ def test_adaline_bad_parameters():
             Adaline(**params).fit(X, y)
     with pytest.raises(ValueError, match="1 class"):
         Adaline().fit(X, [2, 2, 2])
+
+
+# -- Sparse and float32 input (issue 21) ---------------------------------------------------------
+
+
+def _sparse_text_like(seed=0):
+    """A non-negative sparse matrix with 5% stored entries and three classes that depend on it."""
+    import scipy.sparse
+
+    X = scipy.sparse.random(300, 200, density=0.05, format="csr", random_state=seed)
+    scores = X @ np.random.default_rng(seed).normal(size=(200, 3))
+    return X, scores.argmax(axis=1)
+
+
+def test_sparse_perceptron_takes_scikit_learns_dense_steps():
+    """The same rule on the stored entries only: scikit-learn's weights on the dense matrix. (Its own
+    sparse SGD damps every intercept step by 0.01, a different model; lucidml keeps the rule.)"""
+    X, y = _sparse_text_like()
+    params = {**SKLEARN_DEFAULTS, "shuffle": False}
+    ours = Perceptron(**params).fit(X, y)
+    ref = linear_model.Perceptron(**params).fit(X.toarray(), y)
+    np.testing.assert_array_equal(ours.coef_, ref.coef_)
+    np.testing.assert_array_equal(ours.intercept_, ref.intercept_)
+    # Averaging (lazy, through the same row updates) on sparse rows gives the dense result.
+    params = {**SKLEARN_DEFAULTS, "shuffle": True, "random_state": 0, "average": 50}
+    sparse, dense = Perceptron(**params).fit(X, y), Perceptron(**params).fit(X.toarray(), y)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("solver", ["sgd", "minibatch", "batch"])
+def test_sparse_adaline_takes_the_dense_steps(solver):
+    X, y = _sparse_text_like(seed=1)
+    params = {"solver": solver, "eta0": 0.01, "max_iter": 20, "tol": None, "shuffle": True, "random_state": 3}
+    sparse, dense = Adaline(**params).fit(X, y), Adaline(**params).fit(X.toarray(), y)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(sparse.loss_curve_, dense.loss_curve_, rtol=1e-12)
+
+
+def test_sparse_adaline_refuses_to_standardize():
+    X, y = _sparse_text_like()
+    with pytest.raises(TypeError, match="densify"):
+        Adaline(standardize=True).fit(X, y)
+
+
+def test_float32_input_is_read_without_a_float64_copy():
+    X, y = _standardized(datasets.load_breast_cancer)
+    single = Perceptron(**SKLEARN_DEFAULTS, shuffle=False).fit(X.astype(np.float32), y)
+    double = Perceptron(**SKLEARN_DEFAULTS, shuffle=False).fit(X.astype(np.float32).astype(np.float64), y)
+    np.testing.assert_array_equal(single.coef_, double.coef_)  # the same products of the same values

@@ -12,6 +12,8 @@
   ``tol`` is None and the subclass has no convergence test of its own: then ``max_iter`` is
   simply the number of epochs asked for).
 - Prediction: z = w·x + b; + (``classes_[1]``) iff z ≥ 0 for two classes, arg maxₖ zₖ otherwise.
+- Data: X may be a CSR matrix (each step then touches a row's stored entries only) or float32
+  (read as it is; the weights are float64).
 
 A subclass supplies ``_start_state(n_problems, n_features)``, ``_run_epoch(X, Y, weight, order,
 active)`` returning (mean loss per problem, converged flags), ``_coef_intercept()`` returning
@@ -26,10 +28,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import check_sample_weight, validate_params
-from ..utils.validation import check_magnitude, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
+from ._rows import as_rows
 
 
 def pm1_targets(y, classes):
@@ -74,7 +77,7 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """z = w·x + b per sample (two classes) or per sample and class, shape (n,) or (n, k)."""
         check_is_fitted(self)
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, accept_sparse="csr", dtype=FLOAT_DTYPES)
         scores = X @ self.coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
@@ -88,7 +91,8 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     # -- plumbing -------------------------------------------------------------------------------
 
     def _validate_Xy(self, X, y, reset):
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C", reset=reset)
+        # float32 is read as it is (the weights are float64): no float64 copy of X.
+        X, y = check_fit_data(self, X, y, accept_sparse="csr", float32=True, order="C", reset=reset)
         check_magnitude(X, self)
         check_classification_targets(y)
         return X, y
@@ -111,7 +115,7 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         weight = check_sample_weight(sample_weight, X.shape[0])
         weight = np.ones(X.shape[0]) if weight is None else weight
         Y = pm1_targets(y, self.classes_)
-        X = self._prepare(X)
+        X = as_rows(self._prepare(X))
         n_samples, n_problems = Y.shape
         active = np.ones(n_problems, dtype=np.bool_)
         best = np.full(n_problems, np.inf)
@@ -156,6 +160,11 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _set_scaling(self, X):
         """Remember input statistics at the start of training (Adaline's ``standardize``)."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
     def _prepare(self, X):
         return X

@@ -1,8 +1,9 @@
 """Compiled epochs of the online linear classifiers: one pass over the rows in a given order.
 
-Every kernel updates the weights in place and handles all one-vs-rest problems in the same
-pass (each row is read from memory once, not once per class); a problem whose ``active`` flag
-is off is left untouched. Dot products are summed left to right, the order scikit-learn's SGD
+X is a dense array or a CSR matrix as :class:`~._rows.SparseRows`: rows are read through
+:func:`~._rows.row_dot` and :func:`~._rows.row_add`. Every kernel updates the weights in place
+and handles all one-vs-rest problems in the same pass (each row is read from memory once, not
+once per class); a problem whose ``active`` flag is off is left untouched. Dot products are summed left to right, the order scikit-learn's SGD
 uses, so that with the same sample order both libraries take bit-for-bit the same steps.
 """
 
@@ -10,9 +11,10 @@ import numba
 import numpy as np
 from llvmlite import ir
 from numba.core import cgutils, types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 from ..utils import njit
+from ._rows import row_add, row_dot
 
 # How many rows ahead of the current one to ask the memory system for. In a shuffled epoch
 # each row is a cache miss; a prefetch hides most of it (×2 faster epochs on 100k×50).
@@ -47,9 +49,7 @@ else:
         return sig, codegen
 
 
-@njit
-def prefetch_row(X, order, s):
-    """Prefetch the row ``order[s + _PREFETCH_AHEAD]`` of X, one call per 64-byte cache line."""
+def _prefetch_dense_row(X, order, s):
     ahead = s + _PREFETCH_AHEAD
     if ahead < order.shape[0]:
         row = order[ahead]
@@ -57,6 +57,22 @@ def prefetch_row(X, order, s):
         for j in range(0, n_features, 8):
             prefetch(X, row, j)
         prefetch(X, row, n_features - 1)  # a row need not start on a line boundary
+
+
+def _no_prefetch(X, order, s):
+    pass
+
+
+def prefetch_row(X, order, s):
+    """Prefetch the row ``order[s + _PREFETCH_AHEAD]`` of a dense X, one call per 64-byte cache line
+    (a hint: nothing in plain Python, nothing for a sparse X, whose short rows are few lines)."""
+
+
+if not numba.config.DISABLE_JIT:
+
+    @overload(prefetch_row, inline="always")
+    def _prefetch_row(X, order, s):
+        return _prefetch_dense_row if isinstance(X, types.Array) else _no_prefetch
 
 
 @njit
@@ -71,7 +87,7 @@ def perceptron_epoch(
     steps r ≥ r₀; the mean of w over those K steps is then w − lagged / K (lazy averaging:
     O(d) work per mistake instead of per step).
     """
-    n_samples, n_features = X.shape
+    n_samples = X.shape[0]
     n_problems = coef.shape[0]
     loss = np.zeros(n_problems)
     mistakes = np.zeros(n_problems, dtype=np.int64)
@@ -82,25 +98,20 @@ def perceptron_epoch(
             if not active[c]:
                 continue
             steps[c] += 1
-            z = 0.0
-            for j in range(n_features):
-                z += coef[c, j] * X[i, j]
-            z += intercept[c]
+            z = row_dot(X, i, coef, c) + intercept[c]
             yz = Y[i, c] * z
             if yz > 0.0 or weight[i] == 0.0:
                 continue
             loss[c] += weight[i] * -yz
             mistakes[c] += 1
             update = eta * Y[i, c] * weight[i]
-            for j in range(n_features):
-                coef[c, j] += X[i, j] * update
+            row_add(X, i, coef, c, update)
             if fit_intercept:
                 intercept[c] += update
             lag = steps[c] - average_start
             if average_start > 0 and lag > 0:
                 lagged = lag * update
-                for j in range(n_features):
-                    lagged_coef[c, j] += X[i, j] * lagged
+                row_add(X, i, lagged_coef, c, lagged)
                 if fit_intercept:
                     lagged_intercept[c] += lagged
     return loss, mistakes
@@ -119,7 +130,7 @@ def adaline_minibatch_epoch(
     power_t = 0 is the constant rate. Returns Σ ½ sᵢ (yᵢ − zᵢ)² per problem, each term taken
     just before the update that uses it.
     """
-    n_samples, n_features = X.shape
+    n_samples = X.shape[0]
     n_problems = coef.shape[0]
     loss = np.zeros(n_problems)
     eta = np.zeros(n_problems)
@@ -137,10 +148,7 @@ def adaline_minibatch_epoch(
             for c in range(n_problems):
                 if not active[c]:
                     continue
-                z = 0.0
-                for j in range(n_features):
-                    z += coef[c, j] * X[i, j]
-                z += intercept[c]
+                z = row_dot(X, i, coef, c) + intercept[c]
                 residual = Y[i, c] - z
                 loss[c] += 0.5 * residual * residual * weight[i]
                 scaled_residual[s - start, c] = eta[c] * residual * weight[i] / size
@@ -150,8 +158,7 @@ def adaline_minibatch_epoch(
                 if not active[c]:
                     continue
                 update = scaled_residual[s - start, c]
-                for j in range(n_features):
-                    coef[c, j] += X[i, j] * update
+                row_add(X, i, coef, c, update)
                 if fit_intercept:
                     intercept[c] += update
     return loss
@@ -175,14 +182,10 @@ def adaline_batch_step(X, Y, weight, coef, intercept, active, fit_intercept, eta
         for c in range(n_problems):
             if not active[c]:
                 continue
-            z = 0.0
-            for j in range(n_features):
-                z += coef[c, j] * X[i, j]
-            residual = Y[i, c] - (z + intercept[c])
+            residual = Y[i, c] - (row_dot(X, i, coef, c) + intercept[c])
             loss[c] += 0.5 * weight[i] * residual * residual
             weighted = weight[i] * residual
-            for j in range(n_features):
-                descent[c, j] += weighted * X[i, j]
+            row_add(X, i, descent, c, weighted)
             descent_intercept[c] += weighted
     for c in range(n_problems):
         if active[c]:

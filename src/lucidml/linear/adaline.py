@@ -4,6 +4,7 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
+import scipy.sparse
 
 from ..utils import Interval, Options
 from ._online_base import _OnlineLinearClassifier
@@ -170,6 +171,10 @@ class Adaline(_OnlineLinearClassifier):
         self.random_state = random_state
 
     def _set_scaling(self, X):
+        if self.standardize and scipy.sparse.issparse(X):
+            raise TypeError("Adaline(standardize=True) cannot take sparse data: centring would densify it, so dense "
+                            "data is required. Pass X.toarray(), or scale the sparse X with MaxAbsScaler or "
+                            "StandardScaler(with_mean=False) and use standardize=False.")
         if self.standardize:
             self.mean_ = X.mean(axis=0)
             scale = X.std(axis=0)
@@ -210,4 +215,9 @@ class Adaline(_OnlineLinearClassifier):
             return self._coef.copy(), self._intercept.copy()
         coef = self._coef / self.scale_
         return coef, self._intercept - coef @ self.mean_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = not self.standardize  # standardizing would densify a sparse X
+        return tags
 

@@ -1,0 +1,82 @@
+"""Rows of a dense or sparse X for the compiled row-by-row learners (perceptron, Adaline).
+
+A kernel written with :func:`row_dot` and :func:`row_add` reads a row the same way whether X is
+a 2-D NumPy array or a CSR matrix passed as :class:`SparseRows`; Numba compiles one version per
+representation, and a sparse row costs its stored entries only. Both walk the row left to
+right, the order scikit-learn's SGD sums in.
+"""
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+import scipy.sparse
+from numba.core import types
+from numba.extending import overload
+
+__all__ = ["SparseRows", "as_rows", "row_add", "row_dot"]
+
+
+class SparseRows(NamedTuple):
+    """A CSR matrix's arrays, with ``shape`` so that kernels read ``X.shape`` as for an array."""
+
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+    shape: tuple
+
+
+def as_rows(X):
+    """X for the row kernels: a dense array as it is, a CSR matrix as :class:`SparseRows` (32-bit
+    indices when they fit, so that one compiled version serves both of SciPy's index types)."""
+    if not scipy.sparse.issparse(X):
+        return X
+    X = scipy.sparse.csr_matrix(X)
+    index_type = np.int32 if max(X.nnz, X.shape[1]) < np.iinfo(np.int32).max else np.int64
+    return SparseRows(X.data, X.indices.astype(index_type, copy=False), X.indptr.astype(index_type, copy=False),
+                      (int(X.shape[0]), int(X.shape[1])))
+
+
+def _dense_dot(X, i, W, c):
+    total = 0.0
+    for j in range(X.shape[1]):
+        total += W[c, j] * X[i, j]
+    return total
+
+
+def _sparse_dot(X, i, W, c):
+    total = 0.0
+    for p in range(X.indptr[i], X.indptr[i + 1]):
+        total += W[c, X.indices[p]] * X.data[p]
+    return total
+
+
+def _dense_add(X, i, W, c, scale):
+    for j in range(X.shape[1]):
+        W[c, j] += X[i, j] * scale
+
+
+def _sparse_add(X, i, W, c, scale):
+    for p in range(X.indptr[i], X.indptr[i + 1]):
+        W[c, X.indices[p]] += X.data[p] * scale
+
+
+def row_dot(X, i, W, c):
+    """Σⱼ W[c, j]·X[i, j]."""
+    return (_sparse_dot if isinstance(X, SparseRows) else _dense_dot)(X, i, W, c)
+
+
+def row_add(X, i, W, c, scale):
+    """W[c] += scale·X[i]."""
+    (_sparse_add if isinstance(X, SparseRows) else _dense_add)(X, i, W, c, scale)
+
+
+if not numba.config.DISABLE_JIT:  # compiled kernels get the implementation of X's representation
+
+    @overload(row_dot, inline="always")
+    def _row_dot(X, i, W, c):
+        return _dense_dot if isinstance(X, types.Array) else _sparse_dot
+
+    @overload(row_add, inline="always")
+    def _row_add(X, i, W, c, scale):
+        return _dense_add if isinstance(X, types.Array) else _sparse_add
