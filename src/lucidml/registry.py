@@ -476,11 +476,10 @@ REGISTRY = (
         "lucidml.svm.LinearSVC",
         kind="classifier",
         sklearn="sklearn.svm.LinearSVC",
-        expected_failures={
-            "check_sample_weight_equivalence_on_dense_data": "the solver stops at tol=1e-4, so weighted and "
-            "repeated samples agree only to about 1e-6 (scikit-learn lists the same expected failure for its "
-            "LinearSVC); at tol=1e-12 the check passes",
-        },
+        # Solved to the optimum, so that the primal (dense, n > d) and the dual (sparse) agree to rounding.
+        # (At the default tol=1e-4 weighted and repeated samples agree only to about 1e-6, and scikit-learn
+        # lists check_sample_weight_equivalence as an expected failure of its LinearSVC; at 1e-10 it passes.)
+        check_params={"tol": 1e-10},
         compiled=True,
     ),
 )

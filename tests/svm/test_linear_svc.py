@@ -162,3 +162,48 @@ def test_balanced_class_weight_counts_sample_weights_as_scikit_learn_does():
     ours = LinearSVC(class_weight="balanced", dual=True, tol=1e-10, max_iter=100_000).fit(X, y, sample_weight=w)
     ref = SkLinearSVC(class_weight="balanced", dual=True, tol=1e-10, max_iter=100_000).fit(X, y, sample_weight=w)
     np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-4, atol=1e-5)
+
+
+# -- Sparse and float32 input (issue 21) ---------------------------------------------------------
+
+
+def _sparse_classes(seed=0):
+    import scipy.sparse
+
+    X = scipy.sparse.random(400, 300, density=0.03, format="csr", random_state=seed) * 2.0
+    y = (X @ np.random.default_rng(seed).normal(size=(300, 3))).argmax(axis=1)
+    return X, y
+
+
+@pytest.mark.parametrize("loss", ["squared_hinge", "hinge"])
+def test_sparse_dual_matches_scikit_learn(loss):
+    X, y = _sparse_classes()
+    ours = LinearSVC(loss=loss, tol=1e-10, max_iter=100_000).fit(X, y)
+    ref = SkLinearSVC(loss=loss, dual=True, tol=1e-10, max_iter=100_000).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ours.decision_function(X), ref.decision_function(X), atol=1e-5)
+
+
+def test_sparse_takes_the_dense_dual_steps():
+    X, y = _sparse_classes(seed=1)
+    sparse = LinearSVC(dual=True, random_state=0, max_iter=50).fit(X, y)
+    dense = LinearSVC(dual=True, random_state=0, max_iter=50).fit(X.toarray(), y)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-12, atol=1e-14)
+    assert sparse.n_iter_ == dense.n_iter_
+
+
+def test_sparse_x_is_solved_in_the_dual_and_the_primal_refuses_it():
+    X, y = _sparse_classes()
+    X_tall = X[:, :20]  # n > d: "auto" would take the primal on a dense X
+    auto, dual = LinearSVC(random_state=0).fit(X_tall, y), LinearSVC(dual=True, random_state=0).fit(X_tall, y)
+    np.testing.assert_array_equal(auto.coef_, dual.coef_)
+    with pytest.raises(ValueError, match="dual=True or 'auto'"):
+        LinearSVC(dual=False).fit(X_tall, y)
+
+
+def test_float32_input_gives_the_float64_model():
+    X, y = _scaled(load_breast_cancer)
+    single = LinearSVC(dual=True, random_state=0).fit(X.astype(np.float32), y)
+    double = LinearSVC(dual=True, random_state=0).fit(X.astype(np.float32).astype(np.float64), y)
+    np.testing.assert_array_equal(single.coef_, double.coef_)

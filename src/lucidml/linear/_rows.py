@@ -1,6 +1,7 @@
-"""Rows of a dense or sparse X for the compiled row-by-row learners (perceptron, Adaline).
+"""Rows of a dense or sparse X for the compiled row-by-row learners (perceptron, Adaline, the
+linear SVM's dual coordinate descent).
 
-A kernel written with :func:`row_dot` and :func:`row_add` reads a row the same way whether X is
+A kernel written with :func:`row_dot`, :func:`row_add` and :func:`row_squared_norm` reads a row the same way whether X is
 a 2-D NumPy array or a CSR matrix passed as :class:`SparseRows`; Numba compiles one version per
 representation, and a sparse row costs its stored entries only. Both walk the row left to
 right, the order scikit-learn's SGD sums in.
@@ -14,7 +15,7 @@ import scipy.sparse
 from numba.core import types
 from numba.extending import overload
 
-__all__ = ["SparseRows", "as_rows", "row_add", "row_dot"]
+__all__ = ["SparseRows", "as_rows", "row_add", "row_dot", "row_squared_norm"]
 
 
 class SparseRows(NamedTuple):
@@ -61,6 +62,27 @@ def _sparse_add(X, i, W, c, scale):
         W[c, X.indices[p]] += X.data[p] * scale
 
 
+def _dense_squared_norm(X, i):
+    total = 0.0
+    for j in range(X.shape[1]):
+        value = np.float64(X[i, j])  # a float32 X is squared in float64
+        total += value * value
+    return total
+
+
+def _sparse_squared_norm(X, i):
+    total = 0.0
+    for p in range(X.indptr[i], X.indptr[i + 1]):
+        value = np.float64(X.data[p])
+        total += value * value
+    return total
+
+
+def row_squared_norm(X, i):
+    """‖X[i]‖²."""
+    return (_sparse_squared_norm if isinstance(X, SparseRows) else _dense_squared_norm)(X, i)
+
+
 def row_dot(X, i, W, c):
     """Σⱼ W[c, j]·X[i, j]."""
     return (_sparse_dot if isinstance(X, SparseRows) else _dense_dot)(X, i, W, c)
@@ -72,6 +94,10 @@ def row_add(X, i, W, c, scale):
 
 
 if not numba.config.DISABLE_JIT:  # compiled kernels get the implementation of X's representation
+
+    @overload(row_squared_norm, inline="always")
+    def _row_squared_norm(X, i):
+        return _dense_squared_norm if isinstance(X, types.Array) else _sparse_squared_norm
 
     @overload(row_dot, inline="always")
     def _row_dot(X, i, W, c):

@@ -2,12 +2,16 @@
 
 import numpy as np
 
+from ..linear._rows import row_add, row_dot, row_squared_norm
 from ..utils import njit
 
 
 @njit
 def dual_cd(X, y, C, bias, squared, tol, max_iter, seed, w, history):
-    """Minimise ½αᵀQ̄α − Σαᵢ over 0 ≤ αᵢ ≤ Uᵢ one coordinate at a time; w (length d + 1) is updated in place.
+    """Minimise ½αᵀQ̄α − Σαᵢ over 0 ≤ αᵢ ≤ Uᵢ one coordinate at a time; w (shape (1, d + 1)) is updated in place.
+
+    X is a dense array or a CSR matrix as ``lucidml.linear._rows.SparseRows`` (a step then costs the
+    row's stored entries).
 
     Q̄ᵢⱼ = yᵢyⱼ x̃ᵢᵀx̃ⱼ + Dᵢᵢ[i=j] with x̃ᵢ = (xᵢ, bias): hinge loss has Uᵢ = Cᵢ, Dᵢᵢ = 0; squared hinge
     has Uᵢ = ∞, Dᵢᵢ = 1/(2Cᵢ). w = Σ yᵢαᵢx̃ᵢ is kept up to date, so the gradient of coordinate i is
@@ -19,7 +23,7 @@ def dual_cd(X, y, C, bias, squared, tol, max_iter, seed, w, history):
     of every coordinate. history[k] receives the dual objective Σαᵢ − ½‖w‖² − ½ΣDᵢᵢαᵢ² after pass k
     (it rises to the primal minimum). Returns (α, passes).
     """
-    n, d = X.shape
+    n, d = X.shape[0], X.shape[1]
     state = seed % 2147483646 + 1  # MINSTD generator: local to this call, identical with and without JIT
     alpha = np.zeros(n)
     diag = np.empty(n)
@@ -32,10 +36,7 @@ def dual_cd(X, y, C, bias, squared, tol, max_iter, seed, w, history):
         else:
             diag[i] = 0.0
             upper[i] = C[i]
-        s = bias * bias + diag[i]
-        for j in range(d):
-            s += X[i, j] * X[i, j]
-        qd[i] = s
+        qd[i] = bias * bias + diag[i] + row_squared_norm(X, i)
     index = np.arange(n)
     active = n
     pg_max_old = np.inf
@@ -52,10 +53,7 @@ def dual_cd(X, y, C, bias, squared, tol, max_iter, seed, w, history):
         while s < active:
             i = index[s]
             yi = y[i]
-            g = w[d] * bias
-            for j in range(d):
-                g += w[j] * X[i, j]
-            g = g * yi - 1.0 + diag[i] * alpha[i]
+            g = (w[0, d] * bias + row_dot(X, i, w, 0)) * yi - 1.0 + diag[i] * alpha[i]
             pg = 0.0
             if alpha[i] == 0.0:
                 if g > pg_max_old:  # stuck at 0 and pushed further out: shrink
@@ -79,15 +77,14 @@ def dual_cd(X, y, C, bias, squared, tol, max_iter, seed, w, history):
                 old = alpha[i]
                 alpha[i] = min(max(old - g / qd[i], 0.0), upper[i])
                 step = (alpha[i] - old) * yi
-                for j in range(d):
-                    w[j] += step * X[i, j]
-                w[d] += step * bias
+                row_add(X, i, w, 0, step)
+                w[0, d] += step * bias
             s += 1
         dual = 0.0
         for i in range(n):
             dual += alpha[i] * (1.0 - 0.5 * diag[i] * alpha[i])
         for j in range(d + 1):
-            dual -= 0.5 * w[j] * w[j]
+            dual -= 0.5 * w[0, j] * w[0, j]
         history[it] = dual
         it += 1
         if pg_max - pg_min <= tol:

@@ -6,15 +6,17 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
+import scipy.sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from ..linear._rows import as_rows
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils.linalg import SMALL_MATRIX, blas_threads
-from ..utils.validation import check_predict_data, class_weights
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data, class_weights
 from ._linear_svc_kernels import dual_cd
 from ._linear_svc_primal import primal_newton
 
@@ -48,8 +50,10 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     ----------
     loss : {"squared_hinge", "hinge"}, default="squared_hinge"
     dual : "auto" or bool, default="auto"
-        True: dual coordinate descent. False: primal Newton (squared hinge only). "auto": primal when
-        n_samples > n_features and loss="squared_hinge", else dual (scikit-learn's rule).
+        True: dual coordinate descent. False: primal Newton (squared hinge only; dense X). "auto": primal
+        when n_samples > n_features, loss="squared_hinge" and X is dense (scikit-learn's rule), else dual.
+        A sparse X (CSR) is always solved in the dual, each step touching one row's stored entries; a
+        float32 X is read as it is (the weights are float64).
     C : float, default=1.0
         Inverse regularisation strength (> 0).
     tol : float, default=1e-4
@@ -81,6 +85,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     Examples
     --------
     >>> import numpy as np
+import scipy.sparse
     >>> from lucidml.svm.linear_svc import LinearSVC
     >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])
     >>> y = np.array([0, 0, 1, 1])
@@ -116,12 +121,17 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features) and class labels y; sample_weight multiplies C per sample."""
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        X, y = check_fit_data(self, X, y, accept_sparse="csr", float32=True, order="C")
         check_classification_targets(y)
         squared = self.loss == "squared_hinge"
+        sparse = scipy.sparse.issparse(X)
         if self.dual is False and not squared:
             raise ValueError("loss='hinge' is only solved in the dual; use dual=True or 'auto'.")
-        dual = self.dual is True or not squared or (self.dual == "auto" and X.shape[0] <= X.shape[1])
+        if self.dual is False and sparse:
+            raise ValueError("LinearSVC(dual=False) forms the d × d Newton matrix, which a sparse X would fill; use "
+                             "dual=True or 'auto' (dual coordinate descent on the stored entries).")
+        dual = (self.dual is True or not squared or sparse
+                or (self.dual == "auto" and X.shape[0] <= X.shape[1]))
         self.classes_, y_index = np.unique(y, return_inverse=True)
         n_classes = len(self.classes_)
         if n_classes < 2:
@@ -134,8 +144,8 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         bias = self.intercept_scaling if self.fit_intercept else 0.0
         positives = [1] if n_classes == 2 else range(n_classes)
-        if not dual:  # the primal works on x̃ = (x, s) explicitly
-            X = np.c_[X, np.full(X.shape[0], bias)] if bias else X
+        if not dual:  # the primal works on x̃ = (x, s) explicitly, in float64
+            X = np.c_[X, np.full(X.shape[0], bias)] if bias else X.astype(np.float64, copy=False)
         W, curves, converged = [], [], True
         for k in positives:
             sign = np.where(y_index == k, 1.0, -1.0)
@@ -167,7 +177,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Signed score wᵀx + b: shape (n_samples,) for two classes (positive: classes_[1]), else (n_samples, n_classes)."""
         check_is_fitted(self)
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, accept_sparse="csr", dtype=FLOAT_DTYPES)
         scores = X @ self.coef_.T + self.intercept_
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
@@ -177,10 +187,15 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
         return self.classes_[index]
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
 
 def _linear_svc_dual(X, y, C, bias, squared, tol, max_iter, seed):
     """One binary problem (y ∈ ±1) by dual coordinate descent; returns (w with bias weight last, dual curve)."""
-    w = np.zeros(X.shape[1] + 1)
+    w = np.zeros((1, X.shape[1] + 1))
     history = np.empty(max_iter)
-    _, n_iter = dual_cd(X, y, C, float(bias), squared, tol, max_iter, seed, w, history)
-    return w, history[:n_iter]
+    _, n_iter = dual_cd(as_rows(X), y, C, float(bias), squared, tol, max_iter, seed, w, history)
+    return w[0], history[:n_iter]
