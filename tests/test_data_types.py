@@ -45,9 +45,12 @@ def _estimator(entry):
 
 
 def _target(entry, estimator, y_class, y_reg):
+    tags = get_tags(estimator)
     if entry.kind == "classifier":
-        return y_class if get_tags(estimator).classifier_tags.multi_class else (y_class > 0).astype(int)
-    return y_reg if entry.kind == "regressor" else None
+        return y_class if tags.classifier_tags.multi_class else (y_class > 0).astype(int)
+    if entry.kind == "regressor":
+        return y_reg - y_reg.min() + 0.1 if tags.target_tags.positive_only else y_reg
+    return None
 
 
 def _fit_outputs(entry, X, y_class, y_reg):

@@ -3,9 +3,9 @@
 import pickle
 
 import joblib
-from dask import distributed
 import numpy as np
 import pytest
+from dask import distributed
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler

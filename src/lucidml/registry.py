@@ -77,11 +77,13 @@ REGISTRY = (
         sklearn="sklearn.linear_model.TweedieRegressor",
         params={"family": "gaussian", "alpha": 1.0},
         sklearn_params={"power": 0, "link": "identity", "alpha": 1.0},
+        float32=True,
     ),
     EstimatorEntry(
         "lucidml.linear.PoissonRegressor",
         kind="regressor",
         sklearn="sklearn.linear_model.PoissonRegressor",
+        float32=True,
     ),
     EstimatorEntry(
         "lucidml.linear.LogisticRegression",

@@ -6,10 +6,10 @@ import pytest
 
 from lucidml.rl import (
     MDP,
+    SARSA,
     MDPEnvironment,
     ModelBasedLearner,
     QLearning,
-    SARSA,
     estimate_mdp,
     policy_evaluation,
     policy_iteration,

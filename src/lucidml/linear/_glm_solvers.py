@@ -6,11 +6,13 @@ summing to 1), its gradient and the IRLS system; the estimators live in ``glm.py
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse
+import scipy.sparse.linalg
 
 from ..optim.gradient_descent import gradient_descent
 from ..optim.quasi_newton import lbfgs
 from ..optim.result import stopping_test
-from ..utils.linalg import cholesky_or_none
+from ..utils.linalg import cholesky_or_none, product_in_precision
 
 __all__ = ["GLMProblem", "first_order", "irls"]
 
@@ -39,13 +41,16 @@ class GLMProblem:
             return np.append(np.zeros(self.X.shape[1]), eta0)
         if self.link.name != "inverse":
             return np.zeros(self.X.shape[1])
-        return scipy.linalg.lstsq(self.X, np.full(self.X.shape[0], eta0 - self.offset))[0]  # η = 0 is not a mean
+        target = np.full(self.X.shape[0], eta0) - self.offset  # η = 0 is not a mean
+        if scipy.sparse.issparse(self.X):
+            return scipy.sparse.linalg.lsqr(self.X, target, atol=1e-10, btol=1e-10)[0]
+        return scipy.linalg.lstsq(self.X.astype(np.float64, copy=False), target)[0]
 
     def eta_mu(self, beta):
         if self._last[0] is not None and np.array_equal(beta, self._last[0]):
             return self._last[1], self._last[2]
         w, b = self.split(beta)
-        eta = self.X @ w + b + self.offset
+        eta = product_in_precision(self.X, w) + b + self.offset
         mu = self.link.inverse_link(eta)
         self._last = (beta.copy(), eta, mu)
         return eta, mu
@@ -65,7 +70,7 @@ class GLMProblem:
     def gradient(self, beta, r=None):
         r = self.working_residual(beta)[0] if r is None else r
         w, _ = self.split(beta)
-        grad_w = self.alpha * w - self.X.T @ r
+        grad_w = self.alpha * w - product_in_precision(self.X.T, r)
         return np.append(grad_w, -r.sum()) if self.fit_intercept else grad_w
 
     def irls_direction(self, beta, grad):
@@ -81,7 +86,7 @@ class GLMProblem:
         H = _weighted_gram(self.X, W)
         H[np.diag_indices_from(H)] += self.alpha
         if self.fit_intercept:  # border XᵀWX with the intercept row/column 1ᵀWX, 1ᵀW1 (no copy of X with a 1s column)
-            col = self.X.T @ W  # (1ᵀWX)ᵀ
+            col = product_in_precision(self.X.T, W)  # (1ᵀWX)ᵀ
             H = np.block([[H, col[:, None]], [col[None, :], np.array([[W.sum()]])]])
         lower = cholesky_or_none(H)
         if lower is not None:
@@ -97,7 +102,9 @@ def _ftol(tol):
 
 def _weighted_gram(X, W, block=4096):
     """XᵀWX = Σ_blocks X_bᵀ (W_b X_b): blocks of rows keep the scaled copy in cache (2× faster than one
-    n × d temporary)."""
+    n × d temporary), and a float32 X is accumulated in float64. A sparse X: the sparse product, d × d."""
+    if scipy.sparse.issparse(X):
+        return np.asarray((X.T @ (scipy.sparse.diags(W) @ X)).toarray(), dtype=np.float64)
     gram = np.zeros((X.shape[1], X.shape[1]))
     for start in range(0, X.shape[0], block):
         rows = X[start:start + block]

@@ -19,7 +19,7 @@ import scipy.sparse
 import scipy.sparse.linalg
 from sklearn.exceptions import ConvergenceWarning
 
-from ..utils.linalg import cholesky_or_none
+from ..utils.linalg import cholesky_or_none, product_in_precision
 from ._preprocess import centered_gram, column_means
 
 __all__ = ["GRAM_MAX_FEATURES", "centred_operator", "solve_ridge_implicit"]
@@ -38,14 +38,14 @@ def centred_operator(X, x_mean, root_w):
 
     def matvec(v):
         v = np.ravel(v)
-        out = np.asarray(X @ v.astype(X.dtype, copy=False), dtype=np.float64) - float(x_mean @ v)
+        out = product_in_precision(X, v) - float(x_mean @ v)
         return out if root_w is None else out * root_w
 
     def rmatvec(u):
         u = np.ravel(u)
         if root_w is not None:
             u = u * root_w
-        return np.asarray(X.T @ u.astype(X.dtype, copy=False), dtype=np.float64) - x_mean * u.sum()
+        return product_in_precision(X.T, u) - x_mean * u.sum()
 
     return scipy.sparse.linalg.LinearOperator((n, d), matvec=matvec, rmatvec=rmatvec, dtype=np.float64)
 

@@ -11,7 +11,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.linalg import blas_threads
+from ..utils.linalg import blas_threads, in_precision, product_in_precision
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from . import _cd_kernels
 from ._preprocess import center_and_weight, column_means, intercept_from_means
@@ -160,8 +160,7 @@ import scipy.sparse
         coef = coefs[0] if single else np.array(coefs)
         intercept = intercept_from_means(x_mean, y_mean[0] if single else y_mean, coef)
         # The data's precision, as scikit-learn's (the coordinates are solved in float64).
-        self.coef_ = coef.astype(X.dtype)
-        self.intercept_ = X.dtype.type(intercept) if single else intercept.astype(X.dtype)
+        self.coef_, self.intercept_ = in_precision(coef, X.dtype), in_precision(intercept, X.dtype)
         self.n_iter_ = n_iters[0] if single else n_iters
         self.dual_gap_ = gaps[0] if single else np.array(gaps)
         return self
@@ -268,7 +267,7 @@ class _DenseDesign:
         self.col_sq = np.einsum("ij,ij->j", X, X, dtype=np.float64)
 
     def start(self, y, w):
-        self._residual = y - (self.X @ w.astype(self.X.dtype)).astype(np.float64)
+        self._residual = y - product_in_precision(self.X, w)
 
     def sweep(self, w, l1, l2, order, positive):
         return _cd_kernels.sweep(self.X, self._residual, w, self.col_sq, l1, l2, order, positive)
@@ -277,7 +276,7 @@ class _DenseDesign:
         return self._residual
 
     def correlations(self, w):
-        return np.asarray(self.X.T @ self._residual.astype(self.X.dtype), dtype=np.float64)
+        return product_in_precision(self.X.T, self._residual)
 
 
 class _SparseDesign:
@@ -297,7 +296,7 @@ class _SparseDesign:
     def start(self, y, w):
         # R = ỹ/√s − Xw; a sample of weight 0 takes no part (its Rᵢ is never read with weight > 0).
         unscaled = np.divide(y, self._root_w, out=np.zeros_like(y), where=self._root_w > 0)
-        self._R = unscaled - np.asarray(self.X @ w.astype(self.X.dtype), dtype=np.float64)
+        self._R = unscaled - product_in_precision(self.X, w)
         self._weighted_sum = np.array([float(self.columns.weight @ self._R)])
 
     def sweep(self, w, l1, l2, order, positive):
@@ -309,7 +308,7 @@ class _SparseDesign:
     def correlations(self, w):
         # X̃ᵀr̃ = Xᵀ(s ∘ (R + μ)) − x̄ Σᵢ sᵢ(Rᵢ + μ), μ = x̄·w
         scaled = self.columns.weight * (self._R + float(self.columns.mean @ w))
-        return np.asarray(self.X.T @ scaled.astype(self.X.dtype), dtype=np.float64).ravel() - self.columns.mean * scaled.sum()
+        return product_in_precision(self.X.T, scaled).ravel() - self.columns.mean * scaled.sum()
 
 
 def enet_path(X, y, *, l1_ratio=0.5, alphas=None, n_alphas=100, eps=1e-3, fit_intercept=True, max_iter=1000,

@@ -9,11 +9,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import (
     check_consistent_length,
     check_is_fitted,
-    validate_data,
 )
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.validation import check_predict_data
+from ..utils.linalg import in_precision
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._families import get_family_and_link
 from ._glm_solvers import GLMProblem, first_order, irls
 
@@ -41,6 +41,10 @@ _OBJECTIVE_DOC = """
     Every solver stops when ‖∇F‖∞ ≤ tol (scikit-learn's meaning of ``tol`` for GLMs), when F stops
     changing (relative change ≤ 64ε, rounding level), or at ``max_iter`` with a ConvergenceWarning. The notes maximize the
     summed log-likelihood, e.g. Σ[yθᵀx − e^{θᵀx}] for Poisson (004 §6): the same optimum at α = 0.
+
+    X may be a SciPy sparse matrix (CSR or CSC: the products stay sparse, and IRLS forms its
+    d × d system from the sparse product; for many features prefer ``"lbfgs"``) and float32
+    (products in float32, the solver in float64, ``coef_`` and predictions float32).
 """
 
 
@@ -53,7 +57,7 @@ class _BaseGLM(RegressorMixin, BaseEstimator):
     def _fit(self, X, y, sample_weight, offset):
         validate_params(self)
         family, link, solver = self._family_link_solver()
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        X, y = check_fit_data(self, X, y, accept_sparse=("csr", "csc"), float32=True, y_numeric=True)
         family.check_y(y)
         n_samples = X.shape[0]
         weights = check_sample_weight(sample_weight, n_samples)
@@ -62,13 +66,15 @@ class _BaseGLM(RegressorMixin, BaseEstimator):
         problem = GLMProblem(X, y, weights, offset, family, link, self.alpha, self.fit_intercept)
 
         if self.warm_start and getattr(self, "coef_", np.empty(0)).shape == (X.shape[1],):
-            beta0 = np.append(self.coef_, self.intercept_) if self.fit_intercept else self.coef_.copy()
+            beta0 = np.append(self.coef_, self.intercept_) if self.fit_intercept else self.coef_
+            beta0 = beta0.astype(np.float64)  # the solvers work in float64 whatever the data's precision
         else:
             beta0 = problem.initial_beta()
         fit = irls if solver == "irls" else first_order
         beta, losses, converged = fit(problem, beta0, solver, self.max_iter, self.tol)
-        self.coef_, intercept = problem.split(beta)
-        self.intercept_ = float(intercept)
+        coef, intercept = problem.split(beta)
+        # The data's precision, as scikit-learn's (the solvers work in float64).
+        self.coef_, self.intercept_ = in_precision(coef, X.dtype), in_precision(intercept, X.dtype)
         self.loss_curve_ = losses
         self.n_iter_ = len(losses)
         if not converged:
@@ -82,9 +88,12 @@ class _BaseGLM(RegressorMixin, BaseEstimator):
 
     def _mean(self, X, offset):
         check_is_fitted(self)
-        X = check_predict_data(self, X)
-        eta = X @ self.coef_ + self.intercept_ + _check_offset(offset, X.shape[0])
-        return self._family_link_solver()[1].inverse_link(eta)
+        X = check_predict_data(self, X, accept_sparse=("csr", "csc"), dtype=FLOAT_DTYPES)
+        eta = np.asarray(X @ self.coef_ + self.intercept_, dtype=np.float64)
+        if offset is not None:
+            eta = eta + _check_offset(offset, X.shape[0])
+        # The mean in float64 (the links' clipping ranges are float64's), returned in X's precision.
+        return self._family_link_solver()[1].inverse_link(eta).astype(X.dtype, copy=False)
 
     def score(self, X, y, sample_weight=None):
         """D², the fraction of deviance explained: 1 − Σ sᵢ d(yᵢ, μ̂ᵢ) / Σ sᵢ d(yᵢ, ȳ).
@@ -111,6 +120,7 @@ class _BaseGLM(RegressorMixin, BaseEstimator):
         except (ValueError, TypeError):  # invalid parameters: reported by fit
             family = None
         tags.target_tags.positive_only = family in ("poisson", "gamma")
+        tags.input_tags.sparse = True
         return tags
 
 

@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..optim.gradient_descent import gradient_descent
 from ..optim.sgd import sgd
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.linalg import blas_threads, cholesky_or_none
+from ..utils.linalg import blas_threads, cholesky_or_none, in_precision
 from ..utils.validation import FLOAT_DTYPES, check_finite_fit, check_fit_data, check_predict_data
 from ._preprocess import center_and_weight, intercept_from_means
 from ._sparse_least_squares import solve_ridge_implicit
@@ -140,8 +140,8 @@ class LinearRegression(RegressorMixin, BaseEstimator):
                                                 self.batch_size, self.random_state) for k in range(Y.shape[1])]
             coef = np.array([r.x for r in results])
             coef = coef[0] if y.ndim == 1 else coef
-            self.coef_ = coef.astype(X.dtype)
-            self.intercept_ = _in_precision(intercept_from_means(x_mean, y_mean, coef), X.dtype)
+            self.coef_ = in_precision(coef, X.dtype)
+            self.intercept_ = in_precision(intercept_from_means(x_mean, y_mean, coef), X.dtype)
             self.rank_ = X.shape[1]
             self.n_iter_ = max(r.n_iter for r in results)
             self.loss_curve_ = np.array([h["f"] for h in results[0].history])
@@ -151,7 +151,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
             return self
         coef, intercept, rank = _least_squares(X, y, sample_weight, self.fit_intercept, self.solver)
         check_finite_fit(self, coefficients=coef, intercept=intercept)
-        self.coef_, self.intercept_, self.rank_ = coef, _in_precision(intercept, X.dtype), rank
+        self.coef_, self.intercept_, self.rank_ = coef, in_precision(intercept, X.dtype), rank
         self.n_iter_ = 1
         return self
 
@@ -167,7 +167,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         coef = coef.T[0] if y.ndim == 1 else coef.T
         intercept = intercept_from_means(x_mean, y_mean[0] if y.ndim == 1 else y_mean, coef)
         check_finite_fit(self, coefficients=coef, intercept=intercept)
-        self.coef_, self.intercept_ = coef.astype(X.dtype), _in_precision(intercept, X.dtype)
+        self.coef_, self.intercept_ = in_precision(coef, X.dtype), in_precision(intercept, X.dtype)
         self.rank_ = X.shape[1] if factor is not None else None
         return self
 
@@ -182,11 +182,6 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         tags.target_tags.multi_output = True
         tags.input_tags.sparse = True
         return tags
-
-
-def _in_precision(intercept, dtype):
-    """The intercept (a float, or one per target) in the fitted data's precision."""
-    return dtype.type(intercept) if np.ndim(intercept) == 0 else np.asarray(intercept, dtype=dtype)
 
 
 def _least_squares(X, y, sample_weight, fit_intercept, solver):

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.linalg import SMALL_MATRIX, blas_threads, cholesky_or_none
+from ..utils.linalg import SMALL_MATRIX, blas_threads, cholesky_or_none, in_precision, product_in_precision
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from ._preprocess import center_and_weight, centered_gram, column_means, intercept_from_means
 from ._sparse_least_squares import solve_ridge_implicit
@@ -125,7 +125,7 @@ class Ridge(RegressorMixin, BaseEstimator):
             coef, x_mean, y_mean, lower, dof = self._dense_fit(X, Y, sample_weight, alpha)
 
         # In X's precision: a float32 X is not copied to float64 for this product.
-        residual = (Y - y_mean) - (X @ coef.astype(X.dtype) - x_mean @ coef)
+        residual = (Y - y_mean) - (product_in_precision(X, coef) - x_mean @ coef)
         if sample_weight is not None:
             residual *= np.sqrt(sample_weight)[:, None]
         sigma2 = None
@@ -135,9 +135,9 @@ class Ridge(RegressorMixin, BaseEstimator):
 
         single = np.ndim(y) == 1
         # The data's precision, as scikit-learn's: float32 in, float32 coefficients out.
-        self.coef_ = (coef.T[0] if single else coef.T).astype(X.dtype)
-        intercept = intercept_from_means(x_mean, y_mean[0] if single else y_mean, coef.T[0] if single else coef.T)
-        self.intercept_ = X.dtype.type(intercept) if single else intercept.astype(X.dtype)
+        coef = coef.T[0] if single else coef.T
+        self.coef_ = in_precision(coef, X.dtype)
+        self.intercept_ = in_precision(intercept_from_means(x_mean, y_mean[0] if single else y_mean, coef), X.dtype)
         self.sigma2_ = None if sigma2 is None else (float(sigma2[0]) if single else sigma2)
         self._x_mean = x_mean
         self._gram_factor = lower  # Cholesky factor of XᵀSX + αI (centred), or None

@@ -5,9 +5,10 @@ from contextlib import contextmanager
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["blas_threads", "cholesky_or_none", "SMALL_MATRIX"]
+__all__ = ["blas_threads", "cholesky_or_none", "in_precision", "product_in_precision", "SMALL_MATRIX"]
 
 # Below this order, a factorization is faster on one BLAS thread: waking a second thread costs
 # more than it saves (a 64 × 64 eigh takes 2.8 ms on two OpenBLAS threads, 0.5 ms on one).
@@ -55,3 +56,19 @@ def cholesky_or_none(A, lower=True):
     if pivots.min() ** 2 <= A.shape[0] * np.finfo(np.float64).eps * pivots.max() ** 2:
         return None
     return factor
+
+
+def in_precision(value, dtype):
+    """A fitted scalar or array in the data's precision (float32 data, float32 coefficients: what
+    scikit-learn returns), whatever precision the solver worked in."""
+    return dtype.type(value) if np.ndim(value) == 0 else np.asarray(value, dtype=dtype)
+
+
+def product_in_precision(X, v):
+    """X @ v in X's precision, returned as float64: a float32 X (dense or sparse) is multiplied as
+    float32 instead of being copied to float64 by NumPy's type promotion, and what follows (sums,
+    exponentials, the optimizer's state) stays in float64."""
+    product = X @ v.astype(X.dtype, copy=False)
+    if scipy.sparse.issparse(product):
+        product = product.toarray()
+    return np.asarray(product, dtype=np.float64)
