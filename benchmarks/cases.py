@@ -11,6 +11,9 @@ report the peak resident memory one fit adds, for both libraries, each in a fres
 ``noise``: the synthetic generator's noise (e.g. the blobs' standard deviation). ``versus``:
 compare with this scikit-learn class (dotted path, built with ``versus_params`` plus ``params``)
 instead of the registry's counterpart, e.g. gradient boosting against the histogram version.
+``dtype``: the data's dtype (e.g. ``"float32"``; default as generated, float64 or sparse CSR of
+float64). ``max_test``: use only the first rows of the test set (a brute-force neighbour search
+over 100,000 training documents for every one of 25,000 test ones would take the run's hour).
 """
 
 from dataclasses import dataclass, field
@@ -31,6 +34,8 @@ class Case:
     noise: float | None = None
     versus: str | None = None
     versus_params: dict = field(default_factory=dict)
+    dtype: str | None = None
+    max_test: int | None = None
 
 
 CASES = (
@@ -115,4 +120,31 @@ CASES = (
     Case("knn_200d", "KNeighborsClassifier", "classification", sizes=(12_500, 62_500), n_features=200,
          stage="predict"),
     Case("knn_regressor", "KNeighborsRegressor", "regression", sizes=(12_500, 62_500), n_features=20, stage="predict"),
+    # Sparse input (issue 21): 100,000 × 50,000 document–term counts (CSR, about 80 stored entries per
+    # row, Zipf-like vocabulary, 5 topics), the fit's peak memory beside scikit-learn's.
+    *(Case(f"sparse_{name}", estimator, "documents", sizes=(125_000,), n_features=50_000, params=params,
+           fit_memory=True, stage=stage, max_test=max_test)
+      for name, estimator, params, stage, max_test in (
+          ("logistic", "LogisticRegression", {}, "fit", None),
+          ("linear_svc", "LinearSVC", {}, "fit", None),
+          ("multinomial_nb", "MultinomialNB", {}, "fit", None),
+          ("ridge", "Ridge", {}, "fit", None),  # regressing the topic index: a timing, R² is incidental
+          ("kmeans", "KMeans", {"n_clusters": 5, "n_init": 1}, "fit", None),
+          ("knn", "KNeighborsClassifier", {"algorithm": "brute"}, "predict", 2_000),
+          ("truncated_svd", "TruncatedSVD", {"n_components": 100}, "fit", None),
+      )),
+    # float32 end to end (issue 21): the same estimators on 1,000,000 × 50 dense data, float32 beside
+    # float64, the fit's peak memory beside scikit-learn's.
+    *(Case(f"{name}_1m_{dtype}", estimator, dataset, sizes=(1_250_000,), n_features=50, params=params,
+           fit_memory=True, dtype=dtype, stage=stage, max_test=max_test)
+      for dtype in ("float32", "float64")
+      for name, estimator, dataset, params, stage, max_test in (
+          ("logistic", "LogisticRegression", "multiclass", {}, "fit", None),
+          ("linear_svc", "LinearSVC", "classification", {}, "fit", None),
+          ("multinomial_nb", "MultinomialNB", "counts", {}, "fit", None),
+          ("ridge", "Ridge", "regression", {}, "fit", None),
+          ("kmeans", "KMeans", "blobs", {"n_clusters": 8, "n_init": 1}, "fit", None),
+          ("knn", "KNeighborsClassifier", "classification", {"algorithm": "brute"}, "predict", 2_000),
+          ("truncated_svd", "TruncatedSVD", "classification", {"n_components": 10}, "fit", None),
+      )),
 )

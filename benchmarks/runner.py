@@ -53,7 +53,12 @@ def _data(case, n_samples, seed=0):
     data = load_dataset(case.dataset, n_samples=n_samples, n_features=case.n_features, noise=case.noise,
                         random_state=seed)
     stratify = data.y if data.task == "classification" else None
-    return train_test_split(data.X, data.y, test_size=0.2, random_state=seed, stratify=stratify)
+    X = data.X if case.dtype is None else data.X.astype(case.dtype)
+    X_train, X_test, y_train, y_test = train_test_split(X, data.y, test_size=0.2, random_state=seed,
+                                                        stratify=stratify)
+    if case.max_test is not None:
+        X_test, y_test = X_test[:case.max_test], y_test[:case.max_test]
+    return X_train, X_test, y_train, y_test
 
 
 def _time_per_call(func, number):

@@ -215,6 +215,7 @@ REGISTRY = (
         kind="classifier",
         sklearn="sklearn.naive_bayes.GaussianNB",
         compiled=True,
+        float32=True,
     ),
     EstimatorEntry(
         "lucidml.neighbors.KNeighborsClassifier",

@@ -133,3 +133,13 @@ def test_alpha_zero_is_raised_to_a_floor_with_a_warning_not_turned_into_nan(Mode
     np.testing.assert_array_equal(model.predict(X), y)
     forced = Model(alpha=0.0, force_alpha=True).fit(X, y)  # as given, as scikit-learn's force_alpha=True
     assert np.any(np.isinf(forced.feature_log_prob_))
+
+
+def test_float32_counts_give_the_float64_model():
+    """Counts of a float32 X are summed in float64 blocks (no float64 copy of X): the float64 model."""
+    X, y = load("counts", n_samples=10_000, n_features=30, random_state=0)
+    single = MultinomialNB().fit(X.astype(np.float32), y)
+    double = MultinomialNB().fit(X, y)
+    np.testing.assert_array_equal(single.feature_count_, double.feature_count_)
+    np.testing.assert_array_equal(single.feature_log_prob_, double.feature_log_prob_)
+    np.testing.assert_allclose(single.predict_proba(X.astype(np.float32)), double.predict_proba(X), rtol=1e-6)

@@ -18,11 +18,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..base import GenerativeClassifierMixin
 from ..utils import check_sample_weight, validate_params
-from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 
 
 class _BaseNB(GenerativeClassifierMixin, ClassifierMixin, BaseEstimator):
     _accept_sparse = False
+    # float32 X is read without a float64 copy (the statistics are accumulated in float64);
+    # GaussianNB also keeps its fitted parameters in float32, as scikit-learn's does.
 
     def fit(self, X, y, sample_weight=None):
         """Fit the model to X (n_samples, n_features) with labels y."""
@@ -46,14 +48,14 @@ class _BaseNB(GenerativeClassifierMixin, ClassifierMixin, BaseEstimator):
 
     def _validate_Xy(self, X, y, reset):
         X, y = check_fit_data(self, X, y, order="C", accept_sparse="csr" if self._accept_sparse else False,
-                              reset=reset)
+                              float32=True, reset=reset)
         check_magnitude(X, self)
         check_classification_targets(y)
         return self._prepare(X), y
 
     def _validate_X(self, X):
         sparse = "csr" if self._accept_sparse else False
-        return self._prepare(check_predict_data(self, X, order="C", accept_sparse=sparse))
+        return self._prepare(check_predict_data(self, X, order="C", accept_sparse=sparse, dtype=FLOAT_DTYPES))
 
     def _prepare(self, X):
         return X

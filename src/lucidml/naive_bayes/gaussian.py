@@ -104,7 +104,9 @@ class GaussianNB(_BaseNB):
 
         with np.errstate(invalid="ignore", divide="ignore"):
             raw_var = np.where(self.class_count_[:, None] > 0, m2 / self.class_count_[:, None], 0.0)
-        self.var_ = np.maximum(raw_var + self.epsilon_, np.finfo(np.float64).tiny)
+        # Accumulated in float64; kept in the data's precision, as scikit-learn does.
+        self.theta_ = self.theta_.astype(X.dtype, copy=False)
+        self.var_ = np.maximum(raw_var + self.epsilon_, np.finfo(X.dtype).tiny).astype(X.dtype)
         self.class_prior_ = self._class_prior()
 
     def _class_prior(self):
@@ -115,7 +117,8 @@ class GaussianNB(_BaseNB):
     def _joint_log_likelihood(self, X):
         with np.errstate(divide="ignore"):  # a class with prior 0 gets log p = −∞
             log_prior = np.log(self.class_prior_)
-        return joint_log_likelihood(X, self.theta_, self.var_, log_prior)
+        # In float64, returned in X's precision (float32 probabilities for float32 data, as scikit-learn).
+        return joint_log_likelihood(X, self.theta_, self.var_, log_prior).astype(X.dtype, copy=False)
 
 
 def _merge_moments(a, b):

@@ -167,12 +167,23 @@ def class_sums(X, class_index, n_classes, weight=None):
 
     Computed as Yᵀ X with Y the (weighted) one-hot label matrix: dense Y for dense X (one BLAS
     product, the fastest pass over X), sparse Y for sparse X (only the stored entries are touched).
+    The sums are float64 whatever X's precision: a float32 X is summed block by block in float64
+    (its float32 counts would lose units beyond 2²⁴, and NumPy would otherwise copy all of X).
     """
     n_samples = X.shape[0]
     weight = np.ones(n_samples) if weight is None else weight
     if scipy.sparse.issparse(X):
         one_hot = scipy.sparse.csr_array((weight, (class_index, np.arange(n_samples))), shape=(n_classes, n_samples))
-        return (one_hot @ X).toarray()
-    one_hot = np.zeros((n_samples, n_classes))
-    one_hot[np.arange(n_samples), class_index] = weight
-    return (X.T @ one_hot).T
+        return np.asarray((one_hot @ X).toarray(), dtype=np.float64)
+    block = max(n_samples, 1) if X.dtype == np.float64 else _BLOCK_ROWS
+    sums = np.zeros((n_classes, X.shape[1]))
+    for start in range(0, n_samples, block):
+        rows = X[start : start + block].astype(np.float64, copy=False)
+        one_hot = np.zeros((rows.shape[0], n_classes))
+        one_hot[np.arange(rows.shape[0]), class_index[start : start + block]] = weight[start : start + block]
+        sums += (rows.T @ one_hot).T
+    return sums
+
+
+# Rows per float64 block when a float32 X is summed (2 MiB at 64 features).
+_BLOCK_ROWS = 4096
