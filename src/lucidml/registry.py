@@ -19,6 +19,7 @@ REGISTRY = (
         "lucidml.discriminant.LinearDiscriminantAnalysis",
         kind="classifier",
         sklearn="sklearn.discriminant_analysis.LinearDiscriminantAnalysis",
+        float32=True,
     ),
     EstimatorEntry(
         "lucidml.discriminant.QuadraticDiscriminantAnalysis",

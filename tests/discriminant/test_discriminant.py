@@ -161,3 +161,15 @@ def test_auto_shrinkage_works_on_the_scale_of_the_features_as_scikit_learns():
     a = LinearDiscriminantAnalysis(shrinkage="auto").fit(X, y).predict(X)
     b = LinearDiscriminantAnalysis(shrinkage="auto").fit(scaled, y).predict(scaled)
     np.testing.assert_array_equal(a, b)
+
+
+def test_float32_lda_keeps_float32_like_scikit_learn():
+    X, y = load("multiclass", n_samples=9_000, n_features=12, random_state=0)  # more rows than one block
+    X32 = X.astype(np.float32)
+    ours, ref = LinearDiscriminantAnalysis().fit(X32, y), sk.LinearDiscriminantAnalysis().fit(X32, y)
+    double = LinearDiscriminantAnalysis().fit(X, y)
+    for method in ("decision_function", "predict_proba", "transform"):
+        assert getattr(ours, method)(X32).dtype == getattr(ref, method)(X32).dtype == np.float32
+    np.testing.assert_allclose(ours.decision_function(X32), double.decision_function(X), rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(ours.predict_proba(X32), ref.predict_proba(X32), atol=1e-4)
+    assert ours.coef_.dtype == ours.means_.dtype == np.float32

@@ -6,12 +6,12 @@ import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.covariance import ledoit_wolf_shrinkage
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..base import GenerativeClassifierMixin
 from ..utils import Interval, Options, validate_params
 from ..utils.linalg import SMALL_MATRIX, blas_threads
-from ..utils.validation import check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._classes import class_statistics
 
 
@@ -104,7 +104,7 @@ class LinearDiscriminantAnalysis(
     def fit(self, X, y):
         """Estimate φ, μ_c and the shared Σ; find the Fisher directions."""
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = check_fit_data(self, X, y, float32=True)
         self.classes_, class_index, counts, self.priors_, self.means_ = class_statistics(X, y, self.priors)
         n_samples, n_features = X.shape
         max_components = min(len(self.classes_) - 1, n_features)
@@ -113,8 +113,10 @@ class LinearDiscriminantAnalysis(
                 f"n_components={self.n_components} is larger than min(n_classes - 1, n_features) = {max_components}."
             )
 
-        centred = X - self.means_[class_index]
-        self.covariance_ = _shrink(centred.T @ centred / n_samples, centred, self.shrinkage)
+        scatter = _within_class_scatter(X, self.means_, class_index)
+        # Ledoit–Wolf needs the centred rows themselves; the other estimates only their scatter.
+        centred = X - self.means_[class_index] if self.shrinkage == "auto" else None
+        self.covariance_ = _shrink(scatter / n_samples, centred, self.shrinkage)
         with blas_threads(1 if n_features <= SMALL_MATRIX else None):
             whiten = _whitening(self.covariance_, self.tol)  # Σ⁺ = W Wᵀ
 
@@ -142,18 +144,23 @@ class LinearDiscriminantAnalysis(
         self.n_components_ = max_components if self.n_components is None else self.n_components
         total = eigenvalues.sum()
         self.explained_variance_ratio_ = (eigenvalues / total if total > 0 else eigenvalues)[: self.n_components_]
+        # Computed in float64; the model is kept in the data's precision (float32 in, float32 scores
+        # and projections out), as scikit-learn's.
+        for name in ("means_", "covariance_", "coef_", "intercept_", "scalings_", "xbar_", "_class_coef",
+                     "_class_intercept", "explained_variance_ratio_"):
+            setattr(self, name, getattr(self, name).astype(X.dtype, copy=False))
         return self
 
     def predict_joint_log_proba(self, X):
         """δ_c(x) = log p(c) + log p(x | c) up to a term shared by all classes."""
         check_is_fitted(self)
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, dtype=FLOAT_DTYPES)
         return X @ self._class_coef.T + self._class_intercept
 
     def decision_function(self, X):
         """δ(x); for two classes δ₂ − δ₁ (positive means the second class), as scikit-learn."""
         check_is_fitted(self)
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, dtype=FLOAT_DTYPES)
         scores = X @ self.coef_.T + self.intercept_
         return scores.ravel() if len(self.classes_) == 2 else scores
 
@@ -166,12 +173,21 @@ class LinearDiscriminantAnalysis(
     def transform(self, X):
         """Project onto the first ``n_components_`` Fisher directions."""
         check_is_fitted(self)
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, dtype=FLOAT_DTYPES)
         return (X - self.xbar_) @ self.scalings_[:, : self.n_components_]
 
     @property
     def _n_features_out(self):
         return self.n_components_
+
+
+def _within_class_scatter(X, means, class_index, block=4096):
+    """Σᵢ (xᵢ − μ_cᵢ)(xᵢ − μ_cᵢ)ᵀ in float64, block by block: no centred n × d copy of X."""
+    scatter = np.zeros((X.shape[1], X.shape[1]))
+    for start in range(0, X.shape[0], block):
+        centred = X[start : start + block] - means[class_index[start : start + block]]
+        scatter += centred.T @ centred
+    return scatter
 
 
 def _whitening(covariance, tol):

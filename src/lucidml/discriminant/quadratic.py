@@ -5,12 +5,12 @@ from numbers import Real
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..base import GenerativeClassifierMixin
 from ..utils import Interval, validate_params
 from ..utils.linalg import cholesky_or_none
-from ..utils.validation import check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._classes import class_statistics
 
 
@@ -67,7 +67,7 @@ class QuadraticDiscriminantAnalysis(GenerativeClassifierMixin, ClassifierMixin, 
     def fit(self, X, y):
         """Estimate φ, μ_c and Σ_c for every class."""
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = check_fit_data(self, X, y, float32=True)  # float32 is read as it is
         self.classes_, class_index, counts, self.priors_, self.means_ = class_statistics(X, y, self.priors)
         n_features = X.shape[1]
         covariances, factors = [], []
@@ -88,12 +88,13 @@ class QuadraticDiscriminantAnalysis(GenerativeClassifierMixin, ClassifierMixin, 
         # L⁻¹ once per class, so that scoring is one matrix product per class.
         self._inverse_factors = np.array([scipy.linalg.lapack.dtrtri(lower, lower=1)[0] for lower in factors])
         self._half_log_dets = np.array([np.sum(np.log(np.diag(lower))) for lower in factors])
+        self.means_ = self.means_.astype(X.dtype, copy=False)  # scikit-learn's dtype; scores stay float64
         return self
 
     def predict_joint_log_proba(self, X):
         """δ_c(x) = log p(c) + log p(x | c) up to a term shared by all classes."""
         check_is_fitted(self)
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, dtype=FLOAT_DTYPES)
         return _quadratic_scores(X, self.means_, self._inverse_factors, self._half_log_dets, self.priors_)
 
     def decision_function(self, X):
