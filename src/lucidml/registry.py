@@ -447,6 +447,7 @@ REGISTRY = (
         params={"n_components": 10},
         sklearn_params={"n_components": 10},
         check_params={"n_components": 2},
+        float32=True,
     ),
     EstimatorEntry(
         "lucidml.decomposition.KernelPCA",
@@ -463,6 +464,7 @@ REGISTRY = (
         sklearn="sklearn.decomposition.TruncatedSVD",
         params={"n_components": 10, "random_state": 0},
         sklearn_params={"n_components": 10, "random_state": 0},
+        float32=True,
     ),
     # FastICA estimates the same model by a different contrast and algorithm: no like-for-like counterpart.
     EstimatorEntry(

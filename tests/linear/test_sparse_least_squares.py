@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from lucidml.linear import LeastSquaresClassifier, LinearRegression, Ridge
 from lucidml.linear import _sparse_least_squares as engine
-from lucidml.linear._preprocess import centered_gram
+from lucidml.utils.centered import centered_gram
 
 
 def _sparse_problem(n=300, d=40, density=0.2, seed=0, n_targets=1):
@@ -70,13 +70,18 @@ def test_sparse_underdetermined_least_squares_is_the_minimum_norm_solution():
 
 
 def test_large_column_means_do_not_cancel():
-    """A column far from zero would lose its digits in XᵀX − n x̄x̄ᵀ; the engine goes to LSQR instead."""
+    """A column far from zero would lose its digits in XᵀX − n x̄x̄ᵀ; the Gram matrix is then centred
+    block by block, and equals the dense one."""
     X, y, _ = _sparse_problem()
     X = X.tolil()
     X[:, 0] = 1e6 + np.arange(X.shape[0])[:, None] * 1e-2
     X = X.tocsr()
     y = y + 3.0 * X[:, [0]].toarray().ravel()
-    assert centered_gram(X, y[:, None], None, np.asarray(X.mean(axis=0)).ravel(), np.array([y.mean()])) is None
+    mean = np.asarray(X.mean(axis=0)).ravel()
+    gram, moment = centered_gram(X, y[:, None], None, mean, np.array([y.mean()]))
+    centred = X.toarray() - mean
+    np.testing.assert_allclose(gram, centred.T @ centred, rtol=1e-10, atol=1e-6)
+    np.testing.assert_allclose(moment[:, 0], centred.T @ (y - y.mean()), rtol=1e-10, atol=1e-6)
     ours = Ridge(alpha=1e-3, tol=1e-14).fit(X, y)
     reference = sk.Ridge(alpha=1e-3, solver="cholesky").fit(X.toarray(), y)
     np.testing.assert_allclose(ours.predict(X), reference.predict(X.toarray()), rtol=1e-7)

@@ -12,8 +12,9 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 
+from ..utils.centered import CenteredMatrix, centered_gram
 from ..utils.linalg import SMALL_MATRIX, blas_threads
-from ._randomized import CenteredMatrix, randomized_svd
+from ._randomized import randomized_svd
 
 __all__ = ["arpack", "column_moments", "covariance", "covariance_eigh", "deflation", "full_svd", "randomized"]
 
@@ -27,7 +28,7 @@ def column_moments(X):
         mean = np.asarray(X.mean(axis=0)).ravel()
         second = np.asarray(X.multiply(X).mean(axis=0)).ravel()
         return mean, np.maximum(second - mean**2, 0.0)
-    mean = X.mean(axis=0)
+    mean = X.mean(axis=0, dtype=np.float64)
     sum_sq = np.zeros(X.shape[1])
     for start in range(0, n, _CHUNK):  # two-pass variance, block by block: no cancellation
         block = X[start:start + _CHUNK] - mean
@@ -36,12 +37,9 @@ def column_moments(X):
 
 
 def covariance(X, mean, scale):
-    """C = D⁻¹ (X − 1μᵀ)ᵀ(X − 1μᵀ) D⁻¹ / (m − 1), from XᵀX − m μμᵀ so that X is never copied."""
-    n = X.shape[0]
-    gram = X.T @ X
-    C = gram.toarray() if scipy.sparse.issparse(gram) else np.array(gram, dtype=np.float64)
-    C -= n * np.outer(mean, mean)
-    C /= n - 1
+    """C = D⁻¹ (X − 1μᵀ)ᵀ(X − 1μᵀ) D⁻¹ / (m − 1), without a centred copy of X (``centered_gram``)."""
+    C, _ = centered_gram(X, None, None, mean, None)
+    C /= X.shape[0] - 1
     if scale is not None:
         C /= np.outer(scale, scale)
     return C
@@ -97,10 +95,7 @@ def randomized(X, mean, scale, n_components, n_oversamples, n_iter, normalizer, 
 def arpack(X, mean, scale, n_components, tol, rng):
     """Lanczos bidiagonalization (ARPACK through SciPy's ``svds``) of the implicitly centred A."""
     A = CenteredMatrix(X, mean, scale)
-    operator = scipy.sparse.linalg.LinearOperator(
-        A.shape, matvec=lambda v: A @ v, rmatvec=lambda v: A.T @ v,
-        matmat=lambda M: A @ M, rmatmat=lambda M: A.T @ M, dtype=np.float64,
-    )
+    operator = A.operator()
     v0 = rng.uniform(-1.0, 1.0, size=min(A.shape))
     _, s, Vt = scipy.sparse.linalg.svds(operator, k=n_components, tol=tol, v0=v0, solver="arpack")
     order = np.argsort(s)[::-1]

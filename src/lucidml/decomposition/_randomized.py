@@ -13,57 +13,16 @@ round-off does not wash out the smaller directions (Halko et al. §4.5; LU as in
 Szlam et al. 2017, which is cheaper than QR and spans the same subspace).
 
 A is any matrix-like supporting ``A @ M`` and ``A.T @ M`` (dense, sparse, or the implicitly
-centred :class:`CenteredMatrix`).
+centred :class:`~lucidml.utils.centered.CenteredMatrix`).
 """
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse
 
+from ..utils.centered import CenteredMatrix
+
 __all__ = ["CenteredMatrix", "randomized_range_finder", "randomized_svd", "resolve_power_iterations"]
-
-
-class CenteredMatrix:
-    """A = (X − 1μᵀ) D⁻¹ without forming it (D = diag(scale), or I when scale is None).
-
-    A M = X (D⁻¹M) − 1 (μᵀD⁻¹M)   and   Aᵀ M = D⁻¹ (XᵀM − μ (1ᵀM)).
-    This keeps sparse X sparse and saves a dense copy of X.
-    """
-
-    def __init__(self, X, mean, scale=None):
-        self.X, self.mean, self.scale = X, mean, scale
-        self.shape = X.shape
-        self.dtype = np.float64
-
-    def __matmul__(self, M):
-        if self.scale is not None:
-            M = M / (self.scale[:, None] if M.ndim == 2 else self.scale)
-        shift = self.mean @ M
-        return _dense(self.X @ M) - (shift if M.ndim == 1 else shift[None, :])
-
-    def rmatmul_t(self, M):
-        """Aᵀ M."""
-        out = _dense(self.X.T @ M) - (np.outer(self.mean, M.sum(axis=0)) if M.ndim == 2 else self.mean * M.sum())
-        if self.scale is not None:
-            out /= self.scale[:, None] if out.ndim == 2 else self.scale
-        return out
-
-    @property
-    def T(self):
-        return _Transposed(self)
-
-
-class _Transposed:
-    def __init__(self, centered):
-        self.centered = centered
-        self.shape = centered.shape[::-1]
-
-    def __matmul__(self, M):
-        return self.centered.rmatmul_t(M)
-
-    @property
-    def T(self):
-        return self.centered
 
 
 def _dense(M):
@@ -107,6 +66,9 @@ def randomized_svd(A, n_components, *, n_oversamples=10, n_iter="auto", normaliz
     A wide matrix is handled through its transpose, so the orthonormal basis Q is always
     built on the longer side's partner: the test matrix has min(m, n) rows.
     """
+    if isinstance(A, np.ndarray) or scipy.sparse.issparse(A):
+        # Its products then run in A's precision (a float32 A is not copied to float64).
+        A = CenteredMatrix(A, np.zeros(A.shape[1]))
     m, n = A.shape
     n_iter = resolve_power_iterations(n_iter, n_components, A.shape)
     if normalizer == "auto":

@@ -16,7 +16,7 @@ from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, validate_params
-from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from . import _pca_solvers as solvers
 from ._randomized import resolve_power_iterations
 from .svd_tools import _flip_signs
@@ -159,7 +159,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Find the principal directions of X (n_samples, n_features); dense or sparse CSR/CSC."""
         validate_params(self)
-        X = check_fit_data(self, X, accept_sparse=("csr", "csc"), ensure_min_samples=2)
+        X = check_fit_data(self, X, accept_sparse=("csr", "csc"), float32=True, ensure_min_samples=2)
         check_magnitude(X, self)
         n, d = X.shape
         k, ratio = self._requested_components(n, d)
@@ -170,7 +170,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.n_iter_ = 1
         if solver in ("covariance_eigh", "deflation"):
             # The covariance holds the variances on its diagonal: no extra pass over X for them.
-            mean = np.asarray(X.mean(axis=0)).ravel()
+            mean = np.asarray(X.mean(axis=0, dtype=np.float64)).ravel()
             C = solvers.covariance(X, mean, None)
             scale = None
             if self.standardize:
@@ -182,8 +182,8 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             else:
                 values, Vt = self._deflation(C, k, ratio, rng)
         elif solver == "full":
-            mean = X.mean(axis=0)
-            scale = _nonzero(X.std(axis=0)) if self.standardize else None
+            mean = X.mean(axis=0, dtype=np.float64)
+            scale = _nonzero(X.std(axis=0, dtype=np.float64)) if self.standardize else None
             values, Vt = solvers.full_svd(X, mean, scale)
             total_var = float(values.sum())
         else:
@@ -210,6 +210,13 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.explained_variance_ = values[:k].copy()
         self.explained_variance_ratio_ = ratios[:k].copy()
         self.singular_values_ = np.sqrt(self.explained_variance_ * (n - 1))
+        # Computed in float64; kept in the data's precision, as scikit-learn's (float32 in, float32 out).
+        for name in ("mean_", "scale_", "components_", "explained_variance_", "explained_variance_ratio_",
+                     "singular_values_"):
+            value = getattr(self, name)
+            if value is not None:
+                setattr(self, name, value.astype(X.dtype, copy=False))
+        self.noise_variance_ = X.dtype.type(self.noise_variance_)
         return self
 
     def _deflation(self, C, k, ratio, rng):
@@ -264,7 +271,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def transform(self, X):
         """Scores Z = (X − μ)D⁻¹ Vₖᵀ, divided by √λ when ``whiten``; X dense or sparse."""
         check_is_fitted(self)
-        X = check_predict_data(self, X, accept_sparse=("csr", "csc"))
+        X = check_predict_data(self, X, accept_sparse=("csr", "csc"), dtype=FLOAT_DTYPES)
         W = self._projection()
         Z = X @ W
         Z = np.asarray(Z.toarray() if scipy.sparse.issparse(Z) else Z)
@@ -281,7 +288,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return W
 
     def _whitening_scale(self):
-        return np.maximum(np.sqrt(self.explained_variance_), np.finfo(np.float64).eps)
+        return np.maximum(np.sqrt(self.explained_variance_), np.finfo(self.explained_variance_.dtype).eps)
 
     def fit_transform(self, X, y=None):
         """Fit and return the scores of X."""
@@ -290,7 +297,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def inverse_transform(self, X):
         """Back to feature space: x̂ = z Vₖ D + μ (z multiplied back by √λ when ``whiten``)."""
         check_is_fitted(self)
-        Z = check_array(X, dtype=np.float64)
+        Z = check_array(X, dtype=FLOAT_DTYPES)
         if Z.ndim != 2 or Z.shape[1] != self.n_components_:
             raise ValueError(f"inverse_transform expects an array of shape (n, {self.n_components_}); "
                              f"got shape {Z.shape}.")
@@ -332,7 +339,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self.svd_solver != "full"
-        tags.transformer_tags.preserves_dtype = ["float64"]
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
     @property

@@ -15,7 +15,7 @@ from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, validate_params
-from ..utils.validation import check_fit_data, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._randomized import randomized_svd
 from .svd_tools import _flip_signs
 
@@ -113,7 +113,7 @@ class TruncatedSVD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
     def fit_transform(self, X, y=None):
         """Fit and return the scores U_k Σ_k."""
         validate_params(self)
-        X = check_fit_data(self, X, accept_sparse=("csr", "csc"), ensure_min_features=2)
+        X = check_fit_data(self, X, accept_sparse=("csr", "csc"), float32=True, ensure_min_features=2)
         k = self.n_components
         if k > X.shape[1]:
             raise ValueError(f"n_components={k} must be at most n_features={X.shape[1]}.")
@@ -125,26 +125,28 @@ class TruncatedSVD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         s, Vt = _truncated_svd(X, k, self.algorithm, self.n_iter, self.n_oversamples,
                                   self.power_iteration_normalizer, self.tol, rng)
         _, Vt = _flip_signs(None, Vt)
-        self.components_ = Vt
-        self.singular_values_ = s
+        # The data's precision, as scikit-learn's (float32 in, float32 components and scores out).
+        self.components_ = Vt.astype(X.dtype, copy=False)
+        self.singular_values_ = s.astype(X.dtype, copy=False)
         # X V_k, not U_k Σ_k: equal for an exact SVD, and for an approximate one this keeps
         # fit_transform(X) identical to fit(X).transform(X).
-        scores = np.asarray(X @ Vt.T)
-        self.explained_variance_ = scores.var(axis=0)
+        scores = np.asarray(X @ self.components_.T)
+        variance = scores.var(axis=0, dtype=np.float64)
         total = _total_variance(X)
-        self.explained_variance_ratio_ = self.explained_variance_ / total if total > 0 else np.zeros(k)
+        self.explained_variance_ = variance.astype(X.dtype)
+        self.explained_variance_ratio_ = (variance / total if total > 0 else np.zeros(k)).astype(X.dtype)
         return scores
 
     def transform(self, X):
         """Scores X V_k."""
         check_is_fitted(self)
-        X = check_predict_data(self, X, accept_sparse=("csr", "csc"))
+        X = check_predict_data(self, X, accept_sparse=("csr", "csc"), dtype=FLOAT_DTYPES)
         return np.asarray(X @ self.components_.T)
 
     def inverse_transform(self, X):
         """Back to feature space: Z V_kᵀ (the rank-k approximation of the original rows)."""
         check_is_fitted(self)
-        Z = check_array(X, dtype=np.float64)
+        Z = check_array(X, dtype=FLOAT_DTYPES)
         if Z.shape[1] != self.components_.shape[0]:
             raise ValueError(f"inverse_transform expects {self.components_.shape[0]} columns; got {Z.shape[1]}.")
         return Z @ self.components_
@@ -152,7 +154,7 @@ class TruncatedSVD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self.algorithm != "full"
-        tags.transformer_tags.preserves_dtype = ["float64"]
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
     @property
@@ -185,4 +187,4 @@ def _total_variance(X):
         mean = np.asarray(X.mean(axis=0)).ravel()
         second = np.asarray(X.multiply(X).sum(axis=0)).ravel() / n
         return float(np.maximum(second - mean**2, 0.0).sum())
-    return float(X.var(axis=0).sum())
+    return float(X.var(axis=0, dtype=np.float64).sum())

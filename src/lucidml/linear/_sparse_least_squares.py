@@ -1,11 +1,12 @@
 """Least squares and ridge without centring X in memory (so a sparse X stays sparse).
 
 Centring a sparse matrix would fill it in, so the centred, weighted design √S(X − 1x̄ᵀ) is only
-ever applied to vectors (seed 000 §1.6 for the ridge normal equations, 003 §2.3 for the weights):
+ever applied to vectors (``lucidml.utils.centered``; seed 000 §1.6 for the ridge normal
+equations, 003 §2.3 for the weights):
 
-- **few features** (d ≤ ``GRAM_MAX_FEATURES``): the centred Gram matrix XᵀSX − S x̄x̄ᵀ is formed
-  from the sparse product (d × d, dense) and factorized by Cholesky, then refined once with the
-  residual. Exact to rounding, like the dense solvers.
+- **few features** (d ≤ ``GRAM_MAX_FEATURES``): the centred Gram matrix XcᵀSXc is formed from X's
+  own product (d × d, dense) and factorized by Cholesky, then refined once with the residual.
+  Exact to rounding, like the dense solvers.
 - **many features** (a text or recommendation matrix): LSQR (Paige & Saunders 1982), which needs
   only products with the operator and its transpose and solves min ‖√S(Xc w − yc)‖² + α‖w‖²
   with ``damp = √α``; from w = 0 it converges to the minimum-norm solution when α = 0.
@@ -19,35 +20,13 @@ import scipy.sparse
 import scipy.sparse.linalg
 from sklearn.exceptions import ConvergenceWarning
 
-from ..utils.linalg import cholesky_or_none, product_in_precision
-from ._preprocess import centered_gram, column_means
+from ..utils.centered import CenteredMatrix, centered_gram, column_means
+from ..utils.linalg import cholesky_or_none
 
-__all__ = ["GRAM_MAX_FEATURES", "centred_operator", "solve_ridge_implicit"]
+__all__ = ["GRAM_MAX_FEATURES", "solve_ridge_implicit"]
 
 # Up to this many features the dense d × d Gram matrix (32 MiB at 2048) is the fast, exact route.
 GRAM_MAX_FEATURES = 2048
-
-
-def centred_operator(X, x_mean, root_w):
-    """√S (X − 1x̄ᵀ) as a SciPy ``LinearOperator`` (``root_w`` None for unit weights).
-
-    A v = √s ∘ (X v − x̄·v),   Aᵀ u = Xᵀ(√s ∘ u) − x̄ Σᵢ √sᵢuᵢ.
-    Products run in X's precision; the vectors LSQR keeps are float64.
-    """
-    n, d = X.shape
-
-    def matvec(v):
-        v = np.ravel(v)
-        out = product_in_precision(X, v) - float(x_mean @ v)
-        return out if root_w is None else out * root_w
-
-    def rmatvec(u):
-        u = np.ravel(u)
-        if root_w is not None:
-            u = u * root_w
-        return product_in_precision(X.T, u) - x_mean * u.sum()
-
-    return scipy.sparse.linalg.LinearOperator((n, d), matvec=matvec, rmatvec=rmatvec, dtype=np.float64)
 
 
 def solve_ridge_implicit(X, Y, sample_weight, alpha, fit_intercept, *, method="auto", tol=1e-6, max_iter=None,
@@ -73,7 +52,7 @@ def solve_ridge_implicit(X, Y, sample_weight, alpha, fit_intercept, *, method="a
             raise ValueError(f"{name}: XᵀSX + αI is singular or too ill-conditioned for the normal equations "
                              "(α = 0 with collinear features, or one α per target); use solver='lsqr'.")
     root_w = None if sample_weight is None else np.sqrt(sample_weight)
-    operator = centred_operator(X, x_mean, root_w)
+    operator = CenteredMatrix(X, x_mean, row_weight=root_w).operator()
     coef = np.empty((d, Y.shape[1]))
     n_iter = 0
     for k in range(Y.shape[1]):
@@ -92,10 +71,7 @@ def solve_ridge_implicit(X, Y, sample_weight, alpha, fit_intercept, *, method="a
 
 def _by_gram(X, Y, sample_weight, x_mean, y_mean, alpha):
     """(W, L) from the centred Gram matrix, refined once; None when it is singular or would cancel."""
-    gram_moment = centered_gram(X, Y, sample_weight, x_mean, y_mean)
-    if gram_moment is None:
-        return None
-    gram, moment = gram_moment
+    gram, moment = centered_gram(X, Y, sample_weight, x_mean, y_mean)
     if not (np.all(np.isfinite(gram)) and np.all(np.isfinite(moment))):
         return None  # overflowed: the squares of the features exceed float64
     gram[np.diag_indices_from(gram)] += alpha
@@ -106,7 +82,7 @@ def _by_gram(X, Y, sample_weight, x_mean, y_mean, alpha):
     coef = scipy.linalg.cho_solve(factor, moment, check_finite=False)
     # One step of iterative refinement: the residual of the normal equations, from the sparse X.
     root_w = None if sample_weight is None else np.sqrt(sample_weight)
-    operator = centred_operator(X, x_mean, root_w)
+    operator = CenteredMatrix(X, x_mean, row_weight=root_w).operator()
     for k in range(Y.shape[1]):
         target = Y[:, k] - y_mean[k]
         if root_w is not None:

@@ -11,10 +11,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils.centered import column_means
 from ..utils.linalg import blas_threads, in_precision, product_in_precision
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from . import _cd_kernels
-from ._preprocess import center_and_weight, column_means, intercept_from_means
+from ._preprocess import center_and_weight, intercept_from_means
 
 __all__ = ["ElasticNet", "Lasso", "enet_path", "lasso_path"]
 

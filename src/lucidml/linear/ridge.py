@@ -9,9 +9,10 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils.centered import centered_gram, column_means
 from ..utils.linalg import SMALL_MATRIX, blas_threads, cholesky_or_none, in_precision, product_in_precision
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
-from ._preprocess import center_and_weight, centered_gram, column_means, intercept_from_means
+from ._preprocess import center_and_weight, intercept_from_means
 from ._sparse_least_squares import solve_ridge_implicit
 
 

@@ -1,0 +1,129 @@
+"""Centred data without a centred copy: the one engine behind least squares, ridge and PCA.
+
+Centring a sparse matrix fills it in, and a centred copy of a tall dense one costs more memory
+than the products that follow. So the centred, scaled matrix
+
+    A = diag(r) (X − 1μᵀ) diag(1/σ)        (r: row weights √sᵢ or 1; σ: column scales or 1)
+
+is only ever applied (:class:`CenteredMatrix`), and its Gram matrix AᵀA is formed from X's own
+products (:func:`centered_gram`). Products run in X's precision: a float32 X is never copied to
+float64; what they return, and every sum, is float64.
+"""
+
+import numpy as np
+import scipy.sparse
+import scipy.sparse.linalg
+
+from .linalg import product_in_precision
+
+__all__ = ["CenteredMatrix", "centered_gram", "column_means"]
+
+# Rows per block of the passes that must not copy X: a few MiB of float64 at a time, large enough
+# for BLAS-3 speed.
+_BLOCK_BYTES = 2**25
+
+
+def column_means(X, sample_weight=None):
+    """The (weighted) mean of each column of a dense or sparse X, in float64."""
+    if not scipy.sparse.issparse(X):
+        return np.average(X, axis=0, weights=sample_weight).astype(np.float64, copy=False)
+    if sample_weight is None:
+        return np.asarray(X.sum(axis=0, dtype=np.float64)).ravel() / X.shape[0]
+    return np.asarray(X.T @ sample_weight, dtype=np.float64) / sample_weight.sum()
+
+
+class CenteredMatrix:
+    """A = diag(r)(X − 1μᵀ)diag(1/σ) without forming it (``row_weight`` r, ``scale`` σ: None for 1).
+
+        A M = r ∘ (X (M/σ) − 1 μᵀ(M/σ)),     Aᵀ M = (Xᵀ(r ∘ M) − μ 1ᵀ(r ∘ M)) / σ.
+
+    Supports ``A @ M`` and ``A.T @ M`` for vectors and matrices (the randomized SVD), and
+    :meth:`operator` gives SciPy's ``LinearOperator`` (LSQR, ARPACK).
+    """
+
+    def __init__(self, X, mean, scale=None, row_weight=None):
+        self.X, self.mean, self.scale, self.row_weight = X, mean, scale, row_weight
+        self.shape = X.shape
+        self.dtype = np.float64
+
+    def __matmul__(self, M):
+        if self.scale is not None:
+            M = M / (self.scale[:, None] if M.ndim == 2 else self.scale)
+        shift = self.mean @ M
+        out = product_in_precision(self.X, M) - (shift if M.ndim == 1 else shift[None, :])
+        if self.row_weight is not None:
+            out *= self.row_weight[:, None] if out.ndim == 2 else self.row_weight
+        return out
+
+    def rmatmul_t(self, M):
+        """Aᵀ M."""
+        if self.row_weight is not None:
+            M = M * (self.row_weight[:, None] if M.ndim == 2 else self.row_weight)
+        out = product_in_precision(self.X.T, M)
+        out -= np.outer(self.mean, M.sum(axis=0)) if M.ndim == 2 else self.mean * M.sum()
+        if self.scale is not None:
+            out /= self.scale[:, None] if out.ndim == 2 else self.scale
+        return out
+
+    @property
+    def T(self):
+        return _Transposed(self)
+
+    def operator(self):
+        """A as a SciPy ``LinearOperator``."""
+        return scipy.sparse.linalg.LinearOperator(
+            self.shape, matvec=lambda v: self @ np.ravel(v), rmatvec=lambda v: self.rmatmul_t(np.ravel(v)),
+            matmat=lambda M: self @ M, rmatmat=lambda M: self.rmatmul_t(M), dtype=np.float64)
+
+
+class _Transposed:
+    def __init__(self, centered):
+        self.centered = centered
+        self.shape = centered.shape[::-1]
+
+    def __matmul__(self, M):
+        return self.centered.rmatmul_t(M)
+
+    @property
+    def T(self):
+        return self.centered
+
+
+def centered_gram(X, Y, sample_weight, x_mean, y_mean):
+    """(XcᵀSXc, XcᵀSYc) with Xc = X − 1x̄ᵀ, Yc = Y − 1ȳᵀ, S = diag(s), in float64, without copying X.
+
+    ``Y`` (n, n_targets) may be None: then only the Gram matrix is returned (moment None).
+    XᵀSX − S x̄x̄ᵀ from one product of X with itself is fastest, and exact enough when every mean
+    is at most its feature's spread: it loses about log₁₀(1 + x̄ⱼ²/varⱼ) digits, under half a
+    digit then. It is used for unweighted float64 and for sparse X when that holds. Otherwise X is
+    centred block by block into a small float64 buffer (densified, for a sparse X), where nothing
+    cancels and a float32 X is accumulated in float64.
+    """
+    n, d = X.shape
+    sparse = scipy.sparse.issparse(X)
+    if sparse or (sample_weight is None and X.dtype == np.float64):
+        weighted = X if sample_weight is None else (
+            scipy.sparse.diags(sample_weight) @ X if sparse else X * sample_weight[:, None])
+        gram = X.T @ weighted
+        gram = np.asarray(gram.toarray() if scipy.sparse.issparse(gram) else gram, dtype=np.float64)
+        total = n if sample_weight is None else float(sample_weight.sum())
+        if np.all(total * x_mean**2 <= 0.5 * np.diag(gram)):
+            gram -= total * np.outer(x_mean, x_mean)
+            if Y is None:
+                return gram, None
+            moment = np.asarray(weighted.T @ Y, dtype=np.float64) - total * np.outer(x_mean, y_mean)
+            return gram, moment
+    gram = np.zeros((d, d))
+    moment = None if Y is None else np.zeros((d, Y.shape[1]))
+    block = max(1, _BLOCK_BYTES // (8 * max(d, 1)))
+    for start in range(0, n, block):
+        rows = X[start : start + block]
+        centred = (rows.toarray() if sparse else rows) - x_mean
+        weights = None if sample_weight is None else np.sqrt(sample_weight[start : start + block])[:, None]
+        if weights is not None:
+            centred *= weights
+        gram += centred.T @ centred
+        if Y is not None:
+            target = Y[start : start + block] - y_mean
+            moment += centred.T @ (target if weights is None else target * weights)
+    return gram, moment
