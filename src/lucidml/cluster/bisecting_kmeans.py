@@ -242,4 +242,4 @@ def _sse_about(X, weight, center):
         indptr, _, data = csr_parts(X)
         products = X @ center  # in the dtype of X: no up-cast copy of its entries
         return float(weight @ (row_sq_norms(indptr, data) - 2.0 * products) + weight.sum() * (center @ center))
-    return float(weight @ np.sum((X - center.astype(np.float64)) ** 2, axis=1))
+    return float(weight @ np.sum((X - center) ** 2, axis=1, dtype=np.float64))  # squares in X's precision
