@@ -14,6 +14,12 @@ from ._estimator_entry import KINDS, EstimatorEntry
 
 __all__ = ["EstimatorEntry", "REGISTRY", "KINDS", "get_entry", "entries"]
 
+
+def _weight_equivalence_failures(reason):
+    """The same expected failure of the sample-weight equivalence checks on dense and on sparse data."""
+    return {f"check_sample_weight_equivalence_on_{data}_data": reason for data in ("dense", "sparse")}
+
+
 REGISTRY = (
     EstimatorEntry(
         "lucidml.discriminant.LinearDiscriminantAnalysis",
@@ -188,12 +194,11 @@ REGISTRY = (
         params={"n_clusters": 8, "n_init": 10, "random_state": 0},
         sklearn_params={"n_clusters": 8, "n_init": 10, "random_state": 0, "algorithm": "lloyd"},
         check_params={"n_clusters": 3, "n_init": 2, "max_iter": 20},
-        expected_failures={
-            "check_sample_weight_equivalence_on_dense_data": "k-means++ seeding draws random numbers per sample, "
-            "so weighted and repeated samples seed differently (scikit-learn lists this check as an expected "
-            "failure of its own KMeans)",
-        },
+        expected_failures=_weight_equivalence_failures(
+            "k-means++ seeding draws random numbers per sample, so weighted and repeated samples seed differently "
+            "(scikit-learn lists this check as an expected failure of its own KMeans)"),
         compiled=True,
+        float32=True,
     ),
     EstimatorEntry(
         # tol=0 on both sides: scikit-learn passes tol to its inner 2-means runs unscaled, lucidml scales it by
@@ -204,12 +209,11 @@ REGISTRY = (
         params={"n_clusters": 8, "n_init": 1, "tol": 0.0, "random_state": 0},
         sklearn_params={"n_clusters": 8, "n_init": 1, "tol": 0.0, "random_state": 0},
         check_params={"n_clusters": 3, "n_init": 2, "max_iter": 20},
-        expected_failures={
-            "check_sample_weight_equivalence_on_dense_data": "the 2-means seeding draws random numbers per sample, "
-            "so weighted and repeated samples seed differently (scikit-learn lists this check as an expected "
-            "failure of its own BisectingKMeans)",
-        },
+        expected_failures=_weight_equivalence_failures(
+            "the 2-means seeding draws random numbers per sample, so weighted and repeated samples seed differently "
+            "(scikit-learn lists this check as an expected failure of its own BisectingKMeans)"),
         compiled=True,
+        float32=True,
     ),
     EstimatorEntry(
         "lucidml.naive_bayes.GaussianNB",

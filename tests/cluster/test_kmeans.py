@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse
 import sklearn.cluster as skc
 from sklearn.datasets import load_iris, load_wine, make_blobs
 from sklearn.exceptions import ConvergenceWarning
@@ -12,6 +13,9 @@ from sklearn.preprocessing import StandardScaler
 
 from lucidml.cluster.bisecting_kmeans import BisectingKMeans
 from lucidml.cluster.kmeans import KMeans
+
+from ..sparse_documents import documents as make_documents
+from ..utils.test_interrupt import interrupt_during
 
 
 @pytest.fixture(scope="module")
@@ -333,3 +337,125 @@ def test_prediction_streams_over_new_data_without_copying_it():
     assert peak < X.nbytes / 3  # the labels, distances and weights only (a packed copy is X.nbytes)
     np.testing.assert_allclose(km.transform(X) ** 2, direct, rtol=1e-10)
     assert km.score(X) == pytest.approx(-direct.min(axis=1).sum(), rel=1e-10)
+
+
+# --- Sparse input and float32 -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def documents():
+    return make_documents(1500, n_features=3000, per_row=30, n_topics=5)[0]
+
+
+def test_sparse_same_initial_centres_give_sklearns_solution(documents):
+    X = documents
+    init = X[np.random.RandomState(1).choice(X.shape[0], 6, replace=False)].toarray()
+    ours = KMeans(6, init=init, n_init=1).fit(X)
+    ref = skc.KMeans(6, init=init, n_init=1).fit(X)
+    np.testing.assert_array_equal(ours.labels_, ref.labels_)
+    assert ours.inertia_ == pytest.approx(ref.inertia_, rel=1e-9)
+    np.testing.assert_allclose(ours.cluster_centers_, ref.cluster_centers_, rtol=1e-9, atol=1e-12)
+    assert ours.n_iter_ == ref.n_iter_
+    np.testing.assert_allclose(ours.transform(X[:50]), ref.transform(X[:50]), rtol=1e-9)
+    assert ours.score(X) == pytest.approx(ref.score(X), rel=1e-9)
+
+
+@pytest.mark.parametrize("init", ["k-means++", "random"])
+def test_sparse_same_random_state_draws_sklearns_seeds(init, documents):
+    ours = KMeans(5, init=init, n_init=3, random_state=7).fit(documents)
+    ref = skc.KMeans(5, init=init, n_init=3, random_state=7).fit(documents)
+    np.testing.assert_array_equal(ours.labels_, ref.labels_)
+    assert ours.inertia_ == pytest.approx(ref.inertia_, rel=1e-9)
+
+
+@pytest.mark.parametrize("n_clusters", [5, 40])  # 40 centres take the BLAS route on dense data
+def test_sparse_fit_equals_dense_fit(n_clusters, documents):
+    X = documents[:600]
+    weight = np.random.RandomState(4).uniform(0.5, 2.0, X.shape[0])
+    dense = KMeans(n_clusters, n_init=2, random_state=3).fit(X.toarray(), sample_weight=weight)
+    sparse = KMeans(n_clusters, n_init=2, random_state=3).fit(X, sample_weight=weight)
+    np.testing.assert_array_equal(sparse.labels_, dense.labels_)
+    np.testing.assert_allclose(sparse.cluster_centers_, dense.cluster_centers_, rtol=1e-9, atol=1e-12)
+    assert sparse.inertia_ == pytest.approx(dense.inertia_, rel=1e-9)
+    Q = documents[600:700]
+    np.testing.assert_array_equal(sparse.predict(Q), dense.predict(Q.toarray()))
+    np.testing.assert_allclose(sparse.transform(Q), dense.transform(Q.toarray()), rtol=1e-9)
+
+
+def test_sparse_partial_fit_equals_dense_partial_fit(documents):
+    X = documents
+    init = X[:5].toarray()
+    dense, sparse = KMeans(5, init=init, n_init=1), KMeans(5, init=init, n_init=1)
+    for batch in np.array_split(np.arange(X.shape[0]), 4):
+        dense.partial_fit(X[batch].toarray())
+        sparse.partial_fit(X[batch])
+    np.testing.assert_allclose(sparse.cluster_centers_, dense.cluster_centers_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(sparse.labels_, dense.labels_)
+
+
+def test_sparse_bisecting_matches_sklearn(documents):
+    ours = BisectingKMeans(4, n_init=1, tol=0.0, random_state=0).fit(documents)
+    ref = skc.BisectingKMeans(4, n_init=1, tol=0.0, random_state=0).fit(documents)
+    assert ours.inertia_ == pytest.approx(ref.inertia_, rel=1e-9)
+    assert adjusted_rand_score(ours.labels_, ref.labels_) == 1.0
+    np.testing.assert_array_equal(ours.predict(documents), ours.labels_)
+    dense = BisectingKMeans(4, n_init=1, tol=0.0, random_state=0).fit(documents.toarray())
+    np.testing.assert_array_equal(ours.labels_, dense.labels_)
+
+
+@pytest.mark.parametrize("Est", [KMeans, BisectingKMeans])
+@pytest.mark.parametrize("container", ["dense", "csr"])
+def test_float32_is_computed_and_kept_in_float32(Est, container, documents):
+    X64 = documents[:800]
+    X32 = X64.astype(np.float32)
+    if container == "dense":
+        X64, X32 = X64.toarray(), X32.toarray()
+    ref = Est(5, random_state=0).fit(X64)
+    km = Est(5, random_state=0).fit(X32)
+    assert km.cluster_centers_.dtype == np.float32
+    assert km.transform(X32).dtype == np.float32
+    np.testing.assert_array_equal(km.labels_, ref.labels_)
+    np.testing.assert_allclose(km.cluster_centers_, ref.cluster_centers_, rtol=1e-5, atol=1e-6)
+    assert km.inertia_ == pytest.approx(ref.inertia_, rel=1e-5)
+    np.testing.assert_allclose(km.transform(X32), ref.transform(X64), rtol=1e-4, atol=1e-4)
+    assert km.score(X32) == pytest.approx(ref.score(X64), rel=1e-5)
+
+
+def test_sparse_input_is_neither_densified_nor_modified(documents):
+    import tracemalloc
+
+    X = scipy.sparse.vstack([documents] * 4, format="csr")
+    before = X.copy()
+    KMeans(5, n_init=1, max_iter=3, random_state=0).fit(X[:200])  # compile outside the measurement
+    tracemalloc.start()
+    km = KMeans(5, n_init=1, random_state=0).fit(X)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    dense_bytes = 8 * X.shape[0] * X.shape[1]
+    assert peak < (X.data.nbytes + X.indices.nbytes) / 2 < dense_bytes / 20  # no copy of X, let alone a dense one
+    assert (X != before).nnz == 0
+    assert km.predict(X[:10]).shape == (10,)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # the 2-iteration warm-up fit
+def test_ctrl_c_stops_a_sparse_fit(documents):
+    X = scipy.sparse.vstack([documents] * 20, format="csr")
+    KMeans(3, n_init=1, max_iter=2).fit(documents)  # compile outside the timed part
+    km = KMeans(50, n_init=100, max_iter=1000, tol=0.0, random_state=0)
+    elapsed = interrupt_during(lambda: km.fit(X), after=0.3)
+    assert elapsed < 3.0
+    assert not hasattr(km, "cluster_centers_")
+
+
+def test_sparse_kernels_answer_the_same_interpreted(documents):
+    from lucidml.utils import kernel_tier
+
+    X = documents[:200]
+    answers = []
+    for tier in ("compiled", "interpreted"):
+        with kernel_tier(tier):
+            km = KMeans(4, n_init=2, random_state=0).fit(X)
+            answers.append((km.labels_, km.transform(X), BisectingKMeans(3, n_init=1, random_state=0).fit(X).labels_))
+    np.testing.assert_array_equal(answers[1][0], answers[0][0])
+    np.testing.assert_allclose(answers[1][1], answers[0][1], rtol=1e-12)
+    np.testing.assert_array_equal(answers[1][2], answers[0][2])

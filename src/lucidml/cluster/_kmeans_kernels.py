@@ -11,6 +11,9 @@ when the points lie far from the origin compared with their spread. Only with ma
 centre, whose distance is then recomputed directly, and the packed data are centred (X − x̄),
 which keeps the expansion accurate.
 
+The kernels compute in the data's precision (float32 data: float32 distances, twice as many lanes
+per vector instruction); sums over samples (the centre sums, the distortion) are kept in float64.
+
 Every kernel works on the rows ``start:stop`` (``start`` a multiple of ``BLOCK``), so that
 threads can share a pass over the data, each with its own rows and output buffers; every kernel
 releases the GIL.
@@ -122,9 +125,9 @@ def assign_step(P, X, shift, weight, centers, start, stop, labels, distance, sum
     BLAS route for the distances (faster for many centres).
     """
     n_features = X.shape[1]
-    buffer = np.empty((n_features, BLOCK))
-    acc = np.empty(BLOCK)
-    best_d2 = np.empty(BLOCK)
+    buffer = np.empty((n_features, BLOCK), dtype=P.dtype)
+    acc = np.empty(BLOCK, dtype=P.dtype)
+    best_d2 = np.empty(BLOCK, dtype=P.dtype)
     best = np.empty(BLOCK, dtype=labels.dtype)
     old = np.empty(BLOCK, dtype=labels.dtype)
     sse = np.zeros(BLOCK)  # one partial sum per lane: no serial chain of additions
@@ -166,8 +169,8 @@ def assign_step(P, X, shift, weight, centers, start, stop, labels, distance, sum
 @njit(interpret_small=20_000)
 def sq_distances(P, X, shift, centers, start, stop, out):
     """out[i, c] = ‖xᵢ − centers[c]‖² for the rows start:stop."""
-    d2 = np.empty((centers.shape[0], BLOCK))
-    buffer = np.empty((X.shape[1], BLOCK))
+    d2 = np.empty((centers.shape[0], BLOCK), dtype=P.dtype)
+    buffer = np.empty((X.shape[1], BLOCK), dtype=P.dtype)
     for s in range(start, stop, BLOCK):
         _block_sq_distances(_block(P, X, shift, s, buffer), centers, d2)
         for r in range(min(BLOCK, stop - s)):
@@ -184,7 +187,7 @@ def seeding_trials(P, weight, closest, candidates, start, stop, trial_d2):
     where D²(xᵢ) = ``closest[i]`` is the squared distance to the nearest centre chosen so far.
     """
     n_trials = candidates.shape[0]
-    d2 = np.empty((n_trials, BLOCK))
+    d2 = np.empty((n_trials, BLOCK), dtype=P.dtype)
     pot = np.zeros((n_trials, BLOCK))  # one partial sum per lane: no serial chain of additions
     for s in range(start, stop, BLOCK):
         _block_sq_distances(P[s // BLOCK], candidates, d2)

@@ -4,18 +4,21 @@ Shared by :class:`~lucidml.cluster.kmeans.KMeans` and
 :class:`~lucidml.cluster.bisecting_kmeans.BisectingKMeans`. Every pass over the data goes
 through :class:`Samples`, which holds the data centred and packed for the kernels of
 ``_kmeans_kernels``, splits the rows into shares and runs a GIL-free kernel on every share in a
-thread pool. Centres enter and leave these functions in the coordinates of X; inside, they live
-in the centred frame of the packed data.
+thread pool; for a CSR matrix, :class:`SparseSamples` does the same with the kernels of
+``_kmeans_sparse`` on the stored entries (``samples`` picks one). Centres enter and leave these
+functions in the coordinates of X; inside, they live in the centred frame of the packed data.
 """
 
 from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
+import scipy.sparse
 
 from ..utils import raise_if_cancelled, thread_count
 from ..utils._pool import thread_pool
 from ..utils.linalg import blas_threads
+from ..utils.sparse import csr_parts, row_sq_norms
 from ._kmeans_kernels import (
     BLOCK,
     assign_step,
@@ -23,6 +26,12 @@ from ._kmeans_kernels import (
     pack,
     seeding_trials,
     sq_distances,
+)
+from ._kmeans_sparse import (
+    sparse_assign_step,
+    sparse_column_variance_mean,
+    sparse_seeding_trials,
+    sparse_sq_distances,
 )
 
 # A thread is worth starting for about this many floating-point operations of one pass (~1 ms):
@@ -53,12 +62,24 @@ class Samples:
 
     def __init__(self, X, weight, n_clusters, n_jobs, shift=None):
         n, n_features = X.shape
-        self.X, self.weight, self.n_samples = X, weight, n
+        self.X, self.weight, self.n_samples, self.dtype = X, weight, n, X.dtype
         self.gemm = n_clusters >= GEMM_CENTERS and n_clusters * n_features >= GEMM_FROM
-        n_blocks = -(-n // BLOCK)
-        threads = max(1, min(thread_count(n_jobs), 3 * n * n_clusters * n_features // WORK_PER_THREAD, n_blocks))
         # One pass of a prediction is too short for the balancing that several shares buy.
-        per_thread = 1 if shift is not None else SHARES_PER_THREAD
+        self._split(n_jobs, 3 * n * n_clusters * n_features, 1 if shift is not None else SHARES_PER_THREAD)
+        if shift is not None:
+            self.shift, self.P = shift.astype(X.dtype), np.empty((0, n_features, BLOCK), dtype=X.dtype)
+            return
+        self.shift = X.mean(axis=0, dtype=np.float64).astype(X.dtype)
+        self.P = np.empty((-(-n // BLOCK), n_features, BLOCK), dtype=X.dtype)
+        self.P[-1] = 0.0  # padding of the last block
+        self.map(lambda t, s, e: pack(X, self.shift, s, e, self.P))
+
+    def _split(self, n_jobs, work, per_thread):
+        """The thread shares of a pass costing ``work`` operations: contiguous row ranges starting at
+        multiples of ``BLOCK``, ``per_thread`` of them per thread."""
+        n = self.n_samples
+        n_blocks = -(-n // BLOCK)
+        threads = max(1, min(thread_count(n_jobs), work // WORK_PER_THREAD, n_blocks))
         shares = 1 if threads == 1 else min(per_thread * threads, n_blocks)
         edges = [BLOCK * (n_blocks * t // shares) for t in range(shares)] + [n]
         self.bounds = list(pairwise(edges))
@@ -66,17 +87,28 @@ class Samples:
         self._pool = thread_pool(threads) if threads > 1 else None
         # Our threads split the rows; BLAS threads on top would only compete for the cores.
         self._blas = blas_threads(1) if self.gemm and threads > 1 else None
-        if shift is not None:
-            self.shift, self.P = shift, np.empty((0, n_features, BLOCK))
-            return
-        self.shift = X.mean(axis=0)
-        self.P = np.empty((n_blocks, n_features, BLOCK))
-        self.P[-1] = 0.0  # padding of the last block
-        self.map(lambda t, s, e: pack(X, self.shift, s, e, self.P))
+
+    def points(self, index):
+        """Rows of X as a dense array, in the coordinates of X."""
+        return self.X[index]
 
     def rows(self, index):
         """Rows of X in the centred frame."""
-        return self.X[index] - self.shift
+        return self.points(index) - self.shift
+
+    def assign_step(self, centers, start, stop, labels, distance, sums, weights, accumulate):
+        """``_kmeans_kernels.assign_step`` on the rows start:stop (centres in the centred frame)."""
+        return assign_step(self.P, self.X, self.shift, self.weight, self._centers(centers), start, stop, labels,
+                           distance, sums, weights, accumulate, self.gemm)
+
+    def sq_distances(self, centers, start, stop, out):
+        sq_distances(self.P, self.X, self.shift, self._centers(centers), start, stop, out)
+
+    def seeding_trials(self, closest, candidates, start, stop, trial_d2):
+        return seeding_trials(self.P, self.weight, closest, self._centers(candidates), start, stop, trial_d2)
+
+    def _centers(self, centers):
+        return np.ascontiguousarray(centers, dtype=self.dtype)
 
     def map(self, func):
         if self._pool is None:
@@ -93,9 +125,62 @@ class Samples:
             self._blas.__exit__(*exc)
 
 
+class SparseSamples(Samples):
+    """The data of one fit or prediction when X is a CSR matrix: no packed copy, no centring.
+
+    The kernels of ``_kmeans_sparse`` read the stored entries of X in place (``shift`` is zero, the
+    centres stay dense and are handed over transposed) and ‖xᵢ‖² is computed once here. The index
+    arrays are taken as int32 when they fit (SciPy's usual choice; int64 ones are converted), int64
+    otherwise, so the kernels are compiled for few signatures. A pass costs about 2·nnz·K
+    operations, which sets the number of threads.
+    """
+
+    def __init__(self, X, weight, n_clusters, n_jobs, shift=None):
+        n, n_features = X.shape
+        self.X, self.weight, self.n_samples, self.dtype = X, weight, n, X.dtype
+        self.gemm = False
+        self.indptr, self.indices, self.data = csr_parts(X)
+        # One share per thread (each holds K × d centre sums, and d can be large), cut at equal
+        # numbers of stored entries rather than rows.
+        self._split(n_jobs, 3 * max(X.nnz, n) * n_clusters, 1)
+        cuts = np.searchsorted(self.indptr, np.arange(1, self.n_shares) * (X.nnz / self.n_shares))
+        self.bounds = list(pairwise([0, *np.minimum(cuts, n).tolist(), n]))
+        self.shift = np.zeros(n_features, dtype=X.dtype)
+        self.sq_norms = row_sq_norms(self.indptr, self.data)
+
+    def points(self, index):
+        return self.X[index].toarray()
+
+    def assign_step(self, centers, start, stop, labels, distance, sums, weights, accumulate):
+        return sparse_assign_step(self.indptr, self.indices, self.data, self.sq_norms, self.weight,
+                                  self._centers(centers), start, stop, labels, distance, sums, weights, accumulate)
+
+    def sq_distances(self, centers, start, stop, out):
+        sparse_sq_distances(self.indptr, self.indices, self.data, self.sq_norms, self._centers(centers), start, stop,
+                            out)
+
+    def seeding_trials(self, closest, candidates, start, stop, trial_d2):
+        return sparse_seeding_trials(self.indptr, self.indices, self.data, self.sq_norms, self.weight, closest,
+                                     self._centers(candidates), start, stop, trial_d2)
+
+    def _centers(self, centers):
+        return np.ascontiguousarray(np.asarray(centers).T, dtype=self.dtype)
+
+
+def samples(X, weight, n_clusters, n_jobs, shift=None):
+    """:class:`SparseSamples` for a sparse X, :class:`Samples` otherwise."""
+    kind = SparseSamples if scipy.sparse.issparse(X) else Samples
+    return kind(X, weight, n_clusters, n_jobs, shift=shift)
+
+
 def tolerance(X, tol):
     """scikit-learn's absolute tolerance: ``tol`` × the mean variance of the features."""
-    return 0.0 if tol == 0 else float(column_variance_mean(X)) * tol
+    if tol == 0:
+        return 0.0
+    if scipy.sparse.issparse(X):
+        _, indices, data = csr_parts(X)
+        return float(sparse_column_variance_mean(indices, data, X.shape[0], X.shape[1])) * tol
+    return float(column_variance_mean(X)) * tol
 
 
 def assign(data, centers, labels=None):
@@ -108,8 +193,8 @@ def _assign_local(data, local_centers, labels=None):
     labels = np.full(n, -1, dtype=np.int32) if labels is None else labels
     distance = np.empty(n)
     unused_sums, unused_weights = np.empty((1, 1)), np.empty(1)
-    parts = data.map(lambda t, s, e: assign_step(data.P, data.X, data.shift, data.weight, local_centers, s, e,
-                                                 labels, distance, unused_sums, unused_weights, False, data.gemm))
+    parts = data.map(lambda t, s, e: data.assign_step(local_centers, s, e, labels, distance, unused_sums,
+                                                      unused_weights, False))
     return labels, distance, sum(p[0] for p in parts)
 
 
@@ -123,16 +208,16 @@ def assign_and_sum(data, local_centers, labels, distance):
     n_clusters, n_features = local_centers.shape
     sums = np.empty((data.n_shares, n_clusters, n_features))
     weights = np.empty((data.n_shares, n_clusters))
-    parts = data.map(lambda t, s, e: assign_step(data.P, data.X, data.shift, data.weight, local_centers, s, e,
-                                                 labels, distance, sums[t], weights[t], True, data.gemm))
+    parts = data.map(lambda t, s, e: data.assign_step(local_centers, s, e, labels, distance, sums[t], weights[t],
+                                                      True))
     return sums.sum(axis=0), weights.sum(axis=0), sum(p[0] for p in parts), sum(p[1] for p in parts)
 
 
 def squared_distances(data, centers):
     """The n × K matrix of squared distances ‖xᵢ − c_k‖²."""
-    out = np.empty((data.n_samples, centers.shape[0]))
+    out = np.empty((data.n_samples, centers.shape[0]), dtype=data.dtype)
     local_centers = centers - data.shift
-    data.map(lambda t, s, e: sq_distances(data.P, data.X, data.shift, local_centers, s, e, out))
+    data.map(lambda t, s, e: data.sq_distances(local_centers, s, e, out))
     return out
 
 
@@ -161,10 +246,10 @@ def lloyd(data, centers, max_iter, tol):
     The cluster sums Σ wᵢxᵢ are kept from pass to pass and corrected only by the points that
     changed cluster, so a pass costs the distances plus d operations per moving point.
     """
-    centers = centers - data.shift
+    centers = (centers - data.shift).astype(data.dtype, copy=False)
     labels = np.full(data.n_samples, -1, dtype=np.int32)
     distance = np.empty(data.n_samples)
-    sums = np.zeros_like(centers)  # Σ wᵢ(xᵢ − x̄) per cluster, updated by the points that move
+    sums = np.zeros(centers.shape)  # Σ wᵢ(xᵢ − x̄) per cluster (float64), updated by the points that move
     distortion = []
     strict = converged = False
     for n_iter in range(1, max_iter + 1):
@@ -236,13 +321,13 @@ def kmeans_plusplus(data, n_clusters, rng, n_local_trials=None):
         potential = float(potentials[best])
         closest = trial_d2[best].copy()
         chosen[c] = candidates[best]
-    return data.X[chosen]
+    return data.points(chosen)
 
 
 def _seeding_pass(data, closest, candidates, trial_d2):
     """Potentials of the candidate rows (and their D² in ``trial_d2``); for one candidate, its D²."""
     points = data.rows(candidates)
-    parts = data.map(lambda t, s, e: seeding_trials(data.P, data.weight, closest, points, s, e, trial_d2))
+    parts = data.map(lambda t, s, e: data.seeding_trials(closest, points, s, e, trial_d2))
     return trial_d2[0] if len(candidates) == 1 else np.sum(parts, axis=0)
 
 
@@ -251,7 +336,7 @@ def random_points(data, n_clusters, rng):
     weight = data.weight
     if np.count_nonzero(weight) < n_clusters:
         raise ValueError(f"init='random' needs at least n_clusters={n_clusters} samples of positive weight.")
-    return data.X[rng.choice(data.n_samples, size=n_clusters, replace=False, p=weight / weight.sum())]
+    return data.points(rng.choice(data.n_samples, size=n_clusters, replace=False, p=weight / weight.sum()))
 
 
 def minibatch_step(data, centers, counts):
@@ -263,7 +348,7 @@ def minibatch_step(data, centers, counts):
     Centres that received no point stay where they are. Updates ``counts`` in place; returns
     the new centres.
     """
-    local = centers - data.shift
+    local = (centers - data.shift).astype(data.dtype, copy=False)
     labels, distance = np.full(data.n_samples, -1, dtype=np.int32), np.empty(data.n_samples)
     sums, weights, _, _ = assign_and_sum(data, local, labels, distance)
     counts += weights

@@ -5,17 +5,18 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import validate_data
 
 from ..utils import N_JOBS, Interval, Options, interruptible, validate_params
-from ..utils.validation import check_magnitude
+from ..utils.sparse import csr_parts, row_sq_norms
+from ..utils.validation import check_fit_data, check_magnitude
 from ._kmeans_lloyd import (
-    Samples,
     kmeans_plusplus,
     lloyd,
     random_points,
+    samples,
     tolerance,
 )
 from .kmeans import _CentroidClusterer, _sample_weight
@@ -36,6 +37,8 @@ class BisectingKMeans(_CentroidClusterer):
     Each 2-means is Lloyd's algorithm of :class:`~lucidml.cluster.kmeans.KMeans` (the same
     compiled kernel) on the points of C. Compared with k-means from K random seeds it depends
     less on the initialization, and the splits form a binary tree (recorded in ``split_tree_``).
+    As KMeans, it takes sparse X (CSR; never densified, the centres stay dense) and computes
+    float32 X in float32 (float32 ``cluster_centers_`` and ``transform``).
 
     Parameters
     ----------
@@ -130,9 +133,9 @@ class BisectingKMeans(_CentroidClusterer):
 
     @interruptible
     def fit(self, X, y=None, sample_weight=None):
-        """Split X (n_samples, n_features) into ``n_clusters`` clusters by repeated bisection."""
+        """Split X (n_samples, n_features; dense or sparse) into ``n_clusters`` clusters by repeated bisection."""
         validate_params(self)
-        X = validate_data(self, X, dtype=np.float64, order="C")
+        X = check_fit_data(self, X, accept_sparse="csr", float32=True, order="C")
         check_magnitude(X, self)
         self._check_n_samples(X)
         weight = _sample_weight(sample_weight, X.shape[0])
@@ -175,7 +178,7 @@ class BisectingKMeans(_CentroidClusterer):
 
         def split(members):
             best = None
-            with Samples(X[members], weight[members], 2, self.n_jobs) as data:
+            with samples(X[members], weight[members], 2, self.n_jobs) as data:
                 for _ in range(self.n_init):
                     seeds = random_points(data, 2, rng) if self.init == "random" else kmeans_plusplus(data, 2, rng)
                     run = lloyd(data, seeds, self.max_iter, tol)
@@ -204,9 +207,9 @@ def _bisect(X, weight, n_clusters, split, strategy):
     ``leaves`` is kept in depth-first (left-to-right) order, so a split replaces a leaf by its
     two children in place. Only a leaf with two points of positive weight can be split.
     """
-    root_center = weight @ X / weight.sum()
+    root_center = (X.T @ weight / weight.sum()).astype(X.dtype)
     centers, members, scores, leaves, splits = [root_center], [np.arange(X.shape[0])], [0.0], [0], []
-    leaf_sse = {0: float(weight @ np.sum((X - root_center) ** 2, axis=1))}
+    leaf_sse = {0: _sse_about(X, weight, root_center)}
     curve = [leaf_sse[0]]
     converged = True
     for s in range(n_clusters - 1):
@@ -231,3 +234,12 @@ def _bisect(X, weight, n_clusters, split, strategy):
     node_labels[leaves] = np.arange(n_clusters)
     return _Tree(np.array(splits, dtype=np.intp).reshape(-1, 3), np.array(centers), node_labels, leaves,
                  [members[node] for node in leaves], np.array(curve), converged)
+
+
+def _sse_about(X, weight, center):
+    """Σ wᵢ ‖xᵢ − c‖², in float64; for a sparse X as Σ wᵢ (‖xᵢ‖² − 2 xᵢ·c) + ‖c‖² Σ wᵢ (no dense copy)."""
+    if scipy.sparse.issparse(X):
+        indptr, _, data = csr_parts(X)
+        products = X @ center  # in the dtype of X: no up-cast copy of its entries
+        return float(weight @ (row_sq_norms(indptr, data) - 2.0 * products) + weight.sum() * (center @ center))
+    return float(weight @ np.sum((X - center) ** 2, axis=1, dtype=np.float64))  # squares in X's precision

@@ -12,18 +12,18 @@ from sklearn.base import (
 )
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..utils import N_JOBS, Interval, Options, check_sample_weight, interruptible, validate_params
-from ..utils.validation import check_magnitude, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from ._kmeans_lloyd import (
-    Samples,
     assign,
     kmeans_plusplus,
     lloyd,
     minibatch_step,
     random_points,
     same_partition,
+    samples,
     squared_distances,
     tolerance,
 )
@@ -34,16 +34,16 @@ class _CentroidClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clus
 
     def _validate_test_data(self, X):
         check_is_fitted(self)
-        return check_predict_data(self, X, order="C")
+        return check_predict_data(self, X, order="C", dtype=FLOAT_DTYPES, accept_sparse="csr")
 
     def _samples(self, X, sample_weight=None):
-        return Samples(X, _sample_weight(sample_weight, X.shape[0]), self.n_clusters, self.n_jobs)
+        return samples(X, _sample_weight(sample_weight, X.shape[0]), self.n_clusters, self.n_jobs)
 
     def _test_samples(self, X, sample_weight=None):
         """New data read in one streamed pass, centred on the centres' mean (no copy of X)."""
         X = self._validate_test_data(X)
         shift = self.cluster_centers_.mean(axis=0)
-        return Samples(X, _sample_weight(sample_weight, X.shape[0]), self.n_clusters, self.n_jobs, shift=shift)
+        return samples(X, _sample_weight(sample_weight, X.shape[0]), self.n_clusters, self.n_jobs, shift=shift)
 
     def predict(self, X):
         """Index of the nearest centre, argmin_k ‖x − c_k‖², for every row of X."""
@@ -70,6 +70,12 @@ class _CentroidClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clus
             warnings.warn(f"Number of distinct clusters ({found}) found smaller than n_clusters "
                           f"({self.n_clusters}). Possibly due to duplicate points in X.", ConvergenceWarning, stacklevel=3)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
+
 
 class KMeans(_CentroidClusterer):
     """K-means clustering by Lloyd's algorithm, seeded by k-means++, best of ``n_init`` runs.
@@ -94,6 +100,12 @@ class KMeans(_CentroidClusterer):
     across threads (the sums are corrected only for the points that changed cluster); distances are the direct Σⱼ(xⱼ − c_kⱼ)² (for K ≥ 32 centres the products
     x·c come from BLAS on centred data), and no n × K matrix is stored. Memory: a centred copy
     of X in blocks of 64 samples (the size of X), O(n) for labels and distances, O(threads·K·d).
+
+    Sparse X (SciPy CSR; other formats are converted) is clustered without densifying it: the
+    distances are ‖x‖² − 2x·c + ‖c‖² with x·c summed over the stored entries of x, the centre sums
+    are updated from those entries only, and nothing of X is copied (the centres stay dense).
+    float32 X is computed in float32 (``cluster_centers_`` and ``transform`` are float32, as in
+    scikit-learn); the centre sums and the SSE are accumulated in float64.
 
     ``partial_fit`` is mini-batch k-means (Sculley 2010): every batch is assigned to the nearest
     centres and each centre moves to the running mean of all the points it was ever given, with
@@ -132,7 +144,7 @@ default="k-means++"
     Attributes
     ----------
     cluster_centers_ : ndarray of shape (n_clusters, n_features)
-        The centres c_k.
+        The centres c_k, dense, float32 for float32 X and float64 otherwise.
     labels_ : ndarray of shape (n_samples,)
         The cluster of every training sample (of the last batch after ``partial_fit``).
     inertia_ : float
@@ -187,9 +199,10 @@ default="k-means++"
 
     @interruptible
     def fit(self, X, y=None, sample_weight=None):
-        """Cluster X (n_samples, n_features): ``n_init`` runs of Lloyd's algorithm, the lowest SSE kept."""
+        """Cluster X (n_samples, n_features; dense or sparse, float32 or float64): ``n_init`` runs of
+        Lloyd's algorithm, the lowest SSE kept."""
         validate_params(self)
-        X = validate_data(self, X, dtype=np.float64, order="C")
+        X = check_fit_data(self, X, accept_sparse="csr", float32=True, order="C")
         check_magnitude(X, self)
         self._check_n_samples(X)
         rng = check_random_state(self.random_state)
@@ -224,7 +237,9 @@ default="k-means++"
         first = not hasattr(self, "cluster_centers_")
         if first:
             validate_params(self)
-        X = validate_data(self, X, dtype=np.float64, order="C", reset=first)
+            X = check_fit_data(self, X, accept_sparse="csr", float32=True, order="C")
+        else:  # the batch in the precision of the fitted centres
+            X = check_predict_data(self, X, order="C", dtype=self.cluster_centers_.dtype, accept_sparse="csr")
         check_magnitude(X, self)
         if first:
             self._check_n_samples(X)
@@ -258,7 +273,7 @@ default="k-means++"
         if isinstance(self.init, str):
             return random_points(data, self.n_clusters, rng)
         centers = self.init(X, self.n_clusters, random_state=rng) if callable(self.init) else self.init
-        centers = check_array(centers, dtype=np.float64, order="C", copy=True, input_name="init")
+        centers = check_array(centers, dtype=X.dtype, order="C", copy=True, input_name="init")
         if centers.shape != (self.n_clusters, X.shape[1]):
             raise ValueError(f"The initial centres have shape {centers.shape}; expected "
                              f"(n_clusters, n_features) = ({self.n_clusters}, {X.shape[1]}).")

@@ -3,11 +3,12 @@
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import N_JOBS, Interval, Options, validate_params
-from ..utils.validation import check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._search import BruteSearch, KDTreeSearch, minkowski_p
 
 METRICS = frozenset(
@@ -17,6 +18,7 @@ METRICS = frozenset(
 
 # Above this many features a k-d tree prunes too little to beat brute force ("auto" switches).
 KD_TREE_MAX_FEATURES = 15
+SPARSE_METRICS = "'euclidean' (also spelled 'l2', or 'minkowski' with p=2) and 'cosine'"
 
 
 class _KNeighborsBase(BaseEstimator):
@@ -46,7 +48,9 @@ class _KNeighborsBase(BaseEstimator):
 
     def _fit(self, X, y, multi_output):
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C", multi_output=multi_output)
+        X, y = check_fit_data(self, X, y, accept_sparse="csr", float32=True, order="C", multi_output=multi_output)
+        if scipy.sparse.issparse(X):
+            self._check_sparse_settings()
         if self.metric == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"metric='precomputed' needs a square distance matrix; got shape {X.shape}.")
         if not (isinstance(self.weights, str) or callable(self.weights)) and len(self.weights) != self.n_neighbors:
@@ -60,7 +64,21 @@ class _KNeighborsBase(BaseEstimator):
         self._fit_X = X
         return y
 
+    def _sparse_metric(self):
+        """Whether the metric is one the sparse search computes (Euclidean under any name, or cosine)."""
+        return self.metric == "cosine" or minkowski_p(self.metric, self.p) == 2.0
+
+    def _check_sparse_settings(self):
+        if not self._sparse_metric():
+            metric = self.metric if self.metric != "minkowski" else f"minkowski with p={self.p}"
+            raise ValueError(f"Sparse input supports metric {SPARSE_METRICS}; got metric={metric!r}. "
+                             "Pass X.toarray() for other metrics.")
+        if self.algorithm == "kd_tree":
+            raise ValueError("algorithm='kd_tree' does not take sparse input; use 'brute' or 'auto'.")
+
     def _choose_algorithm(self, X):
+        if scipy.sparse.issparse(X):
+            return "brute"
         tree_capable = self.metric != "precomputed" and minkowski_p(self.metric, self.p) is not None
         if self.algorithm == "kd_tree":
             if not tree_capable:
@@ -86,7 +104,8 @@ class _KNeighborsBase(BaseEstimator):
             X = self._fit_X
             k += 1
         else:
-            X = check_predict_data(self, X, order="C")
+            X = check_predict_data(self, X, order="C", dtype=FLOAT_DTYPES, accept_sparse="csr")
+            X = X.astype(self._fit_X.dtype, copy=False)  # queries in the training points' precision
         if k > self.n_samples_fit_:
             raise ValueError(
                 f"Expected n_neighbors <= n_samples_fit, but n_neighbors = {k}, n_samples_fit = {self.n_samples_fit_}."
@@ -121,6 +140,7 @@ class _KNeighborsBase(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.metric == "precomputed"
+        tags.input_tags.sparse = self._sparse_metric()
         return tags
 
 

@@ -2,13 +2,16 @@
 
 
 import numpy as np
+import scipy.sparse
 from joblib import Parallel, delayed
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
 from ..utils import thread_count
 from ..utils.linalg import blas_threads
+from ..utils.sparse import csr_parts, row_sq_norms
 from ._select import push_tile, push_tile_euclidean, sort_heaps, start_heaps
+from ._sparse_scan import sparse_scan, sparse_sq_distances
 
 # Tile of the query × training distance matrix handled at once (512 × 2048 doubles = 8 MiB).
 QUERY_ROWS = 512
@@ -20,13 +23,16 @@ SERIAL_BELOW = 4_000_000
 MINKOWSKI_P = {"euclidean": 2.0, "l2": 2.0, "manhattan": 1.0, "cityblock": 1.0, "l1": 1.0, "chebyshev": np.inf}
 
 
-# Outside these magnitudes squared distances overflow (above 1e154) or lose digits to underflow;
-# the Euclidean searches then work in units of a power of two (an exact rescaling).
-SAFE_MAGNITUDE = (1e-100, 1e100)
+# Outside these magnitudes squared distances overflow (above 1e154, 1e19 in float32) or lose digits
+# to underflow; the Euclidean searches then work in units of a power of two (an exact rescaling).
+SAFE_MAGNITUDE = {np.dtype(np.float64): (1e-100, 1e100), np.dtype(np.float32): (1e-12, 1e12)}
+# Sparse queries to a search over dense training points are densified this many rows at a time.
+DENSIFY_ROWS = 4096
 
 
 def _largest(a):
-    return float(np.abs(a).max()) if a.size else 0.0
+    a = a.data if scipy.sparse.issparse(a) else a
+    return max(float(a.max()), -float(a.min())) if a.size else 0.0
 
 
 def _fit_largest(search, X_fit):
@@ -38,13 +44,15 @@ def _fit_largest(search, X_fit):
     return largest
 
 
-def _exponent(*magnitudes):
-    """0, or the power of two e with largest · 2⁻ᵉ in [0.5, 1), for magnitudes outside the safe range.
+def _exponent(dtype, *magnitudes):
+    """0, or the power of two e with largest · 2⁻ᵉ in [0.5, 1), for magnitudes outside the safe range
+    of ``dtype``.
 
     Rescaling by 2⁻ᵉ (``np.ldexp``) is exact, whatever e, even where 2⁻ᵉ itself is not a float
     (subnormal data need e ≈ −1030)."""
     largest = max(magnitudes)
-    if largest == 0.0 or SAFE_MAGNITUDE[0] <= largest <= SAFE_MAGNITUDE[1]:
+    low, high = SAFE_MAGNITUDE[np.dtype(dtype)]
+    if largest == 0.0 or low <= largest <= high:
         return 0
     return int(np.frexp(largest)[1])
 
@@ -64,6 +72,12 @@ class BruteSearch:
     tile is the BLAS product Q Xᵀ and the surrogate ‖x‖² − 2 q·x is formed inside the compiled
     selection (‖q‖² does not change a row's order). Peak memory: one tile per thread plus the
     (n_queries × k) result, whatever the number of queries.
+
+    Sparse training points (CSR, metric "euclidean" or "cosine") are searched through an inverted
+    index instead (``_sparse_scan``): only the stored entries are read, the training matrix is
+    indexed by feature once (a CSC copy, built at the first query), and a block of queries holds
+    one accumulator of n_fit entries. Distances are computed in the data's precision (float32
+    data: float32 products, no float64 copy) and returned as float64.
     """
 
     def __init__(self, X_fit, metric, p, metric_params):
@@ -78,19 +92,32 @@ class BruteSearch:
             norms = self.fit_sq_norms = np.einsum("ij,ij->i", self.X_fit, self.X_fit)
         return norms
 
+    def _fit_index(self):
+        """The inverted index of sparse training points, built at the first query (see ``_sparse_index``)."""
+        index = self.__dict__.get("fit_index")
+        if index is None:
+            index = self.fit_index = _sparse_index(self.X_fit, self.metric)
+        return index
+
     def _tile_distances(self, Q, start, stop):
         if self.metric == "precomputed":
             return np.ascontiguousarray(Q[:, start:stop])
         if self.p is not None:
             return cdist(Q, self.X_fit[start:stop], "minkowski", p=self.p)
-        return cdist(Q, self.X_fit[start:stop], self.metric, **self.metric_params)
+        distances = cdist(Q, self.X_fit[start:stop], self.metric, **self.metric_params)
+        if self.metric == "cosine":  # SciPy's 0/0 for a zero vector: distance 1, as scikit-learn's (and sparse) cosine
+            np.nan_to_num(distances, copy=False, nan=1.0)
+        return distances
 
     def _query_block(self, Q, k):
+        if scipy.sparse.issparse(self.X_fit):
+            return self._query_block_sparse(Q if scipy.sparse.issparse(Q) else scipy.sparse.csr_matrix(Q), k)
+        Q = Q.toarray() if scipy.sparse.issparse(Q) else Q
         n_fit = Q.shape[1] if self.metric == "precomputed" else self.X_fit.shape[0]
         X_fit, fit_sq_norms, exponent = self.X_fit, None, 0
         if self.euclidean:
             fit_sq_norms = self._fit_sq_norms()
-            exponent = _exponent(_largest(Q), _fit_largest(self, self.X_fit))
+            exponent = _exponent(X_fit.dtype, _largest(Q), _fit_largest(self, self.X_fit))
             if exponent:  # extreme magnitudes: the same search on X·2⁻ᵉ and Q·2⁻ᵉ
                 X_fit, Q = np.ldexp(X_fit, -exponent), np.ldexp(Q, -exponent)
                 fit_sq_norms = np.einsum("ij,ij->i", X_fit, X_fit)
@@ -109,6 +136,31 @@ class BruteSearch:
             values = np.ldexp(np.sqrt(np.einsum("qkd,qkd->qk", diff, diff)), exponent)
         return values, indices
 
+    def _query_block_sparse(self, Q, k):
+        """The k nearest training points of the CSR queries Q, by the inverted index of X_fit."""
+        X_fit, exponent = self.X_fit, _exponent(self.X_fit.dtype, _largest(Q), _fit_largest(self, self.X_fit))
+        if exponent:  # extreme magnitudes: the same search on X·2⁻ᵉ and Q·2⁻ᵉ (the data arrays copied)
+            X_fit, Q = _ldexp_sparse(X_fit, -exponent), _ldexp_sparse(Q, -exponent)
+            index = _sparse_index(X_fit, self.metric)
+        else:
+            index = self._fit_index()
+        queries = csr_parts(Q)
+        if self.metric == "cosine":
+            q_norms = np.sqrt(row_sq_norms(queries[0], queries[2]))
+            q_scale = np.divide(1.0, q_norms, out=np.zeros_like(q_norms), where=q_norms > 0)
+        else:
+            q_scale = np.full(Q.shape[0], 2.0)
+        values, indices = start_heaps(Q.shape[0], k)
+        sparse_scan(*queries, q_scale, *index, values, indices)
+        sort_heaps(values, indices)
+        if self.metric == "cosine":  # 1 − cos = 1 + surrogate, within [0, 2] as scikit-learn clips it
+            return np.clip(1.0 + values, 0.0, 2.0), indices
+        # The expanded form cancels badly for large feature values; recompute the k winners'
+        # distances directly, over the stored entries of the two rows.
+        squared = np.empty(values.shape)
+        sparse_sq_distances(*queries, *csr_parts(X_fit), indices, squared)
+        return np.ldexp(np.sqrt(squared), exponent), indices
+
     def query(self, X, k, n_jobs):
         n_fit = X.shape[1] if self.metric == "precomputed" else self.X_fit.shape[0]
         threads = 1 if X.shape[0] * n_fit < SERIAL_BELOW else thread_count(n_jobs)
@@ -117,13 +169,15 @@ class BruteSearch:
         rows = -(-X.shape[0] // n_blocks)
         blocks = [slice(s, s + rows) for s in range(0, X.shape[0], rows)]
         threads = min(threads, len(blocks))
+        if scipy.sparse.issparse(self.X_fit):
+            self._fit_index()  # built once, before the threads that share it start
         if threads == 1:
             parts = [self._query_block(X[b], k) for b in blocks]
         else:
             # Our threads split the queries; BLAS threads on top would only compete for the cores.
             with blas_threads(1):
                 parts = Parallel(n_jobs=threads, prefer="threads")(delayed(self._query_block)(X[b], k) for b in blocks)
-        return np.vstack([d for d, _ in parts]), np.vstack([i for _, i in parts])
+        return np.vstack([d for d, _ in parts]).astype(np.float64, copy=False), np.vstack([i for _, i in parts])
 
 
 class KDTreeSearch:
@@ -134,9 +188,30 @@ class KDTreeSearch:
         self.tree = cKDTree(X_fit, leafsize=leaf_size)
 
     def query(self, X, k, n_jobs):
-        if self.p == 2.0 and _exponent(_largest(X), _fit_largest(self, self.tree.data)):
+        if scipy.sparse.issparse(X):  # a tree over dense points: the sparse queries densified by blocks
+            parts = [self.query(X[s:s + DENSIFY_ROWS].toarray(), k, n_jobs) for s in range(0, X.shape[0], DENSIFY_ROWS)]
+            return np.vstack([d for d, _ in parts]), np.vstack([i for _, i in parts])
+        if self.p == 2.0 and _exponent(self.tree.data.dtype, _largest(X), _fit_largest(self, self.tree.data)):
             # Squared distances would overflow or underflow inside the tree: search by brute
             # force, which rescales exactly (such data are rare; the answer stays right).
             return BruteSearch(self.tree.data, "euclidean", 2, None).query(X, k, n_jobs)
         distances, indices = self.tree.query(X, k=k, p=self.p, workers=thread_count(n_jobs))
         return distances.reshape(len(X), k), indices.reshape(len(X), k).astype(np.intp)
+
+
+def _sparse_index(X_fit, metric):
+    """What ``sparse_scan`` needs of the CSR training points: their CSC parts (the inverted index),
+    the surrogate's offset a(x) and scale c(x), and the points in ascending (offset, index) order."""
+    sq_norms = row_sq_norms(*csr_parts(X_fit)[::2])
+    if metric == "cosine":
+        norms = np.sqrt(sq_norms)
+        offset, scale = np.zeros_like(norms), np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+        order = np.arange(X_fit.shape[0])
+    else:
+        offset, scale, order = sq_norms, np.ones_like(sq_norms), np.argsort(sq_norms, kind="stable")
+    return (*csr_parts(X_fit.tocsc()), offset, scale, order)
+
+
+def _ldexp_sparse(X, exponent):
+    """X · 2^exponent, exactly, for a CSR matrix (its data array copied, its indices shared)."""
+    return scipy.sparse.csr_matrix((np.ldexp(X.data, exponent), X.indices, X.indptr), shape=X.shape)

@@ -14,6 +14,14 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsBase):
     Σ_{i ∈ N_k(x)} w_i [y_i = c], normalized to probabilities; the prediction is the class of
     highest score, a tie going to the smallest class label (seeds: 001 §7, 002 §5.5, 004 §5).
 
+    Sparse X (SciPy CSR; other formats are converted) is searched by brute force without
+    densifying it, for the Euclidean metric ("minkowski" with p=2, "euclidean", "l2") and
+    "cosine": the inner products come from the stored entries through an inverted index of the
+    training points, so a query costs about the products it really has, and memory stays one
+    accumulator of n_train entries per thread. Other metrics refuse sparse input. float32 X is
+    stored and searched in float32 (no float64 copy); distances and probabilities are returned as
+    float64, as scikit-learn's.
+
     Parameters
     ----------
     n_neighbors : int, default=5
@@ -28,7 +36,8 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsBase):
         "brute": all distances, a chunk of queries at a time (BLAS for the Euclidean case),
         then a compiled k-smallest selection; memory stays bounded at any number of queries.
         "kd_tree": SciPy's ``cKDTree`` (Minkowski metrics). "auto": the tree for Minkowski
-        metrics in at most 15 dimensions with k < n/2, brute force otherwise. Among training
+        metrics in at most 15 dimensions with k < n/2, brute force otherwise (always for sparse
+        X; "kd_tree" refuses it). Among training
         points at exactly the same distance, brute force keeps the lower training index; the
         tree's order among such ties is SciPy's (unspecified). With the Euclidean BLAS path,
         distances that differ only by round-off (~1e-15 relative) count as different.
@@ -39,7 +48,9 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsBase):
     metric : str or callable, default="minkowski"
         "minkowski" (with ``p``), "euclidean", "manhattan", "chebyshev", "cosine", other SciPy
         ``cdist`` names, a callable of two vectors, or "precomputed" (X is a distance matrix:
-        square in ``fit``, n_queries × n_train afterwards).
+        square in ``fit``, n_queries × n_train afterwards). "cosine" is 1 − q·x/(‖q‖‖x‖), with
+        distance 1 to and from a zero vector (scikit-learn's convention). Sparse X: the Euclidean
+        metric or "cosine" only.
     metric_params : dict, default=None
         Extra arguments of the metric.
     n_jobs : None, -1 or int ≥ 1, default=None
@@ -65,7 +76,7 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsBase):
     """
 
     def fit(self, X, y):
-        """Store the training set (and build the k-d tree)."""
+        """Store the training set (dense or sparse, float32 kept; and build the k-d tree)."""
         y = self._fit(X, y, multi_output=False)
         check_classification_targets(y)
         self.classes_, self._y = np.unique(y, return_inverse=True)

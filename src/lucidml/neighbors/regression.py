@@ -17,7 +17,9 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsBase):
     n_neighbors, weights, algorithm, leaf_size, p, metric, metric_params, n_jobs
         As for :class:`~lucidml.neighbors.KNeighborsClassifier`: k, the neighbour weights
         ("uniform", "distance", "rank", per-rank array or callable), the search ("auto",
-        "brute", "kd_tree"), the metric, and the number of search threads.
+        "brute", "kd_tree"), the metric, and the number of search threads. Sparse X (CSR) is
+        searched natively for the Euclidean metric and "cosine", float32 X in float32; the
+        predictions are float64, as scikit-learn's.
 
     Attributes
     ----------
@@ -33,7 +35,7 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsBase):
     """
 
     def fit(self, X, y):
-        """Store the training set (and build the k-d tree)."""
+        """Store the training set (dense or sparse, float32 kept; and build the k-d tree)."""
         y = self._fit(X, y, multi_output=True)
         self._y = np.asarray(y, dtype=np.float64)
         return self

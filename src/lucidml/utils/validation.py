@@ -116,7 +116,7 @@ def check_magnitude(X, estimator):
     clear error is better than a silent one. (The neighbour searches rescale exactly instead.)
     """
     values = X.data if scipy.sparse.issparse(X) else X
-    largest = float(np.abs(values).max()) if values.size else 0.0
+    largest = max(float(values.max()), -float(values.min())) if values.size else 0.0  # no |X| copy
     if largest > MAX_MAGNITUDE:
         raise ValueError(
             f"{type(estimator).__name__}: X has values of magnitude up to {largest:.3g}; beyond "
