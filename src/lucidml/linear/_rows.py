@@ -15,6 +15,8 @@ import scipy.sparse
 from numba.core import types
 from numba.extending import overload
 
+from ..utils.sparse import csr_parts
+
 __all__ = ["SparseRows", "as_rows", "row_add", "row_dot", "row_squared_norm"]
 
 
@@ -33,9 +35,8 @@ def as_rows(X):
     if not scipy.sparse.issparse(X):
         return X
     X = scipy.sparse.csr_matrix(X)
-    index_type = np.int32 if max(X.nnz, X.shape[1]) < np.iinfo(np.int32).max else np.int64
-    return SparseRows(X.data, X.indices.astype(index_type, copy=False), X.indptr.astype(index_type, copy=False),
-                      (int(X.shape[0]), int(X.shape[1])))
+    indptr, indices, data = csr_parts(X)
+    return SparseRows(data, indices, indptr, (int(X.shape[0]), int(X.shape[1])))
 
 
 def _dense_dot(X, i, W, c):
