@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn import datasets as _skd
 
-__all__ = ["Dataset", "DatasetError", "infer_task", "list_datasets", "load", "load_dataset"]
+__all__ = ["Dataset", "DatasetError", "infer_task", "list_datasets", "load", "load_dataset", "make_text_corpus"]
 
 TASKS = ("classification", "regression")
 
@@ -116,24 +116,56 @@ def _documents(n_samples, n_features, noise, random_state):
     """
     import scipy.sparse
 
-    rng = np.random.default_rng(random_state)
     n_words = n_features or 1_000
-    prior = 1.0 / np.arange(1, n_words + 1)
-    concentration = 0.1 if noise is None else noise
-    topics = rng.dirichlet(np.full(n_words, concentration), size=5) * prior
-    topics /= topics.sum(axis=1, keepdims=True)
-    y = rng.integers(0, 5, size=n_samples)
-    lengths = rng.poisson(100, size=n_samples) + 1
-    # Draw every word of every document at once: document i's words come from topic y[i].
-    doc_of_word = np.repeat(np.arange(n_samples), lengths)
-    cumulative = np.cumsum(topics, axis=1)
-    words = np.empty(len(doc_of_word), dtype=np.int64)
-    for topic in range(5):
-        mine = y[doc_of_word] == topic
-        words[mine] = np.minimum(np.searchsorted(cumulative[topic], rng.random(mine.sum())), n_words - 1)
+    doc_of_word, words, y = _topic_words(n_samples, n_words, 5, 100, 0.1 if noise is None else noise, random_state)
     X = scipy.sparse.csr_matrix((np.ones(len(words)), (doc_of_word, words)), shape=(n_samples, n_words))
     X.sum_duplicates()
     return X, y
+
+
+def _topic_words(n_documents, n_words, n_topics, mean_length, concentration, random_state):
+    """Every word of every document at once: (document of each word, word ids, topic of each document).
+
+    Topic t is a Dirichlet(concentration) draw over the vocabulary tilted by a 1/rank prior (Zipf's
+    law); document i has 1 + Poisson(mean_length) words, all drawn from its topic.
+    """
+    rng = np.random.default_rng(random_state)
+    prior = 1.0 / np.arange(1, n_words + 1)
+    topics = rng.dirichlet(np.full(n_words, concentration), size=n_topics) * prior
+    topics /= topics.sum(axis=1, keepdims=True)
+    y = rng.integers(0, n_topics, size=n_documents)
+    lengths = rng.poisson(mean_length, size=n_documents) + 1
+    doc_of_word = np.repeat(np.arange(n_documents), lengths)
+    cumulative = np.cumsum(topics, axis=1)
+    words = np.empty(len(doc_of_word), dtype=np.int64)
+    for topic in range(n_topics):
+        mine = y[doc_of_word] == topic
+        words[mine] = np.minimum(np.searchsorted(cumulative[topic], rng.random(mine.sum())), n_words - 1)
+    return doc_of_word, words, y
+
+
+def make_text_corpus(n_documents=1_000, *, n_words=2_000, n_topics=5, mean_length=60, concentration=0.5,
+                     random_state=0):
+    """A generated text collection for offline examples: ``(texts, topics)``.
+
+    Every document is a string of made-up words ("w17 w3 w902 …") drawn from one of ``n_topics``
+    topics, each a Dirichlet(``concentration``) distribution over ``n_words`` words tilted by
+    Zipf's law (a few words are frequent, most are rare, and the frequent ones are shared by all
+    topics, as function words are). Feed it to scikit-learn's ``CountVectorizer`` or
+    ``TfidfVectorizer``; a larger ``concentration`` makes the topics closer and harder to tell apart.
+
+    >>> texts, topics = make_text_corpus(3, n_words=50, mean_length=5, random_state=1)
+    >>> len(texts), topics.shape
+    (3, (3,))
+    >>> texts[0].split()[0].startswith("w")
+    True
+    """
+    doc_of_word, words, topics = _topic_words(n_documents, n_words, n_topics, mean_length, concentration,
+                                              random_state)
+    vocabulary = np.array([f"w{j}" for j in range(n_words)])
+    bounds = np.searchsorted(doc_of_word, np.arange(n_documents + 1))
+    texts = [" ".join(vocabulary[words[bounds[i]:bounds[i + 1]]]) for i in range(n_documents)]
+    return texts, topics
 
 
 def _images(n_samples, n_features, noise, random_state):

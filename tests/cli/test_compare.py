@@ -216,3 +216,17 @@ def test_a_long_step_ticks_on_a_terminal_and_clears_its_line():
     with working(pipe, "fitting SVC", delay=0.0):
         time.sleep(0.6)
     assert pipe.getvalue() == ""
+
+
+def test_a_sparse_data_set_stays_sparse_and_dense_only_models_are_skipped(capsys):
+    """The bundled ``documents`` set is a CSR matrix: the sparse-capable models run on it as it is,
+    the dense-only ones are listed as skipped."""
+    assert main(["compare", "documents", "--runs", "2", "--models", "LogisticRegression,MultinomialNB,GaussianNB",
+                 "--format", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    models = {m["model"]: m for m in result["models"]}
+    assert result["n_samples"] == 1000 and result["n_features"] == 1000
+    for name in ("LogisticRegression", "MultinomialNB"):
+        assert models[name]["error"] is None and models[name]["mean"] > 90
+        assert models[name]["sklearn_result"]["mean"] == pytest.approx(models[name]["mean"], abs=0.5)
+    assert models["GaussianNB"]["error"] == "skipped: it takes dense data only, and this data set is sparse"

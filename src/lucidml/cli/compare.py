@@ -13,6 +13,11 @@ categories one-hot encoded (``_pipeline.preprocessor``), fitted on the training 
 the features are standardized for every model that depends on their scale (the same for the
 scikit-learn side). Preparing is not timed: times are the models' fit + predict per split.
 
+A sparse data set (a SciPy matrix, e.g. the bundled ``documents``) stays sparse: it needs no
+filling or encoding, the scale-dependent models get it divided by each feature's largest
+absolute value (``MaxAbsScaler``, which keeps zeros zero), and the models that take only dense
+input are listed as skipped rather than handed a densified matrix.
+
 Each scikit-learn counterpart is fitted on the very same splits, alternating with lucidml run by
 run. Each model's first fit, on the first split, is a warm-up and is not timed (it loads
 compiled code). On a machine that has not compiled a model's kernels yet, its small fits may run
@@ -24,8 +29,10 @@ import time
 import warnings
 
 import numpy as np
+import scipy.sparse
 from sklearn.base import clone
 from sklearn.metrics import accuracy_score, r2_score
+from sklearn.utils import get_tags
 
 from ..registry import entries, get_entry
 from ..utils._numba import interpreted_calls
@@ -90,6 +97,18 @@ def _prepare(frame, y, splits):
     return prepared
 
 
+def _prepare_sparse(X, y, splits):
+    """As :func:`_prepare` for a sparse X: no filling or encoding; max-abs scaling keeps it sparse."""
+    from sklearn.preprocessing import MaxAbsScaler
+
+    prepared = {False: [], True: []}
+    for train, test in splits:
+        prepared[False].append((X[train], X[test], y[train], y[test]))
+        scaler = MaxAbsScaler().fit(X[train])
+        prepared[True].append((scaler.transform(X[train]), scaler.transform(X[test]), y[train], y[test]))
+    return prepared
+
+
 def _fit_score(estimator, split, score):
     """Fit on the training part, score on the test part; return (score, seconds)."""
     X_train, X_test, y_train, y_test = split
@@ -140,10 +159,15 @@ def compare(data, models, runs=10, train_size=0.7, seed=0, progress=None, cv=Non
         in percent, R² as is), seconds per run, the time ratio lucidml / scikit-learn, and any
         error.
     """
-    frame = _as_frame(data.X, data.feature_names)
     y = np.asarray(data.y)
     splits = _splits(data, runs, train_size, seed, cv)
-    prepared = _prepare(frame, y, splits)
+    sparse = scipy.sparse.issparse(data.X)
+    if sparse:
+        X = scipy.sparse.csr_matrix(data.X)
+        prepared, shape = _prepare_sparse(X, y, splits), X.shape
+    else:
+        frame = _as_frame(data.X, data.feature_names)
+        prepared, shape = _prepare(frame, y, splits), frame.shape
     n_features = prepared[False][0][0].shape[1]
     classification = data.task == "classification"
     metric, score, unit = ("accuracy", accuracy_score, 100.0) if classification else ("r2", r2_score, 1.0)
@@ -152,8 +176,13 @@ def compare(data, models, runs=10, train_size=0.7, seed=0, progress=None, cv=Non
         if progress is not None:
             progress(done, len(models), entry.name)
         limit = MAX_FEATURES.get(entry.name)
+        reason = None
         if limit is not None and n_features > limit:
-            skipped = {"error": f"skipped: {n_features:,} features, it takes at most {limit:,}"}
+            reason = f"skipped: {n_features:,} features, it takes at most {limit:,}"
+        elif sparse and not get_tags(entry.make()).input_tags.sparse:
+            reason = "skipped: it takes dense data only, and this data set is sparse"
+        if reason is not None:
+            skipped = {"error": reason}
             rows.append({"model": entry.name, **skipped, "sklearn": entry.sklearn, "sklearn_result": None,
                          "ratio": None})
             continue
@@ -170,8 +199,8 @@ def compare(data, models, runs=10, train_size=0.7, seed=0, progress=None, cv=Non
         "dataset": data.name,
         "task": data.task,
         "metric": metric,
-        "n_samples": int(frame.shape[0]),
-        "n_features": int(frame.shape[1]),
+        "n_samples": int(shape[0]),
+        "n_features": int(shape[1]),
         "runs": len(splits),
         "cv": cv,
         "train_size": None if cv else train_size,
