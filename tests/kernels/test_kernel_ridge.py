@@ -83,3 +83,17 @@ def test_bad_input():
         model.predict(X[:, :5])
     with pytest.raises(ValueError, match="square"):
         KernelRidge(kernel="precomputed").fit(X, y)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf", "polynomial", "sigmoid"])
+def test_sparse_kernel_ridge_matches_scikit_learn(kernel):
+    import scipy.sparse
+
+    X = scipy.sparse.random(200, 80, density=0.1, format="csr", random_state=0)
+    y = np.asarray(X @ np.random.default_rng(0).normal(size=80)).ravel()
+    params = {"alpha": 0.5, "kernel": kernel, "gamma": 0.5, "coef0": 0.3}
+    ours = KernelRidge(**params).fit(X, y)
+    ref = SkKernelRidge(**params).fit(X, y)
+    np.testing.assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(ours.predict(X), KernelRidge(**params).fit(X.toarray(), y).predict(X.toarray()),
+                               rtol=1e-10, atol=1e-12)

@@ -233,3 +233,40 @@ def test_simplified_solver_gives_smo_intercept_and_support(seed):
     assert _dual_value(slow, X) == pytest.approx(_dual_value(fast, X), rel=1e-3)
     assert abs(slow.intercept_[0] - fast.intercept_[0]) < 0.02
     np.testing.assert_allclose(slow.decision_function(X), fast.decision_function(X), atol=0.05)
+
+
+# -- Sparse input (issue 21) ---------------------------------------------------------------------
+
+
+def _sparse_problem(seed=0, n=400, d=200):
+    import scipy.sparse
+
+    X = scipy.sparse.random(n, d, density=0.05, format="csr", random_state=seed) * 3.0
+    y = (X @ np.random.default_rng(seed).normal(size=(d, 3))).argmax(axis=1)
+    return X, y
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly", "sigmoid"])
+def test_sparse_svc_matches_scikit_learns_sparse_svc(kernel):
+    """Kernel columns from the stored entries (SMO's cache) and sparse prediction blocks."""
+    X, y = _sparse_problem()
+    params = {"kernel": kernel, "C": 2.0, "tol": 1e-8, "gamma": "scale"}
+    ours, ref = SVC(**params).fit(X, y), sk_svm.SVC(**params).fit(X, y)
+    np.testing.assert_array_equal(ours.support_, ref.support_)
+    np.testing.assert_allclose(ours.decision_function(X), ref.decision_function(X), atol=1e-5)
+    assert type(ours.support_vectors_) is type(X)  # the support vectors stay sparse, as scikit-learn's
+
+
+def test_sparse_svc_probability_and_simplified_solver_equal_dense():
+    X, y = _sparse_problem(seed=1, n=150)
+    for params in ({"probability": True, "random_state": 0}, {"solver": "simplified", "random_state": 0}):
+        sparse, dense = SVC(**params).fit(X, y), SVC(**params).fit(X.toarray(), y)
+        np.testing.assert_allclose(sparse.decision_function(X), dense.decision_function(X.toarray()), atol=1e-9)
+        if params.get("probability"):
+            np.testing.assert_allclose(sparse.predict_proba(X), dense.predict_proba(X.toarray()), atol=1e-9)
+
+
+def test_sparse_input_needs_one_of_libsvms_kernels():
+    X, y = _sparse_problem()
+    with pytest.raises(TypeError, match="dense data is required"):
+        SVC(kernel="laplacian").fit(X, y)

@@ -7,11 +7,11 @@ from typing import ClassVar
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.validation import check_magnitude, check_predict_data
-from .pairwise import KERNELS, _kernel_params, pairwise_kernels
+from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
+from .pairwise import KERNELS, _kernel_params, pairwise_kernels, takes_sparse
 
 
 class KernelRidge(RegressorMixin, BaseEstimator):
@@ -92,7 +92,8 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features) — or the Gram matrix if kernel="precomputed" — and y."""
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, multi_output=True)
+        X, y = check_fit_data(self, X, y, accept_sparse="csr" if takes_sparse(self.kernel) else False,
+                              y_numeric=True, multi_output=True)
         check_magnitude(X, self)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
@@ -115,7 +116,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """f(x) = Σᵢ βᵢ k(xᵢ, x) + ȳ; for kernel="precomputed", X is K(X_test, X_train)."""
         check_is_fitted(self)
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, accept_sparse="csr" if takes_sparse(self.kernel) else False)
         if self.kernel == "linear" and not self.kernel_params:
             # Σᵢ βᵢ xᵢᵀx = (Xᵀβ)ᵀx: the primal weights, d numbers, instead of an n_test × n_train Gram matrix.
             return X @ (self.X_fit_.T @ self.dual_coef_) + self.y_mean_
@@ -125,6 +126,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.sparse = takes_sparse(self.kernel)
         tags.target_tags.multi_output = True
         return tags
 

@@ -33,6 +33,8 @@ KERNELS = {
     "subset_product": subset_product_kernel,
     "sum_of_powers": sum_of_powers_kernel,
 }
+# The kernels built on inner products, which take sparse rows as they are.
+SPARSE_FUNCTIONS = frozenset({linear_kernel, polynomial_kernel, rbf_kernel, sigmoid_kernel})
 
 _CHUNK_ELEMENTS = 2**22  # rows per block chosen so one block of K holds ≈ 4M floats (32 MB)
 
@@ -99,6 +101,11 @@ def pairwise_kernels(X, Y=None, kernel="linear", **params):
     return _looped(kernel, X, Y_, Y is None, params)
 
 
+def takes_sparse(kernel):
+    """Whether the named kernel is computed from the stored entries of sparse rows."""
+    return isinstance(kernel, str) and KERNELS.get(kernel) in SPARSE_FUNCTIONS
+
+
 def _kernel_params(kernel, gamma=None, degree=3, coef0=1.0, kernel_params=None):
     """The keyword arguments an estimator's (gamma, degree, coef0, kernel_params) give ``kernel``.
 
@@ -115,7 +122,7 @@ def _kernel_params(kernel, gamma=None, degree=3, coef0=1.0, kernel_params=None):
 
 def _blocked(func, X, Y, params):
     """Evaluate a named kernel a block of rows at a time."""
-    X, Y_ = _check_pair(X, Y)
+    X, Y_ = _check_pair(X, Y, accept_sparse="csr" if func in SPARSE_FUNCTIONS else False)
     n, m = X.shape[0], Y_.shape[0]
     step = max(1, _CHUNK_ELEMENTS // max(1, m))
     if n <= step:

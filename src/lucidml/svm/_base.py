@@ -6,14 +6,16 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
+import scipy.sparse
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..kernels.pairwise import KERNELS, _kernel_params, pairwise_kernels
+from ..linear._rows import as_rows
 from ..utils import Interval, Options, cancel_flag
 from ..utils.linalg import blas_threads
-from ..utils.validation import check_magnitude, check_predict_data
-from ._kernel import KIND, kernel_block
+from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
+from ._kernel import KIND, block_rows, kernel_block
 from ._simplified_smo import simplified_smo
 from ._smo import bias_from_gradient, smo_solve
 
@@ -41,14 +43,15 @@ class KernelSource:
         """(X, gram, sample_of) for a sub-problem on the samples ``idx``."""
         if self.kind == 0:  # index the shared Gram matrix; nothing is copied
             return self.X, self.gram, np.asarray(idx, dtype=np.int64)
-        return np.ascontiguousarray(self.X[idx]), self.gram, np.arange(len(idx), dtype=np.int64)
+        X = self.X[idx] if scipy.sparse.issparse(self.X) else np.ascontiguousarray(self.X[idx])
+        return X, self.gram, np.arange(len(idx), dtype=np.int64)
 
     def cross(self, rows, cols):
         """K[a, b] = k(x_rows[a], x_cols[b]) between two sets of training samples."""
         if self.kind == 0:
             return self.gram[np.ix_(rows, cols)]
-        return kernel_block(np.ascontiguousarray(self.X[rows]), np.ascontiguousarray(self.X[cols]), self.kind,
-                            self.gamma, self.coef0, self.degree)
+        return kernel_block(block_rows(self.X, rows), block_rows(self.X, cols), self.kind, self.gamma, self.coef0,
+                            self.degree)
 
     def n_slots(self, n_samples):
         return max(2, self.cache_bytes // (8 * max(1, n_samples)))
@@ -86,7 +89,7 @@ def solve_dual(source, samples, y, p, upper, *, tol, max_iter, shrinking, solver
             max_iter, random_state)
     else:
         alpha, grad, curve, n_iter, status, non_psd = smo_solve(
-            X, gram, source.kind, source.gamma, source.coef0, source.degree, sample_of, y, p, upper, tol,
+            as_rows(X), gram, source.kind, source.gamma, source.coef0, source.degree, sample_of, y, p, upper, tol,
             max_iter, shrinking, source.n_slots(len(samples)), cancel_flag() if cancel is None else cancel)
         if status == 2:
             raise KeyboardInterrupt
@@ -116,25 +119,27 @@ class _BaseSVM(BaseEstimator):
     def _check_X(self, X, y=None, reset=True, y_numeric=False):
         """Validate X and y (fit, reset=True) or X alone (predict); for kernel='precomputed' X is the
         (n, n_train) kernel block."""
+        sparse = "csr" if self._sparse_kernel() else False
         if reset:
-            X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=y_numeric)
+            X, y = check_fit_data(self, X, y, accept_sparse=sparse, order="C", y_numeric=y_numeric)
             check_magnitude(X, self)
         else:
-            X = check_predict_data(self, X, order="C")
+            X = check_predict_data(self, X, order="C", accept_sparse=sparse)
         if self.kernel == "precomputed":
             expected = X.shape[0] if reset else self.shape_fit_[0]
             if X.shape[1] != expected:
                 raise ValueError(f"kernel='precomputed' needs X of shape (n_samples, {expected}) (the kernel against "
                                  f"the training samples); got {X.shape}.")
         # the compiled solver writes nothing into X but is compiled for writeable arrays only
-        X = np.require(X, requirements=["C", "W"])
+        if not scipy.sparse.issparse(X):
+            X = np.require(X, requirements=["C", "W"])
         return (X, y) if reset else X
 
     def _kernel_source(self, X, share_gram=False):
         """Resolve gamma and decide how the solver gets kernel values."""
         gamma = self.gamma
         if gamma == "scale":
-            variance = X.var()
+            variance = _variance_of_all_entries(X)
             gamma = 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
         elif gamma == "auto":
             gamma = 1.0 / X.shape[1]
@@ -162,8 +167,8 @@ class _BaseSVM(BaseEstimator):
         """K[a, b] = k(X[a], Y[b]) with the fitted kernel parameters."""
         kernel = self.kernel
         if isinstance(kernel, str) and kernel in KIND and kernel != "precomputed":
-            return kernel_block(np.ascontiguousarray(X), np.ascontiguousarray(Y), KIND[kernel], self._gamma,
-                                float(self.coef0), int(self.degree))
+            return kernel_block(block_rows(X), block_rows(Y), KIND[kernel], self._gamma, float(self.coef0),
+                                int(self.degree))
         if callable(kernel):
             return pairwise_kernels(X, Y, kernel=kernel)
         return pairwise_kernels(X, Y, kernel=kernel, **_kernel_params(kernel, self._gamma, self.degree, self.coef0))
@@ -185,6 +190,17 @@ class _BaseSVM(BaseEstimator):
                 out[start:start + step] = K @ W
         return out
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.sparse = self._sparse_kernel()
+        return tags
+
+    def _sparse_kernel(self):
+        """libsvm's four kernels are computed from the stored entries of a sparse X; other kernels
+        (``lucidml.kernels``, callables, precomputed) need dense input."""
+        return isinstance(self.kernel, str) and self.kernel in KIND and self.kernel != "precomputed"
+
     @property
     def coef_(self):
         """w = Σ αᵢyᵢxᵢ, one row per sub-problem; only for kernel='linear' (000 (6.2))."""
@@ -193,7 +209,11 @@ class _BaseSVM(BaseEstimator):
         check_is_fitted(self)
         return self._pair_coef.T @ self.support_vectors_
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        return tags
+
+def _variance_of_all_entries(X):
+    """The variance of every entry of X together (gamma="scale"), the implicit zeros of a sparse X included."""
+    if not scipy.sparse.issparse(X):
+        return X.var()
+    size = X.shape[0] * X.shape[1]
+    mean = X.sum() / size
+    return max(float(X.multiply(X).sum() / size - mean * mean), 0.0)

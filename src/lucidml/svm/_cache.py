@@ -26,6 +26,7 @@ ColumnCache = namedtuple("ColumnCache", [
     "state",  # [clock, generation, slots used, number of active samples, number of inactive samples]
     "act_s", "inact_s",  # sorted active and inactive samples
     "buf", "work",  # scratch for one column
+    "scratch",  # (1, n_features) zeros: a sparse sample scattered while its column is computed
 ])
 
 
@@ -44,7 +45,8 @@ def make_cache(X, gram, kind, gamma, coef0, degree, n_slots):
     return ColumnCache(X, sq, kind, gamma, coef0, degree, rows, np.full(n_s, -1, dtype=np.int64),
                        np.full(n_rows, -1, dtype=np.int64), np.zeros(n_rows, dtype=np.int64),
                        np.zeros(n_rows, dtype=np.int64), np.zeros(n_rows, dtype=np.bool_), state,
-                       np.arange(n_s), np.empty(n_s, dtype=np.int64), np.empty(n_s), np.empty(n_s))
+                       np.arange(n_s), np.empty(n_s, dtype=np.int64), np.empty(n_s), np.empty(n_s),
+                       np.zeros((1, X.shape[1])))
 
 
 @njit
@@ -63,7 +65,7 @@ def diagonal(cc):
 @njit
 def _fill(cc, s, slot, rows, n_rows):
     kernel_column(cc.X, cc.sq, cc.kind, cc.gamma, cc.coef0, cc.degree, s, rows, n_rows, cc.rows[slot], cc.buf,
-                  cc.work)
+                  cc.work, cc.scratch)
 
 
 @njit
@@ -96,7 +98,8 @@ def column(cc, s, full):
         cc.last[slot] = state[0]
     if full or 2 * n_act >= n_act + n_inact:
         # Most samples needed: all of them by one BLAS product is cheaper than a gathered subset.
-        kernel_column_all(cc.X, cc.sq, cc.kind, cc.gamma, cc.coef0, cc.degree, s, cc.rows[slot], cc.work)
+        kernel_column_all(cc.X, cc.sq, cc.kind, cc.gamma, cc.coef0, cc.degree, s, cc.rows[slot], cc.work,
+                          cc.scratch)
         cc.slot_full[slot] = True
     else:
         _fill(cc, s, slot, cc.act_s, n_act)

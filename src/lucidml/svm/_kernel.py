@@ -17,11 +17,16 @@ is evaluated by :func:`exp_inplace`, a branch-free exp that the compiler vectori
 
 import math
 
+import numba
 import numpy as np
+import scipy.sparse
+from numba.core import types
+from numba.extending import overload
 
+from ..linear._rows import SparseRows, as_rows, row_add, row_dot, row_squared_norm
 from ..utils import njit
 
-__all__ = ["KIND", "exp_inplace", "kernel_block", "kernel_column", "kernel_column_all", "kernel_map", "row_norms"]
+__all__ = ["KIND", "block_rows", "exp_inplace", "kernel_block", "kernel_column", "kernel_column_all", "kernel_map", "row_norms"]
 
 #: kernel name → code used inside the compiled solver (0 = values read from a Gram matrix)
 KIND = {"precomputed": 0, "linear": 1, "poly": 2, "polynomial": 2, "rbf": 3, "sigmoid": 4}
@@ -81,11 +86,77 @@ def _dot(x, z):
 
 @njit(interpret_small=True)
 def row_norms(X):
-    """‖xᵢ‖² of every row, summed exactly as :func:`kernel_column` sums xᵢᵀxⱼ (so k(x, x) is exact)."""
+    """‖xᵢ‖² of every row, summed exactly as :func:`kernel_column` sums xᵢᵀxⱼ (so k(x, x) is exact).
+
+    X is a dense array or a CSR matrix as ``SparseRows`` (as for every kernel here)."""
     out = np.empty(X.shape[0])
     for i in range(X.shape[0]):
-        out[i] = _dot(X[i], X[i])
+        out[i] = _self_dot(X, i)
     return out
+
+
+# Inner products of one sample with others. A dense row is read as it is; a sparse row x_i is first
+# scattered into ``scratch`` (a (1, n_features) zero row), so that each x_i·x_r costs x_r's stored
+# entries, and then cleared again (x − x is exactly 0).
+def _dense_self_dot(X, i):
+    return _dot(X[i], X[i])
+
+
+def _sparse_self_dot(X, i):
+    return row_squared_norm(X, i)
+
+
+def _dense_dots(X, i, rows, n_rows, buf, scratch):
+    xi = X[i]
+    for t in range(n_rows):
+        buf[t] = _dot(xi, X[rows[t]])
+
+
+def _sparse_dots(X, i, rows, n_rows, buf, scratch):
+    row_add(X, i, scratch, 0, 1.0)
+    for t in range(n_rows):
+        buf[t] = row_dot(X, rows[t], scratch, 0)
+    row_add(X, i, scratch, 0, -1.0)
+
+
+def _dense_all_dots(X, i, out, scratch):
+    np.dot(X, X[i], out)
+
+
+def _sparse_all_dots(X, i, out, scratch):
+    row_add(X, i, scratch, 0, 1.0)
+    for r in range(out.shape[0]):
+        out[r] = row_dot(X, r, scratch, 0)
+    row_add(X, i, scratch, 0, -1.0)
+
+
+def _self_dot(X, i):
+    return (_sparse_self_dot if isinstance(X, SparseRows) else _dense_self_dot)(X, i)
+
+
+def _dots(X, i, rows, n_rows, buf, scratch):
+    """buf[t] ← x_i·x_{rows[t]} for t < n_rows."""
+    (_sparse_dots if isinstance(X, SparseRows) else _dense_dots)(X, i, rows, n_rows, buf, scratch)
+
+
+def _all_dots(X, i, out, scratch):
+    """out[r] ← x_i·x_r for every sample r."""
+    (_sparse_all_dots if isinstance(X, SparseRows) else _dense_all_dots)(X, i, out, scratch)
+
+
+if not numba.config.DISABLE_JIT:
+
+    @overload(_self_dot, inline="always")
+    def _self_dot_overload(X, i):
+        return _dense_self_dot if isinstance(X, types.Array) else _sparse_self_dot
+
+    @overload(_dots, inline="always")
+    def _dots_overload(X, i, rows, n_rows, buf, scratch):
+        return _dense_dots if isinstance(X, types.Array) else _sparse_dots
+
+    @overload(_all_dots, inline="always")
+    def _all_dots_overload(X, i, out, scratch):
+        return _dense_all_dots if isinstance(X, types.Array) else _sparse_all_dots
 
 
 @njit
@@ -104,11 +175,9 @@ def kernel_map(v, n, kind, gamma, coef0, degree, work):
 
 
 @njit
-def kernel_column(X, sq, kind, gamma, coef0, degree, i, rows, n_rows, out, buf, work):
+def kernel_column(X, sq, kind, gamma, coef0, degree, i, rows, n_rows, out, buf, work, scratch):
     """out[r] ← k(x_i, x_r) for the n_rows sample indices r in ``rows`` (other entries untouched)."""
-    xi = X[i]
-    for t in range(n_rows):
-        buf[t] = _dot(xi, X[rows[t]])
+    _dots(X, i, rows, n_rows, buf, scratch)
     if kind == 3:
         for t in range(n_rows):
             buf[t] = sq[i] + sq[rows[t]] - 2.0 * buf[t]
@@ -118,9 +187,9 @@ def kernel_column(X, sq, kind, gamma, coef0, degree, i, rows, n_rows, out, buf, 
 
 
 @njit
-def kernel_column_all(X, sq, kind, gamma, coef0, degree, i, out, work):
-    """out ← k(x_i, x_r) for every sample r: one BLAS matrix-vector product, then the map."""
-    np.dot(X, X[i], out)
+def kernel_column_all(X, sq, kind, gamma, coef0, degree, i, out, work, scratch):
+    """out ← k(x_i, x_r) for every sample r: one BLAS matrix-vector product (dense X), then the map."""
+    _all_dots(X, i, out, scratch)
     n = out.shape[0]
     if kind == 3:
         for t in range(n):
@@ -143,24 +212,36 @@ def _map_block(K, sq_a, sq_b, kind, gamma, coef0, degree):
         kernel_map(row, row.shape[0], kind, gamma, coef0, degree, work)
 
 
+def block_rows(X, rows=None):
+    """X (or its ``rows``) as :func:`kernel_block` takes it: a C-ordered array, or a CSR matrix as it is."""
+    X = X if rows is None else X[rows]
+    return X if scipy.sparse.issparse(X) else np.ascontiguousarray(X)
+
+
 _BLOCK_ELEMENTS = 2**22  # rows of A per BLAS block: ≈ 4M kernel values (32 MB) at a time
 
 
 def kernel_block(A, B, kind, gamma, coef0, degree, out=None):
     """K[a, b] = k(A[a], B[b]) for a named kernel, by BLAS products over blocks of rows of A.
 
-    When A is B the diagonal of the rbf kernel is set to exactly 1 (the expansion
-    ‖x‖² + ‖x‖² − 2xᵀx can leave round-off there).
+    A and B may be sparse (CSR): each block is then their sparse product, made dense. When A is B
+    the diagonal of the rbf kernel is set to exactly 1 (the expansion ‖x‖² + ‖x‖² − 2xᵀx can
+    leave round-off there).
     """
     n, m = A.shape[0], B.shape[0]
     K = np.empty((n, m)) if out is None else out
-    sq_b = row_norms(B) if kind == 3 else np.empty(0)
-    sq_a = (sq_b if A is B else row_norms(A)) if kind == 3 else np.empty(0)
+    sq_b = row_norms(as_rows(B)) if kind == 3 else np.empty(0)
+    sq_a = (sq_b if A is B else row_norms(as_rows(A))) if kind == 3 else np.empty(0)
+    sparse = scipy.sparse.issparse(A) or scipy.sparse.issparse(B)
     step = max(1, _BLOCK_ELEMENTS // max(1, m))
     for start in range(0, n, step):
         stop = min(n, start + step)
         block = K[start:stop]
-        np.matmul(A[start:stop], B.T, out=block)
+        if sparse:
+            product = A[start:stop] @ B.T
+            block[:] = product.toarray() if scipy.sparse.issparse(product) else product
+        else:
+            np.matmul(A[start:stop], B.T, out=block)
         _map_block(block, sq_a[start:stop] if kind == 3 else sq_a, sq_b, kind, gamma, coef0, degree)
     if A is B and kind == 3:
         np.fill_diagonal(K, 1.0)

@@ -22,7 +22,7 @@ after ``max_passes`` consecutive sweeps that change nothing (or ``max_iter`` swe
 import numpy as np
 
 from ..utils import njit
-from ._kernel import kernel_block
+from ._kernel import block_rows, kernel_block
 
 __all__ = ["simplified_smo"]
 
@@ -38,7 +38,7 @@ def simplified_smo(X, gram, kind, gamma, coef0, degree, sample_of, y, upper, tol
     if kind == 0:
         K = np.ascontiguousarray(gram[np.ix_(sample_of, sample_of)])
     else:
-        rows = np.ascontiguousarray(X[sample_of])
+        rows = block_rows(X, sample_of)
         K = kernel_block(rows, rows, kind, gamma, coef0, degree)
     seed = int(random_state.randint(np.iinfo(np.int32).max))
     return _simplified_loop(K, y, upper, tol, max_passes, max_iter, seed)
