@@ -347,9 +347,10 @@ def format_table(results):
     fit_memory = [r for r in results if r.get("fit_peak_rss_mib")]
     if fit_memory:
         header = ["peak memory of one fit (fresh process, resident MiB above the data)", "n_train × d", "lucidml",
-                  "sklearn"]
+                  "sklearn", "ratio"]
         rows = [[r["case"], f"{r['sizes']['n_train']} × {r['sizes']['n_features']}",
-                 f"{r['fit_peak_rss_mib']['lucidml']:.1f}", f"{r['fit_peak_rss_mib']['sklearn']:.1f}"]
+                 f"{r['fit_peak_rss_mib']['lucidml']:.1f}", f"{r['fit_peak_rss_mib']['sklearn']:.1f}",
+                 _memory_ratio(r["fit_peak_rss_mib"])]
                 for r in fit_memory]
         lines += [""] + _markdown(header, rows)
     memory = [(r["case"], r["peak_memory_mib"]) for r in results if r["peak_memory_mib"]]
@@ -358,6 +359,11 @@ def format_table(results):
         rows = [[case, p["queries"], p["n_train"], f"{p['peak']:.1f}", f"{p['result']:.1f}"] for case, p in memory]
         lines += [""] + _markdown(header, rows)
     return "\n".join(lines)
+
+
+def _memory_ratio(peaks):
+    # A fit that adds next to nothing (a k-NN fit stores a reference) has no meaningful ratio.
+    return f"{peaks['lucidml'] / peaks['sklearn']:.2f}" if peaks["sklearn"] >= 1.0 else "—"
 
 
 def _parser():

@@ -153,3 +153,16 @@ def test_weights_equal_scaled_residuals():
     np.testing.assert_allclose(weighted.x, scaled.x, rtol=1e-8)
     with pytest.raises(ValueError, match="at least as many residuals"):
         gauss_newton(lambda p: p[:1], [1.0, 2.0])
+
+
+def test_history_keeps_iterates_only_of_small_problems():
+    """A copy of every iterate of a 20,000-unknown problem would outweigh its data: not kept."""
+    from lucidml.optim.quasi_newton import lbfgs
+    from lucidml.optim.result import HISTORY_MAX_SIZE
+
+    scale = np.linspace(1.0, 3.0, 2 * HISTORY_MAX_SIZE)
+    result = lbfgs(lambda x: 0.5 * float(scale @ x**2), np.ones_like(scale), lambda x: scale * x, tol=1e-10)
+    assert result.success and result.history and all(entry["x"] is None for entry in result.history)
+    assert all(np.isfinite(entry["f"]) for entry in result.history)
+    small = lbfgs(lambda x: 0.5 * float(x @ x), np.ones(3), lambda x: x, tol=1e-10)
+    assert all(entry["x"].shape == (3,) for entry in small.history)

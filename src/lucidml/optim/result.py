@@ -20,7 +20,10 @@ class OptimizeResult:
     message : str          which test, in words
     grad_norm : float      ‖∇f(x)‖∞ (for least squares: of the gradient of rᵀWr)
     nfev : int             evaluations of f
-    history : list of dict one per iteration: ``x``, ``f``, ``grad_norm``, ``step`` (and method extras)
+    history : list of dict one per iteration: ``x``, ``f``, ``grad_norm``, ``step`` (and method extras);
+                           ``x`` is a copy of the iterate for problems of up to ``HISTORY_MAX_SIZE``
+                           unknowns and None above (a model with 250,000 weights would otherwise keep
+                           2 MB per iteration, more than its data)
     """
 
     x: np.ndarray
@@ -60,8 +63,13 @@ def stopping_test(grad, f_old, f_new, tol, ftol=None):
     return None
 
 
+# Iterates kept in the history up to this many unknowns (the notes' examples: a handful).
+HISTORY_MAX_SIZE = 10_000
+
+
 def record(history, x, f, grad, step, **extra):
-    history.append({"x": np.array(x, copy=True), "f": f, "grad_norm": float(np.max(np.abs(grad))), "step": step, **extra})
+    kept = np.array(x, copy=True) if np.size(x) <= HISTORY_MAX_SIZE else None
+    history.append({"x": kept, "f": f, "grad_norm": float(np.max(np.abs(grad))), "step": step, **extra})
 
 
 class Run:
