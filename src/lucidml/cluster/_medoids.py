@@ -12,9 +12,9 @@ from sklearn.base import (
 )
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import pairwise_distances
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ..utils.validation import check_magnitude, check_predict_data
+from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 from ._pam import first_improving, first_improving_points, is_symmetric, point_row
 
 # Metrics computed by SciPy's cdist/pdist (direct differences: no cancellation of the expanded
@@ -132,7 +132,7 @@ class _BaseMedoids(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
     """Input checks, fitted attributes, ``predict`` and ``transform`` of the k-medoids estimators."""
 
     def _validate_training_data(self, X):
-        X = validate_data(self, X, dtype=np.float64)
+        X = check_fit_data(self, X)
         check_magnitude(X, self)
         n = X.shape[0]
         if self.metric == "precomputed":

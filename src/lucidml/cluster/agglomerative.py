@@ -8,9 +8,9 @@ from typing import ClassVar
 import numpy as np
 from scipy.spatial.distance import pdist, squareform
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils.validation import validate_data
 
 from ..utils import Interval, Options, validate_params
+from ..utils.validation import check_fit_data
 from ._linkage_kernels import (
     centroid_generic,
     label_merges,
@@ -156,7 +156,7 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
         self : AgglomerativeClustering
         """
         validate_params(self)
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        X = check_fit_data(self, X, ensure_min_samples=2)
         check_cut_settings(self)
         if self.linkage in ("ward", "centroid") and self.metric not in ("euclidean", "l2"):
             raise ValueError(f"{self.metric!r} was provided as metric; {self.linkage} linkage works only "

@@ -9,10 +9,10 @@ from joblib import Parallel, delayed
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils.validation import validate_data
 
 from ..neighbors._search import minkowski_p
 from ..utils import N_JOBS, Interval, Options, thread_count, validate_params
+from ..utils.validation import check_fit_data
 from ._dbscan_kernels import (
     P_CHEBYSHEV,
     P_EUCLIDEAN,
@@ -154,7 +154,7 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         scikit-learn, a negative weight may keep a neighbour from being core.
         """
         validate_params(self)
-        X = validate_data(self, X, dtype=np.float64, order="C")
+        X = check_fit_data(self, X, order="C")
         n = X.shape[0]
         if self.metric == "precomputed":
             if X.shape[0] != X.shape[1]:

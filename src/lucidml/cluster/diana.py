@@ -6,9 +6,9 @@ from typing import ClassVar
 import numpy as np
 from scipy.spatial.distance import squareform
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils.validation import validate_data
 
 from ..utils import Interval, Options, validate_params
+from ..utils.validation import check_fit_data
 from ._diana_kernels import diana_splits
 from .agglomerative import (
     _METRICS,
@@ -118,7 +118,7 @@ class DIANA(ClusterMixin, BaseEstimator):
         self : DIANA
         """
         validate_params(self)
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        X = check_fit_data(self, X, ensure_min_samples=2)
         check_cut_settings(self)
         if self.metric == "precomputed":
             D = np.ascontiguousarray(check_square_distances(X))

@@ -12,10 +12,10 @@ from sklearn.base import (
     TransformerMixin,
 )
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, validate_params
-from ..utils.validation import check_magnitude, check_predict_data
+from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 from ._som_kernels import nearest_units, sum_by_unit, train_online
 
 # The notes' ordering phase: about 1000 steps (online); the batch map orders in half its epochs.
@@ -151,7 +151,7 @@ class SelfOrganizingMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
     def fit(self, X, y=None):
         """Train the map on X."""
         validate_params(self)
-        X = validate_data(self, X, dtype=np.float64, order="C")
+        X = check_fit_data(self, X, order="C")
         check_magnitude(X, self)
         rows, cols = _lattice_shape(self.shape)
         rng = check_random_state(self.random_state)

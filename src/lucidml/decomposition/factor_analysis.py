@@ -7,11 +7,11 @@ from typing import ClassVar
 import numpy as np
 from scipy.linalg import lapack
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..mixture._base_em import _BaseEM
 from ..utils import Interval, validate_params
-from ..utils.validation import check_magnitude, check_predict_data
+from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 
 _LOG_2PI = np.log(2.0 * np.pi)
 # Heywood floor: a noise variance may not fall below this fraction of the mean feature variance
@@ -113,7 +113,7 @@ class FactorAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseEM)
     def fit(self, X, y=None):
         """Estimate μ, Λ and Ψ by EM; return self."""
         validate_params(self)
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        X = check_fit_data(self, X, ensure_min_samples=2)
         check_magnitude(X, self)
         n_features = X.shape[1]
         self._k = n_features if self.n_components is None else self.n_components

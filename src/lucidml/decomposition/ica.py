@@ -12,10 +12,10 @@ from sklearn.base import (
 )
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_array, check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, validate_params
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_fit_data, check_predict_data
 from ._ica_kernels import ica_epoch
 
 
@@ -132,7 +132,7 @@ class ICA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def fit_transform(self, X, y=None):
         """Fit and return the recovered sources S = (X − μ) components_ᵀ."""
         validate_params(self)
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        X = check_fit_data(self, X, ensure_min_samples=2)
         d = X.shape[1]
         k = d if self.n_components is None else self.n_components
         if k > d:

@@ -13,12 +13,12 @@ from sklearn.base import (
 )
 from sklearn.utils import check_array, check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..kernels.pairwise import KERNELS, _kernel_params, pairwise_kernels
 from ..utils import Interval, Options, validate_params
 from ..utils.linalg import SMALL_MATRIX, blas_threads
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_fit_data, check_predict_data
 from ._kernel_pca_kernels import center_gram
 from ._randomized import randomized_range_finder, resolve_power_iterations
 
@@ -158,7 +158,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         validate_params(self)
         if self.fit_inverse_transform and self.kernel == "precomputed":
             raise ValueError("fit_inverse_transform needs the data X; it is not available with kernel='precomputed'.")
-        X = validate_data(self, X, dtype=np.float64, copy=self.copy_X)
+        X = check_fit_data(self, X, copy=self.copy_X)
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"kernel='precomputed' needs a square Gram matrix; got shape {X.shape}.")
         self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)

@@ -16,7 +16,7 @@ from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ..tree._base import shared_order
 from ..utils import (
@@ -28,7 +28,7 @@ from ..utils import (
     thread_count,
     validate_params,
 )
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_fit_data, check_predict_data
 from ._forest_predict import FlatForest
 
 _MAX_SEED = np.iinfo(np.int32).max
@@ -46,7 +46,7 @@ class _BaseForest(BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit ``n_estimators`` members on bootstrap samples of X (n_samples, n_features) and y."""
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not self._is_classifier,
+        X, y = check_fit_data(self, X, y, y_numeric=not self._is_classifier,
                              ensure_all_finite="allow-nan" if self._nan_allowed() else True)
         n_samples = X.shape[0]
         sw = check_sample_weight(sample_weight, n_samples)

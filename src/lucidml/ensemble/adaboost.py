@@ -9,11 +9,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.metrics import accuracy_score
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ..tree._base import shared_order
 from ..utils import HasMethods, Interval, check_sample_weight, interruptible, raise_if_cancelled, validate_params
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_fit_data, check_predict_data
 from ._forest_predict import FlatForest
 
 _MAX_SEED = np.iinfo(np.int32).max
@@ -98,7 +98,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Boost up to ``n_estimators`` learners on X (n_samples, n_features) and labels y."""
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = check_fit_data(self, X, y)
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)

@@ -6,9 +6,10 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, interruptible, validate_params
+from ..utils.validation import check_fit_data
 from ._boosting import COMMON_DOC, _BaseGradientBoosting
 from ._losses import LOSSES
 
@@ -73,7 +74,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     def fit(self, X, y, sample_weight=None):
         """Fit ``n_estimators`` stages (fewer with early stopping); returns self."""
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", y_numeric=True,
+        X, y = check_fit_data(self, X, y, ensure_all_finite="allow-nan", y_numeric=True,
                              reset=not self._continuing())
         return self._fit(X, y.astype(np.float64), sample_weight, LOSSES[self.loss](self.alpha, 1), False)
 
@@ -142,7 +143,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         """Fit ``n_estimators`` stages (fewer with early stopping); returns self."""
         validate_params(self)
         continuing = self._continuing()
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=not continuing)
+        X, y = check_fit_data(self, X, y, ensure_all_finite="allow-nan", reset=not continuing)
         check_classification_targets(y)
         classes, y_encoded = np.unique(y, return_inverse=True)
         w = check_sample_weight(sample_weight, X.shape[0])

@@ -8,10 +8,10 @@ from scipy.special import expit, xlogy
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_fit_data, check_predict_data
 from ._smoothers import group_by_value
 from .gam_regressor import KNOT_SEARCH_SWEEPS, backfit_sweep
 
@@ -114,7 +114,7 @@ class GAMClassifier(ClassifierMixin, BaseEstimator):
         one-vs-rest models, one per class (local scoring itself is binary).
         """
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = check_fit_data(self, X, y)
         check_classification_targets(y)
         self.classes_, y_index = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:

@@ -6,10 +6,10 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_fit_data, check_predict_data
 from ._smoothers import fit_component, group_by_value
 
 
@@ -105,7 +105,7 @@ class GAMRegressor(RegressorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit α and the components fⱼ to X (n_samples, n_features) and y (n_samples,)."""
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        X, y = check_fit_data(self, X, y, y_numeric=True)
         sw = check_sample_weight(sample_weight, X.shape[0])
         sw = np.ones(X.shape[0]) if sw is None else sw
         self.intercept_ = float(np.dot(sw, y) / sw.sum())

@@ -8,10 +8,10 @@ import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, validate_params
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_fit_data, check_predict_data
 from ._kernel_lms_kernels import klms_epoch
 from .pairwise import KERNELS, _kernel_params, pairwise_kernels
 
@@ -109,7 +109,7 @@ class KernelLMS(RegressorMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) — or the Gram matrix if kernel="precomputed" — and y."""
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        X, y = check_fit_data(self, X, y, y_numeric=True)
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"kernel='precomputed' needs a square Gram matrix, got shape {X.shape}.")
         K = np.ascontiguousarray(self._gram(X))

@@ -80,7 +80,6 @@ class ElasticNet(RegressorMixin, BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-import scipy.sparse
     >>> from lucidml.linear import ElasticNet
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(200, 5))
@@ -211,7 +210,6 @@ class Lasso(ElasticNet):
     Examples
     --------
     >>> import numpy as np
-import scipy.sparse
     >>> from lucidml.linear import Lasso
     >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
     >>> y = 2.0 * X[:, 0]
@@ -341,7 +339,6 @@ def enet_path(X, y, *, l1_ratio=0.5, alphas=None, n_alphas=100, eps=1e-3, fit_in
     Examples
     --------
     >>> import numpy as np
-import scipy.sparse
     >>> from lucidml.linear import lasso_path
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(100, 3))

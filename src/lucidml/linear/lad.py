@@ -7,10 +7,10 @@ import numpy as np
 import scipy.optimize
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.validation import check_magnitude, check_predict_data
+from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 from .linear_regression import _least_squares
 
 # The subgradient solver stops when its best objective has not improved by more than
@@ -118,7 +118,7 @@ class LADRegression(RegressorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit the model to X (n_samples, n_features) and y (n_samples,)."""
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        X, y = check_fit_data(self, X, y, y_numeric=True)
         check_magnitude(X, self)
         y = np.asarray(y, dtype=np.float64)
         s = check_sample_weight(sample_weight, X.shape[0])

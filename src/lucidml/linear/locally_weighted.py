@@ -6,10 +6,10 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.validation import check_magnitude, check_predict_data
+from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 
 # Entries of the (queries × training samples) weight matrix, and of the queries' d × d scatter
 # matrices, handled at once: bounds memory at a few such blocks of 8 bytes each (16 MiB), while
@@ -119,7 +119,7 @@ class LocallyWeightedRegression(RegressorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Store the training data X (n_samples, n_features) and y (n_samples,)."""
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        X, y = check_fit_data(self, X, y, y_numeric=True)
         check_magnitude(X, self)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         self.X_fit_, self.y_fit_ = X, np.asarray(y, dtype=np.float64)

@@ -6,10 +6,10 @@ from typing import ClassVar
 import numpy as np
 from scipy.linalg import lapack
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..utils import Interval, Options, validate_params
-from ..utils.validation import check_magnitude, check_predict_data
+from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 from ._base_mixture import _BaseMixture
 from ._gaussian_model import (
     Gaussians,
@@ -151,7 +151,7 @@ class GaussianMixture(_BaseMixture):
 
     def _fit(self, X):
         validate_params(self)
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        X = check_fit_data(self, X, ensure_min_samples=2)
         check_magnitude(X, self)
         self._check_n_samples(X)
         self._user_init = self._check_user_init(X.shape[1])

@@ -10,9 +10,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, validate_params
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._mlp_base import blas_context
 from ._network import Sequential
 from .activations import get_activation
@@ -143,7 +144,7 @@ class GCNClassifier(ClassifierMixin, BaseEstimator):
         """
         validate_params(self)
         check_init(self.init)
-        X, y = validate_data(self, X, y, dtype=(np.float64, np.float32))
+        X, y = check_fit_data(self, X, y, float32=True)
         labelled = np.ones(len(y), dtype=bool)
         if np.issubdtype(y.dtype, np.number):
             labelled = y != -1
@@ -171,7 +172,7 @@ class GCNClassifier(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X, adjacency=None):
         """Class probabilities of every node, columns in the order of ``classes_``."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=(np.float64, np.float32), reset=False)
+        X = check_predict_data(self, X, dtype=FLOAT_DTYPES)
         if adjacency is None and self.fitted_on_graph_:
             raise ValueError("GCNClassifier was fitted on a graph: pass it again, predict(X, adjacency=A); "
                              "without it every node would be predicted as if it had no edges.")

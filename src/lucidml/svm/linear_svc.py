@@ -85,7 +85,6 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-import scipy.sparse
     >>> from lucidml.svm.linear_svc import LinearSVC
     >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])
     >>> y = np.array([0, 0, 1, 1])

@@ -6,7 +6,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import Bunch, check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import (
     Interval,
@@ -17,7 +17,7 @@ from ..utils import (
     raise_if_cancelled,
     validate_params,
 )
-from ..utils.validation import check_predict_data
+from ..utils.validation import check_fit_data, check_predict_data
 from ._binning import apply_bins, bin_value_ranges, fit_bin_edges
 from ._builder import ExactData, ExactWork, HistData, HistWork, Rules, Target, Work, grow_tree
 from ._criteria import ABSOLUTE_ERROR
@@ -58,7 +58,7 @@ class _BaseDecisionTree(BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on X (n_samples, n_features) and targets y; NaN in X is allowed."""
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan",
+        X, y = check_fit_data(self, X, y, float32=True, ensure_all_finite="allow-nan",
                              y_numeric=not self._is_classifier)
         self._check_target(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])

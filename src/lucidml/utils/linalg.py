@@ -60,8 +60,11 @@ def cholesky_or_none(A, lower=True):
 
 def in_precision(value, dtype):
     """A fitted scalar or array in the data's precision (float32 data, float32 coefficients: what
-    scikit-learn returns), whatever precision the solver worked in."""
-    return dtype.type(value) if np.ndim(value) == 0 else np.asarray(value, dtype=dtype)
+    scikit-learn returns), whatever precision the solver worked in. A float64 scalar stays a
+    Python float."""
+    if np.ndim(value) == 0:
+        return float(value) if dtype == np.float64 else dtype.type(value)
+    return np.asarray(value, dtype=dtype)
 
 
 def product_in_precision(X, v):

@@ -23,8 +23,9 @@ def check_fit_data(estimator, X, y="no_validation", *, accept_sparse=False, floa
     """``validate_data(estimator, X, y, reset=True, ...)`` with lucidml's data-type policy.
 
     - ``float32=True``: float32 input is fitted in float32, everything else in float64; a float16
-      input is computed in float32 (with a ``DataConversionWarning``: NumPy has no float16 BLAS, and
-      its 3 significant digits are too few to accumulate in). ``float32=False``: float64 always.
+      input is computed in float32 (NumPy has no float16 BLAS, and its 3 significant digits are too
+      few to accumulate in). ``float32=False``: float64 always. Either way a float16 input gets a
+      ``DataConversionWarning`` saying what it is computed in, and is never refused.
     - ``accept_sparse``: the SciPy sparse formats the estimator computes on natively (``"csr"``,
       ``["csr", "csc"]``); other formats are converted to the first one. Sparse input to an estimator
       that takes none raises scikit-learn's ``TypeError`` naming ``.toarray()``.
@@ -32,10 +33,11 @@ def check_fit_data(estimator, X, y="no_validation", *, accept_sparse=False, floa
     Duplicate or unsorted indices are summed and sorted on a copy (the user's matrix is not touched),
     so that kernels that read the stored entries see each value once.
     """
-    if float32 and getattr(X, "dtype", None) == np.float16:
-        warnings.warn(f"{type(estimator).__name__}: float16 input X is computed in float32.", DataConversionWarning,
-                      stacklevel=3)
-        X = X.astype(np.float32)
+    if getattr(X, "dtype", None) == np.float16:
+        computed = np.float32 if float32 else np.float64
+        warnings.warn(f"{type(estimator).__name__}: float16 input X is computed in {np.dtype(computed).name}.",
+                      DataConversionWarning, stacklevel=3)
+        X = X.astype(computed)
     dtype = FLOAT_DTYPES if float32 else np.float64
     out = validate_data(estimator, X, y, dtype=dtype, accept_sparse=accept_sparse, **kwargs)
     X_out = out[0] if isinstance(out, tuple) else out
