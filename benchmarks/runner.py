@@ -120,17 +120,26 @@ class _Side:
             return float(self.fitted.score(self.X_test))
         if kind == "variance_kept":
             try:  # scikit-learn's KernelPCA has the method but refuses without fit_inverse_transform
-                return _variance_kept(self.X_test, self.fitted.inverse_transform(self._predict()))
+                return _variance_kept(self.X_test, self._predict(), self.fitted.inverse_transform)
             except (AttributeError, NotFittedError):
                 return None
         metric = accuracy_score if kind == "accuracy" else r2_score
         return float(metric(self.y_test, self.fitted.predict(self.X_test)))
 
 
-def _variance_kept(X, X_back):
-    """1 − ‖X − X̂‖² / ‖X − mean‖²: how much of the test set's variance a reconstruction keeps."""
-    X = X.toarray() if scipy.sparse.issparse(X) else X
-    return float(1.0 - ((X - X_back) ** 2).sum() / ((X - X.mean(axis=0)) ** 2).sum())
+def _variance_kept(X, Z, inverse_transform, block_bytes=2**26):
+    """1 − ‖X − X̂‖² / ‖X − mean‖², X̂ = inverse_transform(Z): how much of the test set's variance a
+    reconstruction keeps. Summed over blocks of rows, so that a wide sparse X (25,000 × 50,000 documents)
+    is never made dense whole."""
+    rows = max(1, block_bytes // (8 * X.shape[1]))
+    mean = np.asarray(X.mean(axis=0)).ravel()
+    residual = total = 0.0
+    for start in range(0, X.shape[0], rows):
+        block = X[start:start + rows]
+        block = block.toarray() if scipy.sparse.issparse(block) else np.asarray(block)
+        residual += float(((block - inverse_transform(Z[start:start + rows])) ** 2).sum())
+        total += float(((block - mean) ** 2).sum())
+    return 1.0 - residual / total
 
 
 def _make_expression(case, library):

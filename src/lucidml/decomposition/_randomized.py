@@ -68,7 +68,7 @@ def randomized_svd(A, n_components, *, n_oversamples=10, n_iter="auto", normaliz
     """
     if isinstance(A, np.ndarray) or scipy.sparse.issparse(A):
         # Its products then run in A's precision (a float32 A is not copied to float64).
-        A = CenteredMatrix(A, np.zeros(A.shape[1]))
+        A = CenteredMatrix(A, None)
     m, n = A.shape
     n_iter = resolve_power_iterations(n_iter, n_components, A.shape)
     if normalizer == "auto":

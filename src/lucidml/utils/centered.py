@@ -33,7 +33,8 @@ def column_means(X, sample_weight=None):
 
 
 class CenteredMatrix:
-    """A = diag(r)(X − 1μᵀ)diag(1/σ) without forming it (``row_weight`` r, ``scale`` σ: None for 1).
+    """A = diag(r)(X − 1μᵀ)diag(1/σ) without forming it (``row_weight`` r, ``scale`` σ: None for 1;
+    ``mean`` μ: None for no centring, X's products in its precision only).
 
         A M = r ∘ (X (M/σ) − 1 μᵀ(M/σ)),     Aᵀ M = (Xᵀ(r ∘ M) − μ 1ᵀ(r ∘ M)) / σ.
 
@@ -49,8 +50,10 @@ class CenteredMatrix:
     def __matmul__(self, M):
         if self.scale is not None:
             M = M / (self.scale[:, None] if M.ndim == 2 else self.scale)
-        shift = self.mean @ M
-        out = product_in_precision(self.X, M) - (shift if M.ndim == 1 else shift[None, :])
+        out = product_in_precision(self.X, M)
+        if self.mean is not None:
+            shift = self.mean @ M
+            out -= shift if M.ndim == 1 else shift[None, :]
         if self.row_weight is not None:
             out *= self.row_weight[:, None] if out.ndim == 2 else self.row_weight
         return out
@@ -60,7 +63,12 @@ class CenteredMatrix:
         if self.row_weight is not None:
             M = M * (self.row_weight[:, None] if M.ndim == 2 else self.row_weight)
         out = product_in_precision(self.X.T, M)
-        out -= np.outer(self.mean, M.sum(axis=0)) if M.ndim == 2 else self.mean * M.sum()
+        if self.mean is not None:  # μ (1ᵀM), a rank-one term: added column by column, not as an outer product
+            if M.ndim == 2:
+                for column, total in enumerate(M.sum(axis=0)):
+                    out[:, column] -= total * self.mean
+            else:
+                out -= M.sum() * self.mean
         if self.scale is not None:
             out /= self.scale[:, None] if out.ndim == 2 else self.scale
         return out

@@ -175,8 +175,11 @@ def class_sums(X, class_index, n_classes, weight=None):
     n_samples = X.shape[0]
     weight = np.ones(n_samples) if weight is None else weight
     if scipy.sparse.issparse(X):
-        one_hot = scipy.sparse.csr_array((weight, (class_index, np.arange(n_samples))), shape=(n_classes, n_samples))
-        return np.asarray((one_hot @ X).toarray(), dtype=np.float64)
+        # (Xᵀ Y)ᵀ with a dense one-hot Y: the product of a CSC matrix (Xᵀ) with a dense one, which is
+        # one pass over the stored entries; a sparse Y would make it a slower sparse-sparse product.
+        one_hot = np.zeros((n_samples, n_classes))
+        one_hot[np.arange(n_samples), class_index] = weight
+        return np.asarray(X.T @ one_hot, dtype=np.float64).T
     block = max(n_samples, 1) if X.dtype == np.float64 else _BLOCK_ROWS
     sums = np.zeros((n_classes, X.shape[1]))
     for start in range(0, n_samples, block):
