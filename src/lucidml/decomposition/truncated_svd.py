@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, validate_params
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
+from ._pca_solvers import column_moments
 from ._randomized import randomized_svd
 from .svd_tools import _flip_signs
 
@@ -181,10 +182,5 @@ def _truncated_svd(X, k, algorithm, n_iter, n_oversamples, normalizer, tol, rng)
 
 
 def _total_variance(X):
-    """Σⱼ Var(xⱼ) (population), for dense or sparse X without densifying."""
-    n = X.shape[0]
-    if scipy.sparse.issparse(X):
-        mean = np.asarray(X.mean(axis=0)).ravel()
-        second = np.asarray(X.multiply(X).sum(axis=0)).ravel() / n
-        return float(np.maximum(second - mean**2, 0.0).sum())
-    return float(X.var(axis=0, dtype=np.float64).sum())
+    """Σⱼ Var(xⱼ) (population), for dense or sparse X without densifying or copying it."""
+    return float(column_moments(X)[1].sum())  # block by block: no float64 copy of a float32 X

@@ -128,9 +128,10 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         self.classes_, y_index = encode_classes(self, y)
         n_classes = len(self.classes_)
         weight = _sample_weight(sample_weight, self.class_weight, y, X.shape[0])
+        total = X.shape[0] if weight is None else weight.sum()
         penalty = "none" if self.penalty is None else self.penalty
-        l2 = 1.0 / (self.C * weight.sum()) if penalty == "l2" else 0.0
-        l1 = 1.0 / (self.C * weight.sum()) if penalty == "l1" else 0.0
+        l2 = 1.0 / (self.C * total) if penalty == "l2" else 0.0
+        l1 = 1.0 / (self.C * total) if penalty == "l1" else 0.0
         fit = dict(solver=self.solver, l1=l1, max_iter=self.max_iter, tol=self.tol, eta0=self.eta0,
                    batch_size=self.batch_size, shuffle=self.shuffle, random_state=self.random_state)
 
@@ -207,12 +208,12 @@ def encode_classes(estimator, y):
 
 
 def _sample_weight(sample_weight, class_weight, y, n_samples):
-    """Per-sample weights sᵢ: the given weights (or 1) times the class weights."""
+    """Per-sample weights sᵢ: the given weights (or 1) times the class weights; None when every sᵢ is 1."""
     weight = check_sample_weight(sample_weight, n_samples)
+    if class_weight is None:
+        return None if weight is None else weight.copy()
     weight = np.ones(n_samples) if weight is None else weight.copy()
-    if class_weight is not None:
-        weight *= compute_sample_weight(class_weight, y)
-    return weight
+    return weight * compute_sample_weight(class_weight, y)
 
 
 def _warn_if_unconverged(results, max_iter, name):

@@ -104,7 +104,8 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         check_magnitude(X, self)
         self.classes_, y_index = encode_classes(self, y)
         weight = _sample_weight(sample_weight, None, y, X.shape[0])
-        l2 = 0.0 if np.isinf(self.C) else 1.0 / (self.C * weight.sum())
+        total = X.shape[0] if weight is None else weight.sum()
+        l2 = 0.0 if np.isinf(self.C) else 1.0 / (self.C * total)
         loss = LogLoss(X, y_index, len(self.classes_), weight, l2, self.fit_intercept, self.parametrization)
         result = minimize_log_loss(loss, np.zeros(loss.size), solver=self.solver, max_iter=self.max_iter,
                                    tol=self.tol, eta0=self.eta0, batch_size=self.batch_size,
