@@ -23,9 +23,8 @@ def _weight_equivalence_failures(reason):
 REGISTRY = (
     EstimatorEntry(
         "lucidml.discriminant.LinearDiscriminantAnalysis",
-        kind="classifier",
+        kind="classifier", float32=True,
         sklearn="sklearn.discriminant_analysis.LinearDiscriminantAnalysis",
-        float32=True,
     ),
     EstimatorEntry(
         "lucidml.discriminant.QuadraticDiscriminantAnalysis",
@@ -38,29 +37,25 @@ REGISTRY = (
     ),
     EstimatorEntry(
         "lucidml.linear.LinearRegression",
-        kind="regressor",
+        kind="regressor", float32=True,
         sklearn="sklearn.linear_model.LinearRegression",
-        float32=True,
     ),
     EstimatorEntry(
         "lucidml.linear.Ridge",
-        kind="regressor",
+        kind="regressor", float32=True,
         sklearn="sklearn.linear_model.Ridge",
-        float32=True,
     ),
     EstimatorEntry(
         "lucidml.linear.Lasso",
         kind="regressor",
         sklearn="sklearn.linear_model.Lasso",
-        compiled=True,
-        float32=True,
+        compiled=True, float32=True,
     ),
     EstimatorEntry(
         "lucidml.linear.ElasticNet",
         kind="regressor",
         sklearn="sklearn.linear_model.ElasticNet",
-        compiled=True,
-        float32=True,
+        compiled=True, float32=True,
     ),
     EstimatorEntry(
         # The exact LP solution of the same problem as the median QuantileRegressor without penalty.
@@ -80,29 +75,25 @@ REGISTRY = (
     ),
     EstimatorEntry(
         "lucidml.linear.GLMRegressor",
-        kind="regressor",
+        kind="regressor", float32=True,
         sklearn="sklearn.linear_model.TweedieRegressor",
         params={"family": "gaussian", "alpha": 1.0},
         sklearn_params={"power": 0, "link": "identity", "alpha": 1.0},
-        float32=True,
     ),
     EstimatorEntry(
         "lucidml.linear.PoissonRegressor",
-        kind="regressor",
+        kind="regressor", float32=True,
         sklearn="sklearn.linear_model.PoissonRegressor",
-        float32=True,
     ),
     EstimatorEntry(
         "lucidml.linear.LogisticRegression",
-        kind="classifier",
+        kind="classifier", float32=True,
         sklearn="sklearn.linear_model.LogisticRegression",
-        float32=True,
     ),
     EstimatorEntry(
         "lucidml.linear.SoftmaxRegression",
-        kind="classifier",
+        kind="classifier", float32=True,
         sklearn="sklearn.linear_model.LogisticRegression",
-        float32=True,
     ),
     EstimatorEntry(
         # Both fit one-hot (lucidml) or ±1 (scikit-learn) indicator targets by ridge: the same argmax.
@@ -197,8 +188,7 @@ REGISTRY = (
         expected_failures=_weight_equivalence_failures(
             "k-means++ seeding draws random numbers per sample, so weighted and repeated samples seed differently "
             "(scikit-learn lists this check as an expected failure of its own KMeans)"),
-        compiled=True,
-        float32=True,
+        compiled=True, float32=True,
     ),
     EstimatorEntry(
         # tol=0 on both sides: scikit-learn passes tol to its inner 2-means runs unscaled, lucidml scales it by
@@ -212,15 +202,13 @@ REGISTRY = (
         expected_failures=_weight_equivalence_failures(
             "the 2-means seeding draws random numbers per sample, so weighted and repeated samples seed differently "
             "(scikit-learn lists this check as an expected failure of its own BisectingKMeans)"),
-        compiled=True,
-        float32=True,
+        compiled=True, float32=True,
     ),
     EstimatorEntry(
         "lucidml.naive_bayes.GaussianNB",
         kind="classifier",
         sklearn="sklearn.naive_bayes.GaussianNB",
-        compiled=True,
-        float32=True,
+        compiled=True, float32=True,
     ),
     EstimatorEntry(
         "lucidml.neighbors.KNeighborsClassifier",
@@ -411,22 +399,20 @@ REGISTRY = (
     ),
     EstimatorEntry(
         "lucidml.neural.MLPClassifier",
-        kind="classifier",
+        kind="classifier", float32=True,
         sklearn="sklearn.neural_network.MLPClassifier",
         params={"random_state": 0},
         sklearn_params={"random_state": 0},
         check_params={"hidden_layer_sizes": (10,), "max_iter": 100},
-        float32=True,
     ),
     EstimatorEntry(
         "lucidml.neural.MLPRegressor",
-        kind="regressor",
+        kind="regressor", float32=True,
         sklearn="sklearn.neural_network.MLPRegressor",
         params={"random_state": 0},
         sklearn_params={"random_state": 0},
         # (10,) and 100 epochs underfit check_regressors_train's data; scikit-learn's MLP needs the same.
         check_params={"hidden_layer_sizes": (20,), "max_iter": 200},
-        float32=True,
     ),
     EstimatorEntry(
         "lucidml.neural.CNNClassifier",
@@ -447,12 +433,11 @@ REGISTRY = (
     ),
     EstimatorEntry(
         "lucidml.decomposition.PCA",
-        kind="transformer",
+        kind="transformer", float32=True,
         sklearn="sklearn.decomposition.PCA",
         params={"n_components": 10},
         sklearn_params={"n_components": 10},
         check_params={"n_components": 2},
-        float32=True,
     ),
     EstimatorEntry(
         "lucidml.decomposition.KernelPCA",
@@ -465,11 +450,10 @@ REGISTRY = (
     ),
     EstimatorEntry(
         "lucidml.decomposition.TruncatedSVD",
-        kind="transformer",
+        kind="transformer", float32=True,
         sklearn="sklearn.decomposition.TruncatedSVD",
         params={"n_components": 10, "random_state": 0},
         sklearn_params={"n_components": 10, "random_state": 0},
-        float32=True,
     ),
     # FastICA estimates the same model by a different contrast and algorithm: no like-for-like counterpart.
     EstimatorEntry(
