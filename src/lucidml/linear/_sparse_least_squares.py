@@ -70,7 +70,7 @@ def solve_ridge_implicit(X, Y, sample_weight, alpha, fit_intercept, *, method="a
 
 
 def _by_gram(X, Y, sample_weight, x_mean, y_mean, alpha):
-    """(W, L) from the centred Gram matrix, refined once; None when it is singular or would cancel."""
+    """(W, L) from the centred Gram matrix, refined once; None when it is singular or overflowed."""
     gram, moment = centered_gram(X, Y, sample_weight, x_mean, y_mean)
     if not (np.all(np.isfinite(gram)) and np.all(np.isfinite(moment))):
         return None  # overflowed: the squares of the features exceed float64
