@@ -20,9 +20,9 @@ from ..tree._histogram import SampleStats
 from ..tree._nodes import TREE_LEAF
 from ..tree._random import new_state
 from ..tree._store import Store
-from ..tree._traversal import sum_leaf_values
+from ..tree._traversal import sum_leaf_values, tree_rows
 from ..utils import Interval, Options, cancel_flag, check_sample_weight, njit, raise_if_cancelled
-from ..utils.validation import check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_predict_data
 
 # A grown boosting tree's leaves and their samples: leaf ℓ (``nodes[ℓ]["left_child"] == -1``)
 # holds the samples ``samples[start[ℓ]:stop[ℓ]]`` (the builder's order after partitioning).
@@ -147,13 +147,14 @@ class _BaseGradientBoosting(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
         return tags
 
     def _continuing(self):
         return self.warm_start and hasattr(self, "nodes_")
 
     def _fit(self, X, y, sample_weight, loss, stratify):
-        """Boost on validated X (float64) and encoded y; sets every fitted attribute."""
+        """Boost on validated X (float32/float64 array or CSR matrix) and encoded y; sets every fitted attribute."""
         w = check_sample_weight(sample_weight, X.shape[0])
         # Losses, gradients and hessians are linear in the weights: measured in units of the
         # largest weight (λ too), the model is the same and Σw·g stays finite for weights near 1e300.
@@ -320,7 +321,7 @@ class _BaseGradientBoosting(BaseEstimator):
     def _raw_predict_validated(self, X, stages=None):
         """f₀ plus the trees' values: raw scores (n_samples, n_trees_per_stage); ``stages`` a slice of them."""
         raw = np.tile(self.baseline_prediction_, (X.shape[0], 1))
-        self._add_stages(np.ascontiguousarray(X), raw, slice(None) if stages is None else stages)
+        self._add_stages(tree_rows(X), raw, slice(None) if stages is None else stages)
         return raw
 
     def _add_stages(self, X, raw, stages):
@@ -332,13 +333,13 @@ class _BaseGradientBoosting(BaseEstimator):
 
     def _validate_X(self, X):
         check_is_fitted(self)
-        return check_predict_data(self, X, allow_nan=True)
+        return check_predict_data(self, X, dtype=FLOAT_DTYPES, allow_nan=True, accept_sparse="csr")
 
     def _raw_predict(self, X):
         return self._raw_predict_validated(self._validate_X(X))
 
     def _staged_raw_predict(self, X):
-        X = np.ascontiguousarray(self._validate_X(X))
+        X = tree_rows(self._validate_X(X))
         raw = np.tile(self.baseline_prediction_, (X.shape[0], 1))
         for stage in range(self.n_estimators_):
             self._add_stages(X, raw, slice(stage, stage + 1))
@@ -376,5 +377,5 @@ def add_leaf_values(raw, column, leaves, value):
 def _apply_tree(X, nodes, value):
     """One tree's values for the rows of X."""
     out = np.zeros((X.shape[0], 1))
-    sum_leaf_values(np.ascontiguousarray(X), nodes, value[:, None], np.zeros(1, np.intp), np.zeros(1, np.intp), out)
+    sum_leaf_values(tree_rows(X), nodes, value[:, None], np.zeros(1, np.intp), np.zeros(1, np.intp), out)
     return out[:, 0]

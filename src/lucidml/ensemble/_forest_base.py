@@ -28,7 +28,7 @@ from ..utils import (
     thread_count,
     validate_params,
 )
-from ..utils.validation import check_fit_data, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._forest_predict import FlatForest
 
 _MAX_SEED = np.iinfo(np.int32).max
@@ -46,7 +46,7 @@ class _BaseForest(BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit ``n_estimators`` members on bootstrap samples of X (n_samples, n_features) and y."""
         validate_params(self)
-        X, y = check_fit_data(self, X, y, y_numeric=not self._is_classifier,
+        X, y = check_fit_data(self, X, y, accept_sparse="csr", float32=True, y_numeric=not self._is_classifier,
                              ensure_all_finite="allow-nan" if self._nan_allowed() else True)
         n_samples = X.shape[0]
         sw = check_sample_weight(sample_weight, n_samples)
@@ -189,7 +189,8 @@ class _BaseForest(BaseEstimator):
 
     def _validate_X(self, X):
         check_is_fitted(self)
-        return check_predict_data(self, X, order="C", allow_nan=self._nan_allowed())
+        return check_predict_data(self, X, order="C", dtype=FLOAT_DTYPES, allow_nan=self._nan_allowed(),
+                                  accept_sparse="csr")
 
     def _nan_allowed(self):
         """NaN passes through when the members handle it (lucidml trees send it down a learned side)."""
@@ -197,7 +198,9 @@ class _BaseForest(BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = get_tags(self._member_prototype()).input_tags.allow_nan
+        member = get_tags(self._member_prototype()).input_tags
+        tags.input_tags.allow_nan = member.allow_nan
+        tags.input_tags.sparse = member.sparse  # sparse X is handed to the members as it is
         return tags
 
     # -- out of bag ------------------------------------------------------------------------

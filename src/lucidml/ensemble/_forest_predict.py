@@ -10,7 +10,7 @@ as views of the table wherever the two agree, so a forest holds its nodes once.
 import numpy as np
 
 from ..tree._nodes import NODE_DTYPE, TREE_LEAF, TREE_UNDEFINED
-from ..tree._traversal import sum_leaf_values
+from ..tree._traversal import sum_leaf_values, tree_rows
 
 
 class FlatForest:
@@ -55,7 +55,8 @@ class FlatForest:
         return all(hasattr(m, "_fit_validated") and not m.tree_.has_categories for m in members)
 
     def sum_values(self, X):
-        """Σ over trees of the value of the leaf each row of X (C-ordered float64) reaches."""
+        """Σ over trees of the value of the leaf each row of X (a float array or CSR matrix) reaches."""
+        X = tree_rows(X)
         out = np.zeros((X.shape[0], self.value.shape[1]))
         sum_leaf_values(X, self.nodes, self.value, self.roots, np.zeros(self.roots.size, np.intp), out)
         return out

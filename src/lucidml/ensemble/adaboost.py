@@ -7,13 +7,13 @@ import numpy as np
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.metrics import accuracy_score
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ..tree._base import shared_order
 from ..utils import HasMethods, Interval, check_sample_weight, interruptible, raise_if_cancelled, validate_params
-from ..utils.validation import check_fit_data, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._forest_predict import FlatForest
 
 _MAX_SEED = np.iinfo(np.int32).max
@@ -98,7 +98,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Boost up to ``n_estimators`` learners on X (n_samples, n_features) and labels y."""
         validate_params(self)
-        X, y = check_fit_data(self, X, y)
+        X, y = check_fit_data(self, X, y, accept_sparse="csr", float32=True)
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)
@@ -136,11 +136,16 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
         return DecisionTreeClassifier(max_depth=1)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = get_tags(self._prototype()).input_tags.sparse  # X goes to the learners as it is
+        return tags
+
     # -- prediction ------------------------------------------------------------------------
     def staged_decision_function(self, X):
         """The decision function after each round (see :meth:`decision_function`)."""
         check_is_fitted(self)
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, dtype=FLOAT_DTYPES, accept_sparse="csr")
         votes = np.zeros((X.shape[0], self.n_classes_))
         total = 0.0
         for learner, alpha in zip(self.estimators_, self.estimator_weights_):
@@ -156,7 +161,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                 pass
             return decision
         check_is_fitted(self)
-        X = check_predict_data(self, X, order="C")
+        X = check_predict_data(self, X, order="C", dtype=FLOAT_DTYPES, accept_sparse="csr")
         return _decision(self._flat.sum_values(X) / np.sum(self.estimator_weights_), self.n_classes_)
 
     def staged_predict(self, X):

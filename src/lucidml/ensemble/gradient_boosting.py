@@ -74,8 +74,8 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     def fit(self, X, y, sample_weight=None):
         """Fit ``n_estimators`` stages (fewer with early stopping); returns self."""
         validate_params(self)
-        X, y = check_fit_data(self, X, y, ensure_all_finite="allow-nan", y_numeric=True,
-                             reset=not self._continuing())
+        X, y = check_fit_data(self, X, y, accept_sparse="csr", float32=True, ensure_all_finite="allow-nan",
+                             y_numeric=True, reset=not self._continuing())
         return self._fit(X, y.astype(np.float64), sample_weight, LOSSES[self.loss](self.alpha, 1), False)
 
     def predict(self, X):
@@ -143,7 +143,8 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         """Fit ``n_estimators`` stages (fewer with early stopping); returns self."""
         validate_params(self)
         continuing = self._continuing()
-        X, y = check_fit_data(self, X, y, ensure_all_finite="allow-nan", reset=not continuing)
+        X, y = check_fit_data(self, X, y, accept_sparse="csr", float32=True, ensure_all_finite="allow-nan",
+                             reset=not continuing)
         check_classification_targets(y)
         classes, y_encoded = np.unique(y, return_inverse=True)
         w = check_sample_weight(sample_weight, X.shape[0])

@@ -31,8 +31,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import check_sample_weight, validate_params
+from ..utils.rows import as_rows
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
-from ._rows import as_rows
 
 
 def pm1_targets(y, classes):

@@ -14,7 +14,7 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic, overload
 
 from ..utils import njit
-from ._rows import row_add, row_dot
+from ..utils.rows import row_add, row_dot
 
 # How many rows ahead of the current one to ask the memory system for. In a shuffled epoch
 # each row is a cache miss; a prefetch hides most of it (×2 faster epochs on 100k×50).

@@ -11,9 +11,9 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ..kernels.pairwise import KERNELS, _kernel_params, pairwise_kernels
-from ..linear._rows import as_rows
 from ..utils import Interval, Options, cancel_flag
 from ..utils.linalg import blas_threads
+from ..utils.rows import as_rows
 from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 from ._kernel import KIND, block_rows, kernel_block
 from ._simplified_smo import simplified_smo

@@ -23,8 +23,8 @@ import scipy.sparse
 from numba.core import types
 from numba.extending import overload
 
-from ..linear._rows import SparseRows, as_rows, row_add, row_dot, row_squared_norm
 from ..utils import njit
+from ..utils.rows import SparseRows, as_rows, row_add, row_dot, row_squared_norm
 
 __all__ = ["KIND", "block_rows", "exp_inplace", "kernel_block", "kernel_column", "kernel_column_all", "kernel_map", "row_norms"]
 

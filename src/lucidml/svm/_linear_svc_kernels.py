@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from ..linear._rows import row_add, row_dot, row_squared_norm
 from ..utils import njit
+from ..utils.rows import row_add, row_dot, row_squared_norm
 
 
 @njit

@@ -4,6 +4,7 @@ from math import ceil
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -17,7 +18,7 @@ from ..utils import (
     raise_if_cancelled,
     validate_params,
 )
-from ..utils.validation import check_fit_data, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._binning import apply_bins, bin_value_ranges, fit_bin_edges
 from ._builder import ExactData, ExactWork, HistData, HistWork, Rules, Target, Work, grow_tree
 from ._criteria import ABSOLUTE_ERROR
@@ -32,6 +33,9 @@ _NO_LIMIT = np.iinfo(np.int64).max // 4
 # its negative-index wraparound (5–15% of a sweep), at no cost when the kernels run interpreted.
 SAMPLE_IDS = np.uint32
 _POOL_BYTES = 128 * 2**20  # memory for histograms kept for subtraction
+# max_bins=None asks for the exact search, which reads dense columns; a sparse X is grown on this
+# many histogram bins instead (exact for every feature with at most this many distinct values).
+SPARSE_MAX_BINS = 255
 
 
 class _BaseDecisionTree(BaseEstimator):
@@ -58,7 +62,7 @@ class _BaseDecisionTree(BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on X (n_samples, n_features) and targets y; NaN in X is allowed."""
         validate_params(self)
-        X, y = check_fit_data(self, X, y, float32=True, ensure_all_finite="allow-nan",
+        X, y = check_fit_data(self, X, y, accept_sparse=("csr", "csc"), float32=True, ensure_all_finite="allow-nan",
                              y_numeric=not self._is_classifier)
         self._check_target(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
@@ -67,7 +71,7 @@ class _BaseDecisionTree(BaseEstimator):
     def _fit_validated(self, X, y, sample_weight=None, order=None):
         """``fit`` on already validated input (the fast path for ensembles).
 
-        X: float64/float32 array (n_samples, n_features) without infinities; y: 1-D labels
+        X: float64/float32 array or sparse matrix (n_samples, n_features) without infinities; y: 1-D labels
         (classifier) or floats (regressor); sample_weight: None or finite, non-negative floats;
         order: :func:`presort` of X, made once for many trees on the same X (the exact search
         then keeps each tree's samples in it, O(n) per feature instead of a sort). Parameters
@@ -89,6 +93,10 @@ class _BaseDecisionTree(BaseEstimator):
         weight_unit = float(weight.max())
         weight = weight / weight_unit
         criterion = self._criterion_code()
+        sparse = scipy.sparse.issparse(X)
+        if criterion == ABSOLUTE_ERROR and sparse:
+            raise TypeError("criterion='absolute_error' grows exact trees, which need dense data; use X.toarray() "
+                            "or criterion='squared_error' (sparse X is grown on histograms).")
         if criterion == ABSOLUTE_ERROR and np.isnan(X).any():
             raise ValueError("criterion='absolute_error' does not support missing values (NaN) in X.")
         if criterion == ABSOLUTE_ERROR and self.max_bins is not None:
@@ -100,13 +108,13 @@ class _BaseDecisionTree(BaseEstimator):
         max_leaf_nodes = -1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
 
         exact = hist = None  # one of the two modes; Numba compiles only the one given
-        if self.max_bins is None:
+        if self.max_bins is None and not sparse:
             exact = _presorted(X, samples, order)
         else:
             stats = SampleStats(code=y_codes, weight=weight, target=weight * y_values if not self._is_classifier
                                 else np.zeros(1), classes=self._is_classifier, unit_weight=False)
-            hist = _binned(X, samples, is_cat, int(self.max_bins), 1 + (n_values if self._is_classifier else 2), rng,
-                           stats)
+            max_bins = SPARSE_MAX_BINS if self.max_bins is None else int(self.max_bins)
+            hist = _binned(X, samples, is_cat, max_bins, 1 + (n_values if self._is_classifier else 2), rng, stats)
         # A classifier's y and a regressor's class codes are None: Numba compiles only the task's own code.
         target = Target(codes=y_codes if self._is_classifier else None, y=None if self._is_classifier else y_values,
                         weight=weight, criterion=criterion, is_class=self._is_classifier, total_weight=total_weight,
@@ -154,7 +162,8 @@ class _BaseDecisionTree(BaseEstimator):
 
     def _prepare_X(self, X):
         check_is_fitted(self)
-        return check_predict_data(self, X, order="C", dtype=[np.float64, np.float32], allow_nan=self._nan_allowed())
+        return check_predict_data(self, X, order="C", dtype=FLOAT_DTYPES, allow_nan=self._nan_allowed(),
+                                  accept_sparse="csr")
 
     def _nan_allowed(self):
         return self.criterion != "absolute_error"
@@ -195,6 +204,7 @@ class _BaseDecisionTree(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = self._nan_allowed()
+        tags.input_tags.sparse = self._nan_allowed()  # every criterion but the absolute error's
         return tags
 
 
@@ -223,7 +233,7 @@ def presort(X):
 def shared_order(tree, X):
     """:func:`presort` of X for an ensemble whose members are lucidml's exact trees like ``tree``
     (sorted once for all of them), else None."""
-    if isinstance(tree, _BaseDecisionTree) and tree.max_bins is None:
+    if isinstance(tree, _BaseDecisionTree) and tree.max_bins is None and not scipy.sparse.issparse(X):
         return presort(X)
     return None
 
@@ -231,10 +241,11 @@ def shared_order(tree, X):
 def _presorted(X, samples, order=None):
     """The exact search's data: the samples of every column sorted once (NaN last), shape (n_features, m).
 
-    Only the sample ids (uint32) are kept; the sweeps read the values from X itself. With ``order``
-    (:func:`presort` of X) the samples are picked out of it in order instead of sorted.
+    Only the sample ids (uint32) are kept; the sweeps read the values from X itself, in its own
+    precision (a float32 X is not copied; thresholds are midpoints computed in float64). With
+    ``order`` (:func:`presort` of X) the samples are picked out of it in order instead of sorted.
     """
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    X = np.ascontiguousarray(X)
     full = samples.size == X.shape[0]
     if order is not None:
         if full:
@@ -259,7 +270,8 @@ def _binned(X, samples, is_cat, max_bins, n_stats, rng, stats):
     edges = fit_bin_edges(Xs, max_bins, random_state=rng)
     bin_values = np.full((X.shape[1], max_bins + 1), np.nan)
     for j in np.flatnonzero(is_cat):
-        levels = np.unique(Xs[:, j][~np.isnan(Xs[:, j])])
+        column = Xs[:, [j]].toarray().ravel() if scipy.sparse.issparse(Xs) else Xs[:, j]
+        levels = np.unique(column[~np.isnan(column)])
         if levels.size > max_bins:
             raise ValueError(f"categorical feature {j} has {levels.size} categories, more than max_bins={max_bins}.")
         edges[j] = 0.5 * levels[:-1] + 0.5 * levels[1:]
@@ -277,6 +289,8 @@ def histogram_data(X, edges, stats, n_stats, samples, present, *, bin_values=Non
     bin; the pool keeps ``n_slots`` of them for subtraction (by default as many as 128 MiB hold).
     """
     n_features = X.shape[1]
+    if scipy.sparse.issparse(X):
+        X = scipy.sparse.csc_matrix(X)  # binned column by column, once
     n_bins = max(2, max((len(e) for e in edges), default=0) + 1)  # the missing bin is n_bins
     binned = apply_bins(X, edges, n_bins)  # uint8 (≤ 255 bins) or uint16, Fortran order
     full = present.size == X.shape[0]

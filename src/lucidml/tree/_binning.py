@@ -32,11 +32,13 @@ Fortran order by default (a histogram pass reads one feature column at a time).
 """
 
 import numpy as np
+import scipy.sparse
 from numba import prange
 from sklearn.utils import check_random_state
 
 from ..utils import njit, thread_count
 from ..utils._pool import thread_pool
+from ..utils.sparse import csr_parts
 
 __all__ = ["apply_bins", "bin_dtype", "bin_value_ranges", "fit_bin_edges"]
 
@@ -59,8 +61,9 @@ def fit_bin_edges(X, max_bins=255, subsample=200_000, random_state=None):
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        Real values; NaN marks a missing value and is left out of the quantiles.
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        Real values, float32 kept as is; NaN marks a missing value and is left out of the
+        quantiles. A sparse column's unlisted entries count as zeros without being materialized.
     max_bins : int, default=255
         Maximum number of bins for non-missing values (2 … 65535).
     subsample : int or None, default=200_000
@@ -81,40 +84,73 @@ def fit_bin_edges(X, max_bins=255, subsample=200_000, random_state=None):
     [0.5, 2.0]
     """
     max_bins = _check_max_bins(max_bins)
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D; got shape {X.shape}.")
+    X = _as_float_matrix(X)
     if subsample is not None and X.shape[0] > subsample:
         rows = check_random_state(random_state).choice(X.shape[0], subsample, replace=False)
         X = X[np.sort(rows)]
     probabilities = np.arange(1, max_bins) / max_bins
-    columns = [X[:, j] for j in range(X.shape[1])]
+    if scipy.sparse.issparse(X):
+        X = scipy.sparse.csc_matrix(X)
+        n = X.shape[0]
+        # A sparse column is its stored values plus n − (stored) zeros that are never listed.
+        columns = [(X.data[a:b], n - (b - a)) for a, b in zip(X.indptr[:-1], X.indptr[1:])]
+    else:
+        columns = [(X[:, j], 0) for j in range(X.shape[1])]
     # Sorting dominates and releases the GIL: big columns are cut on the shared threads.
     threads = min(len(columns), thread_count(None, work=X.shape[0], serial_below=_THREADED_ROWS))
     if threads > 1:
-        return list(thread_pool(threads).map(lambda column: _column_edges(column, max_bins, probabilities), columns))
-    return [_column_edges(column, max_bins, probabilities) for column in columns]
+        return list(thread_pool(threads).map(lambda column: _column_edges(*column, max_bins, probabilities), columns))
+    return [_column_edges(*column, max_bins, probabilities) for column in columns]
+
+
+def _as_float_matrix(X):
+    """X as a 2-D float32/float64 array or sparse matrix (float32 stays float32: no copy)."""
+    if not scipy.sparse.issparse(X):
+        X = np.asarray(X)
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+    elif X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D; got shape {X.shape}.")
+    return X
 
 
 # From this many rows, fit_bin_edges sorts its columns on several threads.
 _THREADED_ROWS = 20_000
 
 
-def _column_edges(column, max_bins, probabilities):
-    """The thresholds of one column: midpoints between its distinct values when they fit in
-    max_bins bins, else the midpoints of neighbouring order statistics at the quantiles."""
-    column = np.sort(column)  # NaN sorts last
-    column = column[: column.size - np.count_nonzero(np.isnan(column))]
-    new_value = np.concatenate(([True], column[1:] != column[:-1])) if column.size else column.astype(bool)
-    if np.count_nonzero(new_value) <= max_bins:
-        distinct = column[new_value]
+def _column_edges(values, n_zeros, max_bins, probabilities):
+    """The thresholds of one column, given as ``values`` plus ``n_zeros`` unlisted zeros (a sparse
+    column; 0 for a dense one): midpoints between its distinct values when they fit in max_bins
+    bins, else the midpoints of neighbouring order statistics at the quantiles. Computed in float64
+    whatever the column's precision."""
+    values = np.sort(values).astype(np.float64, copy=False)  # NaN sorts last
+    values = values[: values.size - np.count_nonzero(np.isnan(values))]
+    new_value = np.concatenate(([True], values[1:] != values[:-1])) if values.size else values.astype(bool)
+    distinct = values[new_value]
+    if n_zeros:
+        distinct = np.union1d(distinct, [0.0])
+    if distinct.size <= max_bins:
         # Halves first: (a + b) / 2 would overflow for values near the float64 maximum.
         return 0.5 * distinct[:-1] + 0.5 * distinct[1:]
-    # NumPy's "midpoint" quantile read off the sorted column; heavy ties can make neighbouring
-    # quantiles equal, np.unique drops the repeats.
-    position = probabilities * (column.size - 1)
-    below, above = column[np.floor(position).astype(np.intp)], column[np.ceil(position).astype(np.intp)]
+    # NumPy's "midpoint" quantile read off the sorted column (the unlisted zeros stand between the
+    # negative and the positive values); heavy ties can make neighbouring quantiles equal, np.unique
+    # drops the repeats.
+    position = probabilities * (values.size + n_zeros - 1)
+    below = _order_statistic(values, n_zeros, np.floor(position).astype(np.intp))
+    above = _order_statistic(values, n_zeros, np.ceil(position).astype(np.intp))
     return np.unique(0.5 * below + 0.5 * above)
+
+
+def _order_statistic(values, n_zeros, k):
+    """The k-th smallest of the sorted ``values`` with ``n_zeros`` zeros put in among them."""
+    if not n_zeros:
+        return values[k]
+    first_zero = np.searchsorted(values, 0.0)
+    listed = np.where(k < first_zero, k, k - n_zeros)
+    zero = (k >= first_zero) & (k < first_zero + n_zeros)
+    return np.where(zero, 0.0, values[np.where(zero, 0, listed)] if values.size else 0.0)
 
 
 def apply_bins(X, edges, max_bins=255, order="F"):
@@ -122,7 +158,8 @@ def apply_bins(X, edges, max_bins=255, order="F"):
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        A sparse X is binned column by column (CSC); the result is dense either way.
     edges : list of n_features increasing float arrays, as returned by :func:`fit_bin_edges`.
     max_bins : int, default=255
         The value given to :func:`fit_bin_edges`; it is also the index of the missing bin.
@@ -141,8 +178,8 @@ def apply_bins(X, edges, max_bins=255, order="F"):
     [0, 1, 255, 2]
     """
     max_bins = _check_max_bins(max_bins)
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[1] != len(edges):
+    X = _as_float_matrix(X)
+    if X.shape[1] != len(edges):
         raise ValueError(f"X has shape {X.shape} but edges describe {len(edges)} features.")
     if order not in ("F", "C"):
         raise ValueError(f"order must be 'F' or 'C'; got {order!r}.")
@@ -152,7 +189,12 @@ def apply_bins(X, edges, max_bins=255, order="F"):
     offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
     flat = np.concatenate([np.asarray(e, dtype=np.float64) for e in edges]) if edges else np.empty(0)
     out = np.empty(X.shape, dtype=bin_dtype(max_bins), order=order)
-    _bin_columns(X, flat, offsets, max_bins, out)
+    if scipy.sparse.issparse(X):
+        X = scipy.sparse.csc_matrix(X)
+        indptr, indices, data = csr_parts(X)
+        _bin_sparse_columns(indptr, indices, data, flat, offsets, max_bins, out)
+    else:
+        _bin_columns(X, flat, offsets, max_bins, out)
     return out
 
 
@@ -200,15 +242,37 @@ def _bin_columns(X, flat_edges, offsets, missing_bin, out):
                     out[first + k, j] = base[k] - start + (flat_edges[base[k]] < x)
 
 
+@njit(parallel=True, interpret_small=True)
+def _bin_sparse_columns(indptr, indices, data, flat_edges, offsets, missing_bin, out):
+    """:func:`_bin_columns` of a CSC matrix, column by column: the column's unlisted zeros all get
+    the bin of 0, then each stored value its own. The result is dense (n_samples × n_features
+    small integers); the float values are never densified."""
+    for j in prange(out.shape[1]):
+        start = offsets[j]
+        edges = flat_edges[start:offsets[j + 1]]
+        zero_bin = np.searchsorted(edges, 0.0)  # side="left": #{t < 0}
+        for i in range(out.shape[0]):
+            out[i, j] = zero_bin
+        for p in range(indptr[j], indptr[j + 1]):
+            x = data[p]
+            out[indices[p], j] = missing_bin if np.isnan(x) else np.searchsorted(edges, x)
+
+
 def bin_value_ranges(X, binned, n_bins):
     """(lo, hi), each of shape (n_features, n_bins): the smallest and largest value of X in each bin.
 
     A bin no value of X falls in gets lo = +∞, hi = −∞; the missing bin is not counted. A
     histogram tree uses these to put a threshold midway between the values it separates.
     """
+    X = _as_float_matrix(X)
     lo = np.full((X.shape[1], n_bins), np.inf)
     hi = np.full((X.shape[1], n_bins), -np.inf)
-    _bin_value_ranges(np.asarray(X, dtype=np.float64), binned, lo, hi)
+    if scipy.sparse.issparse(X):
+        X = scipy.sparse.csc_matrix(X)
+        indptr, indices, data = csr_parts(X)
+        _sparse_bin_value_ranges(indptr, indices, data, binned, lo, hi)
+    else:
+        _bin_value_ranges(X, binned, lo, hi)
     return lo, hi
 
 
@@ -224,3 +288,30 @@ def _bin_value_ranges(X, binned, lo, hi):
                     lo[j, b] = v
                 if v > hi[j, b]:
                     hi[j, b] = v
+
+
+@njit(parallel=True, interpret_small=True)
+def _sparse_bin_value_ranges(indptr, indices, data, binned, lo, hi):
+    """:func:`_bin_value_ranges` of a CSC matrix: the stored values, and 0 for a column with
+    unlisted entries (read in the bin of its first row without a stored value)."""
+    n_bins = lo.shape[1]
+    n_samples = binned.shape[0]
+    for j in prange(lo.shape[0]):
+        first_unlisted = -1
+        expected = 0  # rows come in increasing order: the first gap is the first unlisted row
+        for p in range(indptr[j], indptr[j + 1]):
+            i = indices[p]
+            if first_unlisted < 0 and i != expected:
+                first_unlisted = expected
+            expected = i + 1
+            b = binned[i, j]
+            if b < n_bins:
+                v = data[p]
+                lo[j, b] = min(lo[j, b], v)
+                hi[j, b] = max(hi[j, b], v)
+        if first_unlisted < 0 and expected < n_samples:
+            first_unlisted = expected
+        if first_unlisted >= 0:
+            b = binned[first_unlisted, j]
+            lo[j, b] = min(lo[j, b], 0.0)
+            hi[j, b] = max(hi[j, b], 0.0)

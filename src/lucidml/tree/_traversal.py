@@ -7,6 +7,10 @@ other in one table (a forest, the stages of boosting): child ids are local to th
 tree is named by ``base``, the row of its root. Multiway categorical nodes (``Categories``, CSR lists of
 values and children) exist only in single trees.
 
+X is a C-ordered float array or a CSR matrix as :class:`~lucidml.utils.rows.SparseRows` (see
+:func:`tree_rows`): the walk reads one value per level through :func:`~lucidml.utils.rows.row_value`,
+a binary search in a sparse row, so sparse rows are never densified.
+
 - :func:`descend` is the hot loop: the leaf a row reaches, one comparison per level.
 - :func:`apply_rows` / :func:`apply_parallel`: the node each row ends in, for a single tree.
 - :func:`decision_paths`: the nodes each row passes through.
@@ -18,13 +22,20 @@ from collections import namedtuple
 
 import numba
 import numpy as np
+import scipy.sparse
 from numba import prange
 
 from ..utils import njit, unsigned
+from ..utils.rows import as_rows, row_value
 
-__all__ = ["Categories", "apply_parallel", "apply_rows", "decision_paths", "descend", "sum_leaf_values"]
+__all__ = ["Categories", "apply_parallel", "apply_rows", "decision_paths", "descend", "sum_leaf_values", "tree_rows"]
 
 Categories = namedtuple("Categories", ["ptr", "values", "children", "present"])
+
+
+def tree_rows(X):
+    """X as the walks take it: a dense array C-ordered, a sparse matrix as CSR rows."""
+    return as_rows(X) if scipy.sparse.issparse(X) else np.ascontiguousarray(X)
 
 # Rows per block of the parallel walks (see sum_leaf_values), and the mean nodes per tree from
 # which a table's trees count as large.
@@ -43,7 +54,7 @@ def descend(X, i, base, nodes):
     u = unsigned(base)
     node = nodes[u]
     while node["left_child"] != -1:
-        v = X[i, unsigned(node["feature"])]
+        v = row_value(X, i, unsigned(node["feature"]))
         if v <= node["threshold"] or (v != v and node["missing_go_to_left"]):  # v != v: NaN
             u = unsigned(base + node["left_child"])
         else:
@@ -56,7 +67,7 @@ def descend(X, i, base, nodes):
 def next_node(X, i, u, nodes, categories):
     """The child of node u that row i goes to, or -1 when its category was never seen there."""
     node = nodes[u]
-    v = X[i, node["feature"]]
+    v = row_value(X, i, node["feature"])
     if categories.present and categories.ptr[u + 1] > categories.ptr[u]:
         for e in range(categories.ptr[u], categories.ptr[u + 1]):
             c = categories.values[e]

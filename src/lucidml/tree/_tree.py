@@ -19,7 +19,7 @@ import scipy.sparse
 from ..utils import njit
 from ._nodes import NODE_DTYPE, TREE_LEAF, TREE_UNDEFINED
 from ._splitter import CATEGORICAL_SPLIT
-from ._traversal import Categories, apply_parallel, apply_rows, decision_paths
+from ._traversal import Categories, apply_parallel, apply_rows, decision_paths, tree_rows
 
 __all__ = ["TREE_LEAF", "TREE_UNDEFINED", "Tree", "tree_from_store"]
 
@@ -95,7 +95,10 @@ class Tree:
         return Categories(self.category_ptr, self.category_values, self.category_children, self.has_categories)
 
     def apply(self, X):
-        """Index of the node each row of X ends in (a leaf, or a categorical node for an unseen value)."""
+        """Index of the node each row of X ends in (a leaf, or a categorical node for an unseen value).
+
+        X: float array or sparse matrix (its rows are walked as CSR, never densified)."""
+        X = tree_rows(X)
         out = np.empty(X.shape[0], dtype=np.intp)
         if X.shape[0] >= _PARALLEL_MIN_ROWS:
             apply_parallel(X, self.nodes, self.categories(), out)
@@ -115,6 +118,7 @@ class Tree:
 
     def decision_path(self, X):
         """CSR indicator (n_samples, node_count) of the nodes each row passes through."""
+        X = tree_rows(X)
         indptr, indices = decision_paths(X, self.nodes, self.categories(), self.max_depth + 1)
         data = np.ones(indices.size, dtype=np.intp)
         return scipy.sparse.csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))

@@ -1,0 +1,164 @@
+"""Sparse and float32 X in the tree models (issue 21).
+
+A sparse X is binned column by column (its unlisted zeros never materialized) into the same dense
+bin matrix as the dense X, and prediction walks CSR rows. So a sparse fit must equal the dense fit
+with the same histogram search, bin for bin; a float32 X is read as it is.
+"""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+import scipy.sparse
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import make_classification
+
+from lucidml.ensemble import (
+    AdaBoostClassifier,
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from lucidml.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from lucidml.tree._binning import apply_bins, bin_value_ranges, fit_bin_edges
+
+
+def _sparse_data(n_samples=400, n_features=30, density=0.15, seed=0, distinct=None):
+    """Sparse-looking data (mostly zeros, negative and positive values) and targets depending on it."""
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n_samples, n_features))
+    if distinct is not None:
+        X = np.round(X * distinct) / distinct
+    X[rng.uniform(size=X.shape) > density] = 0.0
+    score = X[:, :5].sum(axis=1) + 0.1 * rng.normal(size=n_samples)
+    return X, (score > np.median(score)).astype(int), score
+
+
+@settings(max_examples=40, deadline=None)
+@given(n_samples=st.integers(1, 60), n_features=st.integers(1, 4), density=st.floats(0.0, 1.0),
+       max_bins=st.sampled_from([2, 3, 8, 255]), seed=st.integers(0, 2**16), nan=st.booleans(),
+       subsample=st.sampled_from([None, 7]))
+def test_sparse_binning_equals_dense_binning(n_samples, n_features, density, max_bins, seed, nan, subsample):
+    """Edges, bins and bin ranges of a sparse matrix are those of the same matrix dense, for any mix
+    of negative, positive, explicit-zero and unlisted entries (the quantile path included)."""
+    rng = np.random.RandomState(seed)
+    X = rng.choice([-2.0, -0.5, 0.0, 0.25, 1.0, 3.0], size=(n_samples, n_features)) * rng.uniform(1, 2, (n_samples, 1))
+    X[rng.uniform(size=X.shape) > density] = 0.0
+    if nan:
+        X[0, 0] = np.nan
+    sparse = scipy.sparse.csc_matrix(X)
+    if sparse.nnz:
+        sparse.data[0] = 0.0 if not np.isnan(sparse.data[0]) else sparse.data[0]  # an explicit zero
+        X = sparse.toarray()
+    dense_edges = fit_bin_edges(X, max_bins, subsample=subsample, random_state=0)
+    sparse_edges = fit_bin_edges(sparse, max_bins, subsample=subsample, random_state=0)
+    for dense_column, sparse_column in zip(dense_edges, sparse_edges):
+        np.testing.assert_array_equal(sparse_column, dense_column)
+    binned = apply_bins(X, dense_edges, max_bins)
+    np.testing.assert_array_equal(apply_bins(sparse, dense_edges, max_bins), binned)
+    np.testing.assert_array_equal(apply_bins(sparse.tocsr(), dense_edges, max_bins, order="C"), binned)
+    for dense_range, sparse_range in zip(bin_value_ranges(X, binned, max_bins),
+                                         bin_value_ranges(sparse, binned, max_bins)):
+        np.testing.assert_array_equal(sparse_range, dense_range)
+
+
+def test_quantile_edges_of_a_sparse_column_count_its_zeros():
+    """Many distinct values: the quantiles are those of the column with its zeros (70% here)."""
+    X, _, _ = _sparse_data(n_samples=2_000, n_features=3, density=0.3)
+    edges = fit_bin_edges(scipy.sparse.csr_matrix(X), max_bins=16)
+    np.testing.assert_array_equal(edges[0], fit_bin_edges(X, max_bins=16)[0])
+    assert np.sum(edges[0] < 0) < 3 and np.sum(edges[0] > 0) < 3  # most quantiles fall on the zeros
+
+
+ESTIMATORS = {
+    "tree_classifier": lambda: DecisionTreeClassifier(random_state=0, max_bins=255),
+    "tree_regressor": lambda: DecisionTreeRegressor(random_state=0, max_bins=32, max_depth=6),
+    "forest_classifier_oob": lambda: RandomForestClassifier(20, random_state=0, max_bins=255, oob_score=True),
+    "forest_regressor": lambda: RandomForestRegressor(8, random_state=0, max_bins=255, max_features=0.5),
+    "boosting_subsample": lambda: GradientBoostingClassifier(n_estimators=15, subsample=0.7, random_state=0),
+    "boosting_early_stop": lambda: GradientBoostingRegressor(n_estimators=15, n_iter_no_change=3, random_state=0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_sparse_fit_and_predict_equal_dense(name):
+    make = ESTIMATORS[name]
+    X, y_class, y_reg = _sparse_data()
+    estimator = make()
+    y = y_class if hasattr(estimator, "predict_proba") else y_reg
+    dense = make().fit(X, y)
+    sparse = estimator.fit(scipy.sparse.csc_matrix(X), y)
+    rows = scipy.sparse.csr_matrix(X[:50])
+    method = "predict_proba" if hasattr(dense, "predict_proba") else "predict"
+    np.testing.assert_allclose(getattr(sparse, method)(rows), getattr(dense, method)(X[:50]), rtol=1e-12)
+    # Sparse rows predict as their dense twins whatever the format (CSC and COO go through CSR).
+    np.testing.assert_allclose(getattr(sparse, method)(scipy.sparse.coo_matrix(X[:50])),
+                               getattr(sparse, method)(X[:50]), rtol=1e-12)
+    if hasattr(dense, "oob_score_"):
+        assert sparse.oob_score_ == dense.oob_score_
+
+
+def test_default_tree_on_sparse_input_is_the_255_bin_histogram_tree():
+    """max_bins=None means the exact search on dense X; a sparse X is grown on 255 bins instead."""
+    X, y, _ = _sparse_data(n_samples=600, n_features=10, density=0.5)  # > 255 distinct values per column
+    sparse = DecisionTreeClassifier(random_state=0, max_depth=5).fit(scipy.sparse.csr_matrix(X), y)
+    histogram = DecisionTreeClassifier(random_state=0, max_depth=5, max_bins=255).fit(X, y)
+    np.testing.assert_array_equal(sparse.tree_.threshold, histogram.tree_.threshold)
+    np.testing.assert_array_equal(sparse.apply(scipy.sparse.csr_matrix(X)), histogram.apply(X))
+    paths = sparse.decision_path(scipy.sparse.csr_matrix(X[:20]))
+    np.testing.assert_array_equal(paths.toarray(), histogram.decision_path(X[:20]).toarray())
+
+
+def test_adaboost_on_sparse_input():
+    X, y, _ = _sparse_data(distinct=4)
+    dense = AdaBoostClassifier(n_estimators=20, random_state=0).fit(X, y)
+    sparse = AdaBoostClassifier(n_estimators=20, random_state=0).fit(scipy.sparse.csr_matrix(X), y)
+    np.testing.assert_allclose(sparse.decision_function(scipy.sparse.csr_matrix(X)), dense.decision_function(X))
+    staged = list(sparse.staged_predict(scipy.sparse.csr_matrix(X)))
+    np.testing.assert_array_equal(staged[-1], dense.predict(X))
+
+
+def test_absolute_error_refuses_sparse_input_by_name():
+    X, _, y = _sparse_data()
+    with pytest.raises(TypeError, match="absolute_error.*dense data"):
+        DecisionTreeRegressor(criterion="absolute_error").fit(scipy.sparse.csr_matrix(X), y)
+
+
+def test_wide_sparse_input_with_64_bit_indices():
+    """A CSR matrix with int64 index arrays predicts as its int32 twin (one compiled walk serves both)."""
+    X, y, _ = _sparse_data(n_samples=200, n_features=500, density=0.02)
+    tree = DecisionTreeClassifier(random_state=0, max_bins=255).fit(scipy.sparse.csr_matrix(X), y)
+    wide = scipy.sparse.csr_matrix(X)
+    wide.indices, wide.indptr = wide.indices.astype(np.int64), wide.indptr.astype(np.int64)
+    np.testing.assert_array_equal(tree.predict_proba(wide), tree.predict_proba(X))
+
+
+@pytest.mark.parametrize("max_bins", [None, 64])
+def test_float32_is_read_as_it_is(max_bins):
+    """A float32 X is neither copied to float64 nor split differently: the tree equals the float64
+    fit on the same values, and the fit allocates far less than a float64 copy of X."""
+    X, y = make_classification(4_000, 20, random_state=0)
+    X32 = X.astype(np.float32)
+    reference = DecisionTreeClassifier(random_state=0, max_depth=8, max_bins=max_bins).fit(X32.astype(np.float64), y)
+    DecisionTreeClassifier(random_state=0, max_depth=8, max_bins=max_bins).fit(X32, y)  # compiled before measuring
+    tracemalloc.start()
+    try:
+        tree = DecisionTreeClassifier(random_state=0, max_depth=8, max_bins=max_bins).fit(X32, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(tree.tree_.threshold, reference.tree_.threshold)
+    np.testing.assert_array_equal(tree.predict_proba(X32), reference.predict_proba(X32.astype(np.float64)))
+    if max_bins is None:  # the histogram mode's fixed pool of histograms would dominate this small X
+        assert peak < 2 * X32.nbytes  # a float64 copy alone would be 2 × X32.nbytes
+
+
+def test_forest_and_boosting_keep_float32():
+    X, y = make_classification(2_000, 10, random_state=0)
+    X32 = X.astype(np.float32)
+    for make in (lambda: RandomForestClassifier(5, random_state=0, max_depth=6),
+                 lambda: GradientBoostingClassifier(n_estimators=10, random_state=0)):
+        np.testing.assert_array_equal(make().fit(X32, y).predict_proba(X32),
+                                      make().fit(X32.astype(np.float64), y).predict_proba(X32.astype(np.float64)))
