@@ -10,7 +10,7 @@ from ..utils.rows import row_add, row_dot, row_squared_norm
 def dual_cd(X, y, C, bias, squared, tol, max_iter, seed, w, history):
     """Minimise ½αᵀQ̄α − Σαᵢ over 0 ≤ αᵢ ≤ Uᵢ one coordinate at a time; w (shape (1, d + 1)) is updated in place.
 
-    X is a dense array or a CSR matrix as ``lucidml.linear._rows.SparseRows`` (a step then costs the
+    X is a dense array or a CSR matrix as ``lucidml.utils.rows.SparseRows`` (a step then costs the
     row's stored entries).
 
     Q̄ᵢⱼ = yᵢyⱼ x̃ᵢᵀx̃ⱼ + Dᵢᵢ[i=j] with x̃ᵢ = (xᵢ, bias): hinge loss has Uᵢ = Cᵢ, Dᵢᵢ = 0; squared hinge
