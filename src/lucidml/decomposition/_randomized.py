@@ -50,7 +50,7 @@ def randomized_range_finder(A, size, n_iter, normalizer, rng):
 
     Y ← A Ω, then n_iter times: Y ← A · norm(Aᵀ · norm(Y)); finally Q = orth(Y).
     """
-    omega = rng.standard_normal(size=(A.shape[1], size))
+    omega = rng.standard_normal(size=(A.shape[1], size)).astype(A.dtype, copy=False)
     Y = _dense(A @ omega)
     for _ in range(n_iter):
         Z = _dense(A.T @ _normalize(Y, normalizer))
@@ -67,8 +67,9 @@ def randomized_svd(A, n_components, *, n_oversamples=10, n_iter="auto", normaliz
     built on the longer side's partner: the test matrix has min(m, n) rows.
     """
     if isinstance(A, np.ndarray) or scipy.sparse.issparse(A):
-        # Its products then run in A's precision (a float32 A is not copied to float64).
-        A = CenteredMatrix(A, None)
+        # Its products and the tall blocks Y, Q then stay in A's precision (a float32 A is neither
+        # copied to float64 nor met with float64 blocks of its height).
+        A = CenteredMatrix(A, None, keep_dtype=True)
     m, n = A.shape
     n_iter = resolve_power_iterations(n_iter, n_components, A.shape)
     if normalizer == "auto":
@@ -80,6 +81,8 @@ def randomized_svd(A, n_components, *, n_oversamples=10, n_iter="auto", normaliz
         return (U.T if compute_u else None), s, Vt.T
     Q = randomized_range_finder(A, size, n_iter, normalizer, rng)
     B = _dense(A.T @ Q).T  # Qᵀ A, computed as (AᵀQ)ᵀ so that sparse A stays on the left
-    U_hat, s, Vt = scipy.linalg.svd(B, full_matrices=False, check_finite=False, lapack_driver="gesdd")
-    U = Q @ U_hat[:, :n_components] if compute_u else None
+    # The small l × n SVD in float64 whatever the data's precision.
+    U_hat, s, Vt = scipy.linalg.svd(B.astype(np.float64), full_matrices=False, check_finite=False,
+                                    lapack_driver="gesdd")
+    U = Q @ U_hat[:, :n_components].astype(Q.dtype, copy=False) if compute_u else None
     return U, s[:n_components], Vt[:n_components]

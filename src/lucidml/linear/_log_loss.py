@@ -36,6 +36,8 @@ _FTOL = 64 * np.finfo(np.float64).eps
 SMALL_PRODUCT = 2**20
 # The rows argument meaning every sample (distinct from a slice, which would copy a sparse X).
 ALL = None
+# Rows per block of a full evaluation (f and ∇f): 32,768 rows × 10 classes of float64 is 2.5 MiB.
+BLOCK_ROWS = 32_768
 
 
 class LogLoss:
@@ -71,14 +73,16 @@ class LogLoss:
         # Indexing a sparse matrix copies it, even with a full slice.
         return self.X if rows is ALL else self.X[rows]
 
-    def scores(self, theta, rows=ALL):
-        """Z = X W + b in X's precision (a float32 X is multiplied as float32: no float64 copy of it)."""
+    def scores(self, theta, rows=ALL, X_rows=None):
+        """Z = X W + b in X's precision (a float32 X is multiplied as float32: no float64 copy of it).
+        ``X_rows``: ``X[rows]`` when the caller has it already."""
         W, b = self.unpack(theta)
-        return self._rows(rows) @ W.T.astype(self.X.dtype, copy=False) + b.astype(self.X.dtype, copy=False)
+        X_rows = self._rows(rows) if X_rows is None else X_rows
+        return X_rows @ W.T.astype(self.X.dtype, copy=False) + b.astype(self.X.dtype, copy=False)
 
-    def _evaluate(self, theta, rows=ALL):
+    def _evaluate(self, theta, rows=ALL, X_rows=None):
         """(Σ sᵢℓᵢ, ∂(sᵢℓᵢ)/∂zᵢ, probabilities) over ``rows``."""
-        Z = self.scores(theta, rows)
+        Z = self.scores(theta, rows, X_rows)
         y = self.y if rows is ALL else self.y[rows]
         s = None if self.unweighted else (self.weight if rows is ALL else self.weight[rows])
         if self.model == "binary":
@@ -89,7 +93,7 @@ class LogLoss:
         else:
             free = np.flatnonzero(y < self.n_vectors)  # the reference class has score 0
             own_class = y[free]
-            own = np.zeros(len(y))
+            own = np.zeros(len(y), dtype=Z.dtype)
             own[free] = Z[free, own_class]
             shift = Z.max(axis=1)
             if self.model == "reference":
@@ -109,22 +113,40 @@ class LogLoss:
             return float(losses.sum(dtype=np.float64)), dZ, prob
         return float(s @ losses.astype(np.float64, copy=False)), dZ * s[:, None].astype(dZ.dtype), prob
 
-    def _gradient(self, theta, weighted_dZ, rows, scale):
-        W, _ = self.unpack(theta)
+    def _data_gradient(self, weighted_dZ, rows, X_rows=None):
+        """Σ over ``rows`` of ∂(sᵢℓᵢ)/∂θ, shaped (n_vectors, d [+ 1]), in float64."""
+        X_rows = self._rows(rows) if X_rows is None else X_rows
         # (Xᵀ dZ)ᵀ rather than dZᵀ X: the transpose of a CSR matrix is a CSC one, whose product with
         # a dense matrix SciPy computes without converting.
-        grad_W = scale * (self._rows(rows).T @ weighted_dZ).T.astype(np.float64) + self.l2 * W
+        grad_W = (X_rows.T @ weighted_dZ).T.astype(np.float64)
         if not self.fit_intercept:
-            return grad_W.ravel()
-        return np.hstack([grad_W, scale * weighted_dZ.sum(axis=0, dtype=np.float64)[:, None]]).ravel()
+            return grad_W
+        return np.hstack([grad_W, weighted_dZ.sum(axis=0, dtype=np.float64)[:, None]])
+
+    def _penalty_gradient(self, theta):
+        W, _ = self.unpack(theta)
+        return np.hstack([self.l2 * W, np.zeros((self.n_vectors, int(self.fit_intercept)))])
+
+    def _gradient(self, theta, weighted_dZ, rows, scale):
+        return (scale * self._data_gradient(weighted_dZ, rows) + self._penalty_gradient(theta)).ravel()
 
     def _compute(self, theta):
         if self._cached is None or not np.array_equal(self._cached[0], theta):
-            total, weighted_dZ, prob = self._evaluate(theta)
+            # By blocks of rows, so that the scores and their temporaries take O(block · k) memory
+            # rather than several n × k arrays; Newton keeps the n × k probabilities for its Hessian.
+            n = self.X.shape[0]
+            one_pass = self.keep_probabilities or n <= 2 * BLOCK_ROWS
+            blocks = [ALL] if one_pass else [slice(a, min(n, a + BLOCK_ROWS)) for a in range(0, n, BLOCK_ROWS)]
+            total, data_grad, prob = 0.0, 0.0, None
+            for rows in blocks:
+                X_rows = self._rows(rows)  # a view of dense X, a copy of a sparse block
+                block_total, weighted_dZ, prob = self._evaluate(theta, rows, X_rows)
+                total += block_total
+                data_grad = data_grad + self._data_gradient(weighted_dZ, rows, X_rows)
             W, _ = self.unpack(theta)
             f = total / self.weight_sum + 0.5 * self.l2 * float(np.sum(W * W))
-            grad = self._gradient(theta, weighted_dZ, ALL, 1.0 / self.weight_sum)
-            self._cached = (theta.copy(), f, grad, prob)
+            grad = (data_grad / self.weight_sum + self._penalty_gradient(theta)).ravel()
+            self._cached = (theta.copy(), f, grad, prob if one_pass else None)
         return self._cached
 
     def fun(self, theta):

@@ -143,8 +143,8 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         bias = self.intercept_scaling if self.fit_intercept else 0.0
         positives = [1] if n_classes == 2 else range(n_classes)
-        if not dual:  # the primal works on x̃ = (x, s) explicitly, in float64
-            X = np.c_[X, np.full(X.shape[0], bias)] if bias else X.astype(np.float64, copy=False)
+        if not dual:  # the primal works on x̃ = (x, s) explicitly, in X's precision
+            X = np.hstack([X, np.full((X.shape[0], 1), bias, X.dtype)]) if bias else np.ascontiguousarray(X)
         W, curves, converged = [], [], True
         for k in positives:
             sign = np.where(y_index == k, 1.0, -1.0)

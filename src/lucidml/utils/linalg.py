@@ -67,11 +67,11 @@ def in_precision(value, dtype):
     return np.asarray(value, dtype=dtype)
 
 
-def product_in_precision(X, v):
-    """X @ v in X's precision, returned as float64: a float32 X (dense or sparse) is multiplied as
-    float32 instead of being copied to float64 by NumPy's type promotion, and what follows (sums,
-    exponentials, the optimizer's state) stays in float64."""
+def product_in_precision(X, v, dtype=np.float64):
+    """X @ v in X's precision, returned as ``dtype`` (None: X's own): a float32 X (dense or sparse)
+    is multiplied as float32 instead of being copied to float64 by NumPy's type promotion, and by
+    default what follows (sums, exponentials, the optimizer's state) stays in float64."""
     product = X @ v.astype(X.dtype, copy=False)
     if scipy.sparse.issparse(product):
         product = product.toarray()
-    return np.asarray(product, dtype=np.float64)
+    return np.asarray(product, dtype=dtype)
