@@ -20,6 +20,9 @@ def _weight_equivalence_failures(reason):
     return {f"check_sample_weight_equivalence_on_{data}_data": reason for data in ("dense", "sparse")}
 
 
+_BOOTSTRAP_WEIGHTS = ("sample_weight is not equivalent to removing or repeating samples: the bootstrap draws one count "
+                      "per sample (scikit-learn lists the same expected failure for its own class)")
+
 REGISTRY = (
     EstimatorEntry(
         "lucidml.discriminant.LinearDiscriminantAnalysis",
@@ -246,10 +249,7 @@ REGISTRY = (
         params={"n_estimators": 100, "random_state": 0},
         sklearn_params={"n_estimators": 100, "random_state": 0},
         check_params={"n_estimators": 5},
-        expected_failures={
-            "check_sample_weight_equivalence_on_dense_data": "sample_weight is not equivalent to removing or repeating samples: the "
-            "bootstrap draws one count per sample (scikit-learn lists the same expected failure for its own class)",
-        },
+        expected_failures=_weight_equivalence_failures(_BOOTSTRAP_WEIGHTS),
         compiled=True,
     ),
     EstimatorEntry(
@@ -259,10 +259,7 @@ REGISTRY = (
         params={"n_estimators": 100, "random_state": 0},
         sklearn_params={"n_estimators": 100, "random_state": 0},
         check_params={"n_estimators": 5},
-        expected_failures={
-            "check_sample_weight_equivalence_on_dense_data": "sample_weight is not equivalent to removing or repeating samples: the "
-            "bootstrap draws one count per sample (scikit-learn lists the same expected failure for its own class)",
-        },
+        expected_failures=_weight_equivalence_failures(_BOOTSTRAP_WEIGHTS),
         compiled=True,
     ),
     EstimatorEntry(
@@ -272,10 +269,7 @@ REGISTRY = (
         params={"n_estimators": 10, "random_state": 0},
         sklearn_params={"n_estimators": 10, "random_state": 0},
         check_params={"n_estimators": 5},
-        expected_failures={
-            "check_sample_weight_equivalence_on_dense_data": "sample_weight is not equivalent to removing or repeating samples: the "
-            "bootstrap draws one count per sample (scikit-learn lists the same expected failure for its own class)",
-        },
+        expected_failures=_weight_equivalence_failures(_BOOTSTRAP_WEIGHTS),
         compiled=True,
     ),
     EstimatorEntry(
@@ -285,10 +279,7 @@ REGISTRY = (
         params={"n_estimators": 10, "random_state": 0},
         sklearn_params={"n_estimators": 10, "random_state": 0},
         check_params={"n_estimators": 5},
-        expected_failures={
-            "check_sample_weight_equivalence_on_dense_data": "sample_weight is not equivalent to removing or repeating samples: the "
-            "bootstrap draws one count per sample (scikit-learn lists the same expected failure for its own class)",
-        },
+        expected_failures=_weight_equivalence_failures(_BOOTSTRAP_WEIGHTS),
         compiled=True,
     ),
     EstimatorEntry(
@@ -370,7 +361,7 @@ REGISTRY = (
     ),
     EstimatorEntry(
         "lucidml.mixture.GaussianMixture",
-        kind="density",
+        kind="density", float32=True,
         sklearn="sklearn.mixture.GaussianMixture",
         params={"n_components": 8, "covariance_type": "full", "init_params": "kmeans", "random_state": 0},
         sklearn_params={"n_components": 8, "covariance_type": "full", "init_params": "kmeans", "random_state": 0},

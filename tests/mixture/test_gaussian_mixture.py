@@ -237,3 +237,25 @@ def test_bad_input():
         gm.predict(X[:, :3])
     with pytest.raises(ValueError, match="n_samples"):
         gm.sample(0)
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
+def test_float32_fit_is_float32_and_agrees_with_float64(covariance_type):
+    """As scikit-learn's: float32 X gives float32 parameters and outputs. EM itself runs on the
+    float32 data with float64 parameters and sums (blocks of float32 products added in float64),
+    so the fit agrees with the float64 fit on the same values (to the EM tolerance: the two runs may
+    stop an iteration apart)."""
+    X, _ = make_blobs(3_000, 4, centers=3, random_state=0)
+    X32 = X.astype(np.float32)
+    single = GaussianMixture(3, covariance_type=covariance_type, random_state=0).fit(X32)
+    double = GaussianMixture(3, covariance_type=covariance_type, random_state=0).fit(X32.astype(np.float64))
+    for name in ("weights_", "means_", "covariances_", "precisions_", "precisions_cholesky_"):
+        assert getattr(single, name).dtype == np.float32, name
+        np.testing.assert_allclose(getattr(single, name), getattr(double, name), rtol=1e-3, atol=1e-4, err_msg=name)
+    assert single.predict_proba(X32).dtype == np.float32 and single.score_samples(X32).dtype == np.float32
+    np.testing.assert_array_equal(single.predict(X32), double.predict(X32))
+    np.testing.assert_allclose(single.score_samples(X32), double.score_samples(X32), rtol=1e-4, atol=1e-4)
+    # The float32 parameters still give a usable sampler and a warm start.
+    assert single.sample(10)[0].shape == (10, 4)
+    single.set_params(warm_start=True, max_iter=5).fit(X32)
+    assert single.means_.dtype == np.float32

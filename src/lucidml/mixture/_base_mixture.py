@@ -58,7 +58,8 @@ class _BaseMixture(DensityMixin, _BaseEM):
         resp = self._weighted_log_prob(X, params)
         log_norm = np.empty(X.shape[0])
         normalize_log_prob(resp, log_norm)
-        return resp, log_norm
+        # In the data's precision, as scikit-learn's (computed in float64 either way).
+        return resp.astype(X.dtype, copy=False), log_norm.astype(X.dtype, copy=False)
 
     @interruptible
     def fit(self, X, y=None):

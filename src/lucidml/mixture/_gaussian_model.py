@@ -12,6 +12,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg import lapack
 
+from ..utils.linalg import sum_of_row_products
 from ._mixture_kernels import diagonal_log_prob, projected_log_prob
 
 _LOG_2PI = np.log(2.0 * np.pi)
@@ -38,24 +39,27 @@ def estimate_gaussians(X, resp, covariance_type, reg_covar):
     regularization than reg_covar).
     """
     nk = resp.sum(axis=0) + 10 * np.finfo(np.float64).eps
-    means = (resp.T @ X) / nk[:, None]
+    # Sums over the samples through sum_of_row_products: a float32 X is multiplied in float32
+    # blocks summed in float64, never copied to float64; the parameters are float64 either way.
+    means = sum_of_row_products(X, resp).T / nk[:, None]
     n_features = X.shape[1]
     if covariance_type == "full":
         cov = np.empty((len(nk), n_features, n_features))
         for k in range(len(nk)):
-            scatter = (X * resp[:, k : k + 1]).T @ X
+            scatter = sum_of_row_products(X * resp[:, k : k + 1].astype(X.dtype), X)
             cov[k] = scatter / nk[k] - np.outer(means[k], means[k])
             cov[k] = 0.5 * (cov[k] + cov[k].T)  # the two triangles of XᵀRX round differently
             cov[k].flat[:: n_features + 1] += reg_covar
     elif covariance_type == "tied":
-        cov = (X.T @ X - (means.T * nk) @ means) / nk.sum()
+        cov = (sum_of_row_products(X, X) - (means.T * nk) @ means) / nk.sum()
         cov = 0.5 * (cov + cov.T)
         cov.flat[:: n_features + 1] += reg_covar
     else:
-        cov = (resp.T @ (X * X)) / nk[:, None] - means**2 + reg_covar
+        cov = sum_of_row_products(X * X, resp).T / nk[:, None] - means**2 + reg_covar
         if covariance_type == "spherical":
             cov = cov.mean(axis=1)
-    cov, prec_chol, n_fixed = precision_cholesky(cov, covariance_type, lambda: float(np.mean(X**2)))
+    cov, prec_chol, n_fixed = precision_cholesky(cov, covariance_type,
+                                                 lambda: float(np.mean(X**2, dtype=np.float64)))
     return Gaussians(nk / nk.sum(), means, cov, prec_chol), n_fixed
 
 

@@ -9,7 +9,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..utils import Interval, Options, validate_params
-from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from ._base_mixture import _BaseMixture
 from ._gaussian_model import (
     Gaussians,
@@ -151,11 +151,14 @@ class GaussianMixture(_BaseMixture):
 
     def _fit(self, X):
         validate_params(self)
-        X = check_fit_data(self, X, ensure_min_samples=2)
+        X = check_fit_data(self, X, float32=True, ensure_min_samples=2)
         check_magnitude(X, self)
         self._check_n_samples(X)
         self._user_init = self._check_user_init(X.shape[1])
-        self._shift = X.mean(axis=0)
+        # EM runs on X centred in its own precision (a float32 X gets a float32 centred copy); the
+        # parameters are float64 throughout and stored in X's precision at the end.
+        self._dtype = X.dtype
+        self._shift = X.mean(axis=0, dtype=np.float64).astype(X.dtype)
         self._n_regularized = 0
         try:
             self._fit_em(X - self._shift)
@@ -194,24 +197,31 @@ class GaussianMixture(_BaseMixture):
     def _weighted_log_prob(self, X, params):
         return weighted_log_prob(X, params, self.covariance_type)
 
+    def _float64_params(self, shift):
+        """The fitted parameters in float64 (they are stored in the training data's precision), means
+        moved by −shift."""
+        weights, means, covariances, factors = (np.asarray(p, dtype=np.float64) for p in (
+            self.weights_, self.means_, self.covariances_, self.precisions_cholesky_))
+        return Gaussians(weights, means - shift, covariances, factors)
+
     def _fitted_params(self, X):
-        return Gaussians(self.weights_, self.means_ - self._shift, self.covariances_, self.precisions_cholesky_)
+        return self._float64_params(self._shift)
 
     def _set_fitted(self, params):
+        dtype = self._dtype
         self.weights_, self.covariances_, self.precisions_cholesky_ = (
-            params.weights, params.covariances, params.precisions_cholesky)
-        self.means_ = params.means + self._shift
-        self.precisions_ = precisions_from_cholesky(self.precisions_cholesky_, self.covariance_type)
+            params.weights.astype(dtype), params.covariances.astype(dtype), params.precisions_cholesky.astype(dtype))
+        self.means_ = (params.means + self._shift).astype(dtype)
+        self.precisions_ = precisions_from_cholesky(params.precisions_cholesky, self.covariance_type).astype(dtype)
 
     # --- prediction ---
 
     def _prediction_data(self, X):
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, dtype=FLOAT_DTYPES)
         # Centre at the mixture mean Σφ_kμ_k, so that x U_k and μ_k U_k are not large numbers
-        # whose difference cancels.
-        shift = self.weights_ @ self.means_
-        params = Gaussians(self.weights_, self.means_ - shift, self.covariances_, self.precisions_cholesky_)
-        return X - shift, params
+        # whose difference cancels (in X's precision: no float64 copy of a float32 X).
+        shift = (self.weights_.astype(np.float64) @ self.means_).astype(X.dtype)
+        return X - shift, self._float64_params(shift)
 
     def _n_parameters(self):
         n_features = self.means_.shape[1]
@@ -228,7 +238,8 @@ class GaussianMixture(_BaseMixture):
         if not isinstance(n_samples, Integral) or n_samples < 1:
             raise ValueError(f"n_samples must be a positive integer; got {n_samples!r}.")
         rng = check_random_state(self.random_state)
-        counts = rng.multinomial(n_samples, self.weights_)
+        weights = self.weights_.astype(np.float64)  # float32 weights may sum to 1 + ε, which NumPy refuses
+        counts = rng.multinomial(n_samples, weights / weights.sum())
         n_features = self.means_.shape[1]
         draws = []
         for k, count in enumerate(counts):

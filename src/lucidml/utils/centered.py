@@ -14,15 +14,13 @@ import numpy as np
 import scipy.sparse
 import scipy.sparse.linalg
 
-from .linalg import product_in_precision
+from .linalg import FLOAT32_BLOCK_ROWS, product_in_precision
 
 __all__ = ["CenteredMatrix", "centered_gram", "column_means"]
 
 # Rows per block of the passes that must not copy X: a few MiB of float64 at a time, large enough
 # for BLAS-3 speed.
 _BLOCK_BYTES = 2**25
-# Rows per block of a float32 Gram matrix: each block is summed in float32, the blocks in float64.
-_FLOAT32_BLOCK_ROWS = 4096
 
 
 def column_means(X, sample_weight=None):
@@ -132,7 +130,7 @@ def centered_gram(X, Y, sample_weight, x_mean, y_mean):
     moment = None if Y is None else np.zeros((d, Y.shape[1]))
     single = not sparse and X.dtype == np.float32
     dtype = np.float32 if single else np.float64
-    block = _FLOAT32_BLOCK_ROWS if single else max(1, _BLOCK_BYTES // (8 * max(d, 1)))
+    block = FLOAT32_BLOCK_ROWS if single else max(1, _BLOCK_BYTES // (8 * max(d, 1)))
     x_mean = x_mean.astype(dtype)
     for start in range(0, n, block):
         rows = X[start : start + block]

@@ -8,7 +8,8 @@ import scipy.linalg
 import scipy.sparse
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["blas_threads", "cholesky_or_none", "in_precision", "product_in_precision", "SMALL_MATRIX"]
+__all__ = ["blas_threads", "cholesky_or_none", "in_precision", "product_in_precision", "sum_of_row_products",
+           "SMALL_MATRIX"]
 
 # Below this order, a factorization is faster on one BLAS thread: waking a second thread costs
 # more than it saves (a 64 × 64 eigh takes 2.8 ms on two OpenBLAS threads, 0.5 ms on one).
@@ -75,3 +76,24 @@ def product_in_precision(X, v, dtype=np.float64):
     if scipy.sparse.issparse(product):
         product = product.toarray()
     return np.asarray(product, dtype=dtype)
+
+
+# Rows per block of a float32 sum over the samples: each block is summed in float32, the blocks in float64.
+FLOAT32_BLOCK_ROWS = 4096
+
+
+def sum_of_row_products(X, W):
+    """Xᵀ W = Σᵢ xᵢ wᵢᵀ (X: n × d, W: n × k) as a float64 d × k array.
+
+    A float64 X is one product. A float32 X is never promoted to a float64 copy: the product runs
+    in float32 on blocks of a few thousand rows (single-precision BLAS, W's block cast to float32)
+    and the blocks are summed in float64, so the long sum over n loses no more than a float32 sum
+    of one block's length.
+    """
+    if X.dtype != np.float32:
+        return np.asarray(X.T @ W, dtype=np.float64)
+    out = np.zeros((X.shape[1], W.shape[1]))
+    for start in range(0, X.shape[0], FLOAT32_BLOCK_ROWS):
+        block = slice(start, start + FLOAT32_BLOCK_ROWS)
+        out += X[block].T @ W[block].astype(np.float32, copy=False)
+    return out
