@@ -107,7 +107,17 @@ def test_errors():
         MultinomialNB().fit(scipy.sparse.csr_matrix(X - 5.0), y)
     fitted = MultinomialNB().fit(X, y)
     with pytest.raises(ValueError, match="Negative values"):
-        fitted.predict(-X)
+        fitted.partial_fit(-X, y)  # more training data: still counts only
+
+
+def test_negative_test_values_are_scored_as_scikit_learn_scores_them():
+    """Only the training data must be counts: a test row a little below 0 (a scaler fitted on the
+    training fold) gets scikit-learn's scores, not an error."""
+    X, y = load("iris")
+    test = X[:10] - 0.3
+    ours = MultinomialNB().fit(X, y)
+    theirs = naive_bayes.MultinomialNB().fit(X, y)
+    np.testing.assert_allclose(ours.predict_log_proba(test), theirs.predict_log_proba(test), rtol=1e-10)
     with pytest.raises(ValueError, match="class_prior has 2 entries but there are 3 classes"):
         MultinomialNB(class_prior=[0.5, 0.5]).fit(X, y)
     with pytest.raises(ValueError, match="one entry per feature"):

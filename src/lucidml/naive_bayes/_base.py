@@ -51,6 +51,7 @@ class _BaseNB(GenerativeClassifierMixin, ClassifierMixin, BaseEstimator):
                               float32=True, reset=reset)
         check_magnitude(X, self)
         check_classification_targets(y)
+        self._check_fit_values(X)
         return self._prepare(X), y
 
     def _validate_X(self, X):
@@ -58,7 +59,12 @@ class _BaseNB(GenerativeClassifierMixin, ClassifierMixin, BaseEstimator):
         return self._prepare(check_predict_data(self, X, order="C", accept_sparse=sparse, dtype=FLOAT_DTYPES))
 
     def _prepare(self, X):
+        """X as the model reads it, at fit and predict time alike (BernoulliNB binarizes it)."""
         return X
+
+    def _check_fit_values(self, X):
+        """Refuse training data the model cannot learn from (fit only: scikit-learn checks new data
+        at predict time for its type and shape, not for the training data's value range)."""
 
     def _update(self, X, y, sample_weight):
         class_index = np.minimum(np.searchsorted(self.classes_, y), len(self.classes_) - 1)

@@ -68,11 +68,12 @@ class MultinomialNB(_CountNB):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
 
-    def _prepare(self, X):
+    def _check_fit_values(self, X):
+        # Only the training data must be counts; a slightly negative test value (a scaler fitted on
+        # the training fold) is scored as it is, as scikit-learn does.
         smallest = (X.data.min(initial=0.0) if scipy.sparse.issparse(X) else X.min(initial=0.0))
         if smallest < 0:
             raise ValueError(f"Negative values in data passed to MultinomialNB: it needs counts, and X has {smallest}.")
-        return X
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
