@@ -236,7 +236,7 @@ REGISTRY = (
         sklearn="sklearn.naive_bayes.MultinomialNB",
     ),    EstimatorEntry(
         "lucidml.kernels.KernelRidge",
-        kind="regressor",
+        kind="regressor", float32=True,
         sklearn="sklearn.kernel_ridge.KernelRidge",
         params={"alpha": 1.0, "kernel": "rbf"},
         sklearn_params={"alpha": 1.0, "kernel": "rbf"},
@@ -432,7 +432,7 @@ REGISTRY = (
     ),
     EstimatorEntry(
         "lucidml.decomposition.KernelPCA",
-        kind="transformer",
+        kind="transformer", float32=True,
         sklearn="sklearn.decomposition.KernelPCA",
         params={"n_components": 10, "kernel": "rbf"},
         sklearn_params={"n_components": 10, "kernel": "rbf"},
@@ -449,7 +449,7 @@ REGISTRY = (
     # FastICA estimates the same model by a different contrast and algorithm: no like-for-like counterpart.
     EstimatorEntry(
         "lucidml.decomposition.ICA",
-        kind="transformer",
+        kind="transformer", float32=True,
         check_params={"max_iter": 5},
         expected_failures={
             "check_array_api_input": "its data has redundant (collinear) features, so X cannot be whitened to full "

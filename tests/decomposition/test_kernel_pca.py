@@ -84,3 +84,25 @@ def test_bad_input():
     assert not hasattr(KernelPCA(2).fit(X), "inverse_transform")
     with pytest.raises(AttributeError):
         KernelPCA(2).fit(X).inverse_transform(np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("solver", ["dense", "arpack", "randomized"])
+def test_float32_is_kept(solver):
+    """float32 X: K, the fitted arrays, scores and pre-images are float32 (not promoted), and close to
+    the float64 fit's."""
+    params = {"kernel": "rbf", "gamma": 0.1, "eigen_solver": solver, "iterated_power": 30, "random_state": 0,
+              "fit_inverse_transform": True, "alpha": 0.1}
+    ref = KernelPCA(4, **params).fit(X)
+    ours = KernelPCA(4, **params).fit(X.astype(np.float32))
+    for name in ("eigenvalues_", "eigenvectors_", "dual_coef_", "X_transformed_fit_", "X_fit_"):
+        assert getattr(ours, name).dtype == np.float32, name
+    Z = ours.transform(X_NEW.astype(np.float32))
+    back = ours.inverse_transform(Z)
+    assert Z.dtype == back.dtype == ours.fit_transform(X.astype(np.float32)).dtype == np.float32
+    np.testing.assert_allclose(ours.eigenvalues_, ref.eigenvalues_, rtol=1e-5)
+    np.testing.assert_allclose(ours.eigenvectors_, ref.eigenvectors_, atol=1e-5)
+    np.testing.assert_allclose(Z, ref.transform(X_NEW), atol=1e-5)
+    np.testing.assert_allclose(back, ref.inverse_transform(ref.transform(X_NEW)), atol=1e-4)
+    K = rbf_kernel(X, gamma=0.1).astype(np.float32)
+    pre = KernelPCA(4, kernel="precomputed", eigen_solver=solver, random_state=0).fit(K)
+    assert pre.eigenvectors_.dtype == pre.transform(K[:5]).dtype == np.float32

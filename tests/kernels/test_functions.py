@@ -116,3 +116,21 @@ def test_bad_parameters():
         rbf_kernel(X, sigma=0.0)
     with pytest.raises(ValueError, match="degree"):
         sum_of_powers_kernel(X, degree=1.5)
+
+
+@pytest.mark.parametrize("func", [linear_kernel, polynomial_kernel, rbf_kernel, sigmoid_kernel, laplacian_kernel,
+                                  exponential_kernel, subset_product_kernel, sum_of_powers_kernel])
+def test_float32_in_float32_out(func):
+    """float32 X and Y give a float32 K close to the float64 one; the distance kernels stay accurate
+    far from the origin (computed in float64 by blocks: 600 rows cross the 512-row blocks), and
+    K(X) stays exactly symmetric. Mixed precisions give float64."""
+    rows = np.random.default_rng(1).normal(size=(600, 4)) / 4 + 20.0
+    X32, Y32 = rows.astype(np.float32), rows[:70].astype(np.float32)
+    for other32 in (None, Y32):
+        other64 = None if other32 is None else other32.astype(np.float64)
+        K = func(X32, other32)
+        assert K.dtype == np.float32
+        np.testing.assert_allclose(K, func(X32.astype(np.float64), other64), rtol=5e-6, atol=1e-7)
+    K = func(X32)
+    assert np.array_equal(K, K.T)
+    assert func(X32, Y32.astype(np.float64)).dtype == np.float64

@@ -6,7 +6,7 @@ from sklearn.datasets import load_diabetes
 from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
 from threadpoolctl import threadpool_limits
 
-from lucidml.kernels.kernel_ridge import KernelRidge
+from lucidml.kernels.kernel_ridge import KernelRidge, _solve_spd
 from lucidml.kernels.pairwise import pairwise_kernels
 
 
@@ -97,3 +97,29 @@ def test_sparse_kernel_ridge_matches_scikit_learn(kernel):
     np.testing.assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(ours.predict(X), KernelRidge(**params).fit(X.toarray(), y).predict(X.toarray()),
                                rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("params", [{}, {"kernel": "rbf", "gamma": 0.5, "alpha": 0.1},
+                                    {"kernel": "laplacian", "alpha": 0.3}])
+@pytest.mark.parametrize("sample_weight", [None, weights])
+def test_float32_is_kept(params, sample_weight):
+    """float32 X: dual_coef_ and predictions are float32 (not promoted), and close to the float64 fit's."""
+    ref = KernelRidge(**params).fit(X, y, sample_weight)
+    ours = KernelRidge(**params).fit(X.astype(np.float32), y, sample_weight)
+    assert ours.dual_coef_.dtype == ours.X_fit_.dtype == np.float32
+    predicted = ours.predict(X[:50].astype(np.float32))
+    assert predicted.dtype == np.float32
+    np.testing.assert_allclose(predicted, ref.predict(X[:50]), rtol=1e-4)
+    multi = KernelRidge(**params, center_y=True).fit(X.astype(np.float32), np.c_[y, -y], sample_weight)
+    assert multi.dual_coef_.dtype == multi.y_mean_.dtype == multi.predict(X[:5].astype(np.float32)).dtype == np.float32
+
+
+def test_float32_solve_is_refined_in_float64():
+    """The float32 Cholesky solve of an ill-conditioned K + λI, refined with float64 residuals, is the
+    float64 solution of that float32 system, not a float32-accurate one."""
+    K = pairwise_kernels(X[:300], kernel="rbf", gamma=0.5).astype(np.float32)
+    Y = y[:300, None]
+    exact = np.linalg.solve(K.astype(np.float64) + 1e-3 * np.eye(300), Y)
+    assert np.linalg.cond(K.astype(np.float64) + 1e-3 * np.eye(300)) > 1e5
+    # cond ≈ 3e5: a plain float32 solve is off by ≈ 3e-3·max|β|, the refined one by ≈ 3e-10.
+    np.testing.assert_allclose(_solve_spd(K, 1e-3, Y), exact, atol=1e-8 * np.abs(exact).max())

@@ -42,6 +42,12 @@ def test_chunked_equals_whole_and_is_symmetric(monkeypatch):
     np.testing.assert_array_equal(blocked, blocked.T)
     np.testing.assert_allclose(pairwise_kernels(X, X[:7], kernel="laplacian"),
                                sk_pairwise_kernels(X, X[:7], metric="laplacian"), rtol=1e-13)
+    for kernel in ("rbf", "linear"):  # float32 stays float32 through the blocks
+        single = pairwise_kernels(X.astype(np.float32), kernel=kernel)
+        assert single.dtype == np.float32
+        np.testing.assert_array_equal(single, single.T)
+        np.testing.assert_allclose(single, pairwise_kernels(X.astype(np.float32).astype(np.float64), kernel=kernel),
+                                   rtol=1e-5, atol=1e-6)
 
 
 def test_matrix_callable_is_called_once():

@@ -17,6 +17,8 @@ def _score(s, laplace):
 def ica_epoch(X, W, order, eta, batch_size, laplace, natural):
     """One pass over the rows of X in ``order``, updating the unmixing matrix W in place.
 
+    X may be float32; W, s, g and the sums are float64.
+
     With s = Wx and g = score(s), each mini-batch B takes the step
         natural gradient (Amari et al. 1996):  W ← W + η (I + mean_B g sᵀ) W
         plain gradient (000 §16):              W ← W + η (mean_B g xᵀ + W⁻ᵀ)
@@ -38,10 +40,16 @@ def ica_epoch(X, W, order, eta, batch_size, laplace, natural):
                     total += W[j, c] * x[c]
                 s[j] = total
                 g[j] = _score(total, laplace)
-            partner = s if natural else x
-            for a in range(k):
-                for b in range(k):
-                    acc[a, b] += g[a] * partner[b]
+            # Two loops rather than one on ``s if natural else x``: a float32 x and the float64 s
+            # have different array types, which Numba cannot unify.
+            if natural:
+                for a in range(k):
+                    for b in range(k):
+                        acc[a, b] += g[a] * s[b]
+            else:
+                for a in range(k):
+                    for b in range(k):
+                        acc[a, b] += g[a] * x[b]
         acc /= stop - start
         if natural:
             W += eta * ((identity + acc) @ W)

@@ -15,7 +15,8 @@ from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, validate_params
-from ..utils.validation import check_fit_data, check_predict_data
+from ..utils.linalg import in_precision, product_in_precision
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._ica_kernels import ica_epoch
 
 
@@ -43,6 +44,13 @@ class ICA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     minimum of this likelihood's stability condition and are not reliably separated; FastICA or
     extended infomax handle them. Gaussian sources are never identifiable (000 §16). Sources are
     recovered up to order, sign and scale.
+
+    Float32 X is fitted in float32, as scikit-learn's FastICA is: the centred and whitened copies of
+    X are float32 (half the memory), and so are the fitted arrays and the sources. The SVD that
+    whitens runs on a float64 copy of the centred X (its arbitrary signs must be float64's for the
+    fit to match a float64 fit); the small k × k unmixing matrix W is updated in float64 (with sums
+    over samples in float64), and components_ = W·whitening_ and its pseudo-inverse mixing_ are
+    formed in float64, then rounded.
 
     Parameters
     ----------
@@ -132,7 +140,7 @@ class ICA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def fit_transform(self, X, y=None):
         """Fit and return the recovered sources S = (X − μ) components_ᵀ."""
         validate_params(self)
-        X = check_fit_data(self, X, ensure_min_samples=2)
+        X = check_fit_data(self, X, ensure_min_samples=2, float32=True)
         d = X.shape[1]
         k = d if self.n_components is None else self.n_components
         if k > d:
@@ -141,35 +149,41 @@ class ICA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"Without whitening n_components must equal n_features={d}; got {k}.")
         rng = check_random_state(self.random_state)
 
-        self.mean_ = X.mean(axis=0)
+        self.mean_ = X.mean(axis=0, dtype=np.float64).astype(X.dtype, copy=False)  # summed in float64
         Xc = X - self.mean_
         self.whitening_ = _whitening_matrix(Xc, k) if self.whiten else None
         Z = Xc @ self.whitening_.T if self.whiten else Xc
         W0 = scipy.linalg.qr(rng.standard_normal((k, k)))[0]  # a random rotation
         W, losses, converged = _infomax(Z, W0, self.algorithm == "natural_gradient", self.fun == "laplace",
                              self.learning_rate, self.batch_size, self.max_iter, self.tol, rng)
-        self.unmixing_ = W
-        self.components_ = W @ self.whitening_ if self.whiten else W.copy()
-        self.mixing_ = scipy.linalg.pinv(self.components_)
+        self.unmixing_ = in_precision(W, X.dtype)
+        components = W @ self.whitening_ if self.whiten else W.copy()  # in W's float64, rounded below
+        self.components_ = in_precision(components, X.dtype)
+        self.mixing_ = in_precision(scipy.linalg.pinv(components), X.dtype)
         self.loss_curve_ = np.asarray(losses)
         self.n_iter_ = len(losses)
         if not converged and self.tol > 0:
             warnings.warn(f"ICA stopped at max_iter={self.max_iter} epochs before the loss changed by less "
                           f"than tol={self.tol}; increase max_iter or learning_rate.", ConvergenceWarning,
                           stacklevel=2)
-        return Z @ W.T
+        return product_in_precision(Z, W.T, dtype=None)
 
     def transform(self, X):
         """Recovered sources of new data: s = components_ (x − μ)."""
         check_is_fitted(self)
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, dtype=FLOAT_DTYPES)
         return (X - self.mean_) @ self.components_.T
 
     def inverse_transform(self, X):
         """Mix sources back: x = μ + mixing_ s."""
         check_is_fitted(self)
-        S = check_array(X, dtype=np.float64)
+        S = check_array(X, dtype=FLOAT_DTYPES)
         return S @ self.mixing_.T + self.mean_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
 
     @property
     def _n_features_out(self):
@@ -177,16 +191,24 @@ class ICA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
 
 def _whitening_matrix(Xc, k):
-    """K (k × d) with Cov(Xc Kᵀ) = I: the top-k principal directions divided by their standard deviations."""
+    """K (k × d) with Cov(Xc Kᵀ) = I: the top-k principal directions divided by their standard deviations.
+
+    Returned in Xc's precision; the rank test's threshold follows it (float32 round-off leaves
+    singular values of ≈ ε₃₂·s₁ where the exact ones are 0)."""
     n = Xc.shape[0]
     if k > n - 1:  # centring leaves at most n − 1 independent directions
         raise ValueError(f"ICA needs more samples than components to whiten: n_samples={n} gives at most "
                          f"{n - 1} components after centring, n_components={k}. Lower n_components.")
-    _, s, Vt = scipy.linalg.svd(Xc, full_matrices=False, check_finite=False)
-    if not s[0] > 0 or s[k - 1] <= max(Xc.shape) * np.finfo(np.float64).eps * s[0]:
+    # In float64 even for a float32 Xc: the SVD's signs are arbitrary and LAPACK's float32 and float64
+    # routines choose them differently; from differently signed whitenings the same start W0 leads
+    # stochastic ascent to a different unmixing, so float32 could not match the float64 fit.
+    single = Xc.dtype == np.float32
+    _, s, Vt = scipy.linalg.svd(Xc.astype(np.float64) if single else Xc, full_matrices=False, check_finite=False,
+                                overwrite_a=single)
+    if not s[0] > 0 or s[k - 1] <= max(Xc.shape) * np.finfo(Xc.dtype).eps * s[0]:
         raise ValueError(f"X has rank < n_components={k} after centring; ICA cannot whiten it. "
                          f"Lower n_components.")
-    return Vt[:k] / s[:k, None] * np.sqrt(n)
+    return (Vt[:k] / s[:k, None] * np.sqrt(n)).astype(Xc.dtype, copy=False)
 
 
 def _infomax(Z, W, natural, laplace, eta, batch_size, max_iter, tol, rng):
@@ -208,9 +230,9 @@ def _infomax(Z, W, natural, laplace, eta, batch_size, max_iter, tol, rng):
 
 def _negative_log_likelihood(Z, W, laplace):
     """−ℓ(W)/m = −mean Σⱼ log p(wⱼᵀz) − log|det W|."""
-    S = Z @ W.T
+    S = product_in_precision(Z, W.T, dtype=None)  # float32 Z: no float64 copy of it; sums in float64
     if laplace:
-        per_sample = np.abs(S).sum(axis=1) + S.shape[1] * np.log(2.0)
+        per_sample = np.abs(S).sum(axis=1, dtype=np.float64) + S.shape[1] * np.log(2.0)
     else:  # −log σ′(s) = 2 log(2 cosh(s/2)) = 2 logaddexp(s/2, −s/2)
-        per_sample = 2.0 * np.logaddexp(0.5 * S, -0.5 * S).sum(axis=1)
+        per_sample = 2.0 * np.logaddexp(0.5 * S, -0.5 * S).sum(axis=1, dtype=np.float64)
     return float(per_sample.mean() - np.linalg.slogdet(W)[1])

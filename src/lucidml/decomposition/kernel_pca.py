@@ -17,8 +17,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..kernels.pairwise import KERNELS, _kernel_params, pairwise_kernels
 from ..utils import Interval, Options, validate_params
-from ..utils.linalg import SMALL_MATRIX, blas_threads
-from ..utils.validation import check_fit_data, check_predict_data
+from ..utils.linalg import SMALL_MATRIX, blas_threads, refine_cholesky_solve
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._kernel_pca_kernels import center_gram
 from ._randomized import randomized_range_finder, resolve_power_iterations
 
@@ -42,6 +42,12 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 
     Eigenvector signs are fixed: the largest-magnitude entry of each αⱼ is positive
     (scikit-learn's rule), so results agree with scikit-learn's exactly.
+
+    Float32 X is fitted in float32, as scikit-learn does: K (half the memory), its eigenvectors and
+    eigenvalues, the scores and the pre-image map are float32, while the centring sums and the small
+    eigenproblem of ``"randomized"`` are float64 and the pre-image solve is refined with float64
+    residuals. The cut for zero eigenvalues is then 1e-5·μ₁, since round-off in a float32 K alone
+    gives eigenvalues of about 1e-7·N·μ₁.
 
     Parameters
     ----------
@@ -158,7 +164,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         validate_params(self)
         if self.fit_inverse_transform and self.kernel == "precomputed":
             raise ValueError("fit_inverse_transform needs the data X; it is not available with kernel='precomputed'.")
-        X = check_fit_data(self, X, copy=self.copy_X)
+        X = check_fit_data(self, X, copy=self.copy_X, float32=True)
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"kernel='precomputed' needs a square Gram matrix; got shape {X.shape}.")
         self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
@@ -174,7 +180,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     def _kernel(self, X, Y=None):
         """k(X, Y) with this estimator's kernel parameters (Y = the training data by default)."""
         if self.kernel == "precomputed":
-            return np.array(X, dtype=np.float64)  # a copy: centring writes into it
+            return np.array(X)  # a copy in X's precision: centring writes into it
         params = _kernel_params(self.kernel, self.gamma_, self.degree, self.coef0, self.kernel_params)
         return pairwise_kernels(X, Y, kernel=self.kernel, **params)
 
@@ -190,11 +196,13 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         rng = check_random_state(self.random_state)
         values, vectors = _top_eigenpairs(K, k, solver, self.tol, self.max_iter, self.iterated_power, rng)
 
-        values = np.where(values < 1e-12 * max(values.max(initial=0.0), 0.0), 0.0, values)
+        # Round-off eigenvalues are zeroed; a float32 K's reach ≈ 1e-7·N·μ₁, hence its larger cut.
+        tiny = 1e-12 if K.dtype == np.float64 else 1e-5
+        values = np.where(values < tiny * max(values.max(initial=0.0), 0.0), 0.0, values)
         order = np.argsort(values, kind="stable")[::-1]
         values, vectors = values[order], vectors[:, order]
         peaks = vectors[np.argmax(np.abs(vectors), axis=0), np.arange(vectors.shape[1])]
-        vectors = vectors * np.where(peaks < 0, -1.0, 1.0)
+        vectors = vectors * np.where(peaks < 0, -1.0, 1.0).astype(vectors.dtype)
         if self.remove_zero_eig or self.n_components is None:
             vectors, values = vectors[:, values > 0], values[values > 0]
         return values, vectors
@@ -203,22 +211,25 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         """Kernel ridge regression Z → X on the training scores (Bakır et al. 2004)."""
         Z = self.eigenvectors_ * np.sqrt(self.eigenvalues_)
         K_z = self._kernel(Z)
-        K_z.flat[:: K_z.shape[0] + 1] += self.alpha
-        try:
-            self.dual_coef_ = scipy.linalg.solve(K_z, X, assume_a="pos")
-        except np.linalg.LinAlgError:  # α too small against a huge kernel: minimum-norm least squares
-            self.dual_coef_ = scipy.linalg.lstsq(K_z, X, check_finite=False)[0]
+        if K_z.dtype == np.float32:
+            self.dual_coef_ = _solve_float32(K_z, self.alpha, X)
+        else:
+            K_z.flat[:: K_z.shape[0] + 1] += self.alpha
+            try:
+                self.dual_coef_ = scipy.linalg.solve(K_z, X, assume_a="pos")
+            except np.linalg.LinAlgError:  # α too small against a huge kernel: minimum-norm least squares
+                self.dual_coef_ = scipy.linalg.lstsq(K_z, X, check_finite=False)[0]
         self.X_transformed_fit_ = Z
 
     def transform(self, X):
         """Project new points: zⱼ = k̃(x)ᵀαⱼ/√μⱼ with the centred kernel row k̃(x)."""
         check_is_fitted(self)
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, dtype=FLOAT_DTYPES)
         K = X.copy() if self.kernel == "precomputed" else self._kernel(X, self.X_fit_)
         if K.shape[1] != self.eigenvectors_.shape[0]:
             raise ValueError(f"The kernel of new points must have {self.eigenvectors_.shape[0]} columns "
                              f"(one per training sample); got {K.shape[1]}.")
-        K -= K.mean(axis=1, keepdims=True)
+        K -= K.mean(axis=1, keepdims=True, dtype=np.float64)  # float64 sums: no float32 accumulation
         K -= self._row_means
         K += self._grand_mean
         return K @ self._scaled_alphas()
@@ -239,13 +250,13 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     def inverse_transform(self, X):
         """Approximate pre-images of scores X: k(X, Z_fit) · dual_coef_ (only with ``fit_inverse_transform``)."""
         check_is_fitted(self)
-        Z = check_array(X, dtype=np.float64)
+        Z = check_array(X, dtype=FLOAT_DTYPES)
         return self._kernel(Z, self.X_transformed_fit_) @ self.dual_coef_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
-        tags.transformer_tags.preserves_dtype = ["float64"]
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
     @property
@@ -259,17 +270,30 @@ def _center_gram(K):
     return means, float(grand)
 
 
+def _solve_float32(K, alpha, X):
+    """(K + αI)⁻¹X for a float32 K: float32 Cholesky, refined with float64 residuals (a float32 result)."""
+    A = K.copy()
+    A.flat[:: A.shape[0] + 1] += alpha
+    try:
+        factor = scipy.linalg.cho_factor(A, lower=True, check_finite=False)
+    except np.linalg.LinAlgError:  # α too small against a huge kernel: minimum-norm least squares
+        return scipy.linalg.lstsq(A, X, check_finite=False)[0]
+    coef = scipy.linalg.cho_solve(factor, X, check_finite=False)
+    return refine_cholesky_solve(K, factor, X, coef, shift=alpha).astype(np.float32)
+
+
 def _top_eigenpairs(K, k, solver, tol, max_iter, iterated_power, rng):
     """The k algebraically largest eigenpairs of the symmetric K (unsorted)."""
     n = K.shape[0]
     if solver == "dense":
         with blas_threads(1) if n <= SMALL_MATRIX else nullcontext():
             return scipy.linalg.eigh(K, subset_by_index=[n - k, n - 1], check_finite=False)
-    if solver == "arpack":
-        v0 = rng.uniform(-1.0, 1.0, size=n)
+    if solver == "arpack":  # a float32 K runs ARPACK in single precision (tol=0: float32's ε)
+        v0 = rng.uniform(-1.0, 1.0, size=n).astype(K.dtype)
         return scipy.sparse.linalg.eigsh(K, k, which="LA", tol=tol, maxiter=max_iter, v0=v0)
     n_iter = resolve_power_iterations(iterated_power, k, K.shape)
     Q = randomized_range_finder(K, min(k + 10, n), n_iter, "LU" if n_iter > 2 else "none", rng)
-    values, small = np.linalg.eigh(Q.T @ K @ Q)  # K ≈ Q (QᵀKQ) Qᵀ
+    # K ≈ Q (QᵀKQ) Qᵀ; the small eigenproblem in float64 whatever K's precision.
+    values, small = np.linalg.eigh((Q.T @ K @ Q).astype(np.float64, copy=False))
     top = np.argsort(values)[::-1][:k]
-    return values[top], Q @ small[:, top]
+    return values[top].astype(K.dtype, copy=False), Q @ small[:, top].astype(Q.dtype, copy=False)

@@ -10,6 +10,11 @@ The kernels built on inner products (linear, polynomial, rbf, sigmoid) also take
 rows (CSR): X Yᵀ is then the sparse product, made dense, and ‖x‖² is summed over the stored
 entries. The others need dense rows.
 
+Float32 X and Y give a float32 Gram block (half the memory, as scikit-learn's): inner products are
+taken in float32; distances, which lose digits to cancellation, and the kernels that go through
+``cdist`` or a long product are computed in float64 on blocks of rows and stored in float32. Any
+other input is computed in float64.
+
 Parameters shared with scikit-learn (``gamma``, ``coef0``, ``degree``) keep its meaning and default:
 ``gamma=None`` means γ = 1/n_features. The kernels and their explicit feature maps are derived in the
 notes (seeds: 000 §6.4–6.6, 001 §13, 002 §5.3.5, 004 §9).
@@ -19,6 +24,8 @@ import numpy as np
 import scipy.sparse
 from scipy.spatial.distance import cdist
 from sklearn.utils import check_array
+
+from ..utils.validation import FLOAT_DTYPES
 
 __all__ = [
     "exponential_kernel",
@@ -33,14 +40,43 @@ __all__ = [
 
 
 def _check_pair(X, Y, accept_sparse=False):
-    """Return float64 2-D X and Y (Y is X when None) with the same number of columns."""
-    X = check_array(X, dtype=np.float64, ensure_all_finite=True, accept_sparse=accept_sparse)
+    """Return 2-D X and Y (Y is X when None) with the same number of columns: both float32 when both
+    are float32, else both float64."""
+    X = check_array(X, dtype=FLOAT_DTYPES, ensure_all_finite=True, accept_sparse=accept_sparse)
     if Y is None:
         return X, X
-    Y = check_array(Y, dtype=np.float64, ensure_all_finite=True, accept_sparse=accept_sparse)
+    Y = check_array(Y, dtype=FLOAT_DTYPES, ensure_all_finite=True, accept_sparse=accept_sparse)
     if X.shape[1] != Y.shape[1]:
         raise ValueError(f"X has {X.shape[1]} features but Y has {Y.shape[1]}; they must match.")
+    if X.dtype != Y.dtype:
+        X, Y = X.astype(np.float64, copy=False), Y.astype(np.float64, copy=False)
     return X, Y
+
+
+_ROWS64 = 512  # rows per float64 block of a float32 kernel: a 512 × 512 block of K is 2 MiB
+
+
+def _float64_blocks(func, X, Y, **params):
+    """``func(A, B, **params)`` on float64 copies of row blocks A of a float32 X and B of Y, stored
+    in a float32 K: the float64 temporaries stay a few blocks whatever n and m are.
+
+    When Y is X only the blocks on and above the diagonal are computed (a diagonal block as
+    ``func(A, None)``) and mirrored, so K is exactly symmetric as in float64.
+    """
+    same = Y is X
+    n, m = X.shape[0], Y.shape[0]
+    K = np.empty((n, m), dtype=np.float32)
+    for i in range(0, n, _ROWS64):
+        A = X[i:i + _ROWS64].astype(np.float64)
+        for j in range(i if same else 0, m, _ROWS64):
+            if same and j == i:
+                K[i:i + _ROWS64, i:i + _ROWS64] = func(A, None, **params)
+                continue
+            block = func(A, Y[j:j + _ROWS64].astype(np.float64), **params)
+            K[i:i + _ROWS64, j:j + _ROWS64] = block
+            if same:
+                K[j:j + _ROWS64, i:i + _ROWS64] = block.T
+    return K
 
 
 def _gamma(gamma, sigma, n_features, sigma_power=2):
@@ -78,7 +114,7 @@ def _squared_distances(X, Y, same, scale=1.0):
 
 
 def _inner(X, Y):
-    """X Yᵀ as a dense float64 array (a sparse product is made dense)."""
+    """X Yᵀ as a dense array in X's precision (a sparse product is made dense)."""
     K = X @ Y.T
     return K.toarray() if scipy.sparse.issparse(K) else np.asarray(K)
 
@@ -118,7 +154,7 @@ def polynomial_kernel(X, Y=None, degree=3, gamma=None, coef0=1.0):
     K = _inner(X, Y)
     K *= _gamma(gamma, None, X.shape[1])
     K += coef0
-    return K**degree
+    return (K**degree).astype(X.dtype, copy=False)  # a NumPy float64 degree would promote float32
 
 
 def rbf_kernel(X, Y=None, gamma=None, sigma=None):
@@ -136,6 +172,8 @@ def rbf_kernel(X, Y=None, gamma=None, sigma=None):
     """
     X, Y = _check_pair(X, Y, accept_sparse="csr")
     g = _gamma(gamma, sigma, X.shape[1])
+    if X.dtype == np.float32:  # ‖x‖² + ‖z‖² − 2xᵀz cancels: float32 would leave ≈ 1e-7·‖x‖² of noise
+        return _float64_blocks(rbf_kernel, X, Y, gamma=g)
     D = _squared_distances(X, Y, Y is X, scale=-g)
     return np.exp(D, out=D)
 
@@ -171,8 +209,11 @@ def laplacian_kernel(X, Y=None, gamma=None, sigma=None):
     array([[0.367879]])
     """
     X, Y = _check_pair(X, Y)
+    g = _gamma(gamma, sigma, X.shape[1], sigma_power=1)
+    if X.dtype == np.float32:  # cdist computes in float64: by blocks, not on float64 copies of X and Y
+        return _float64_blocks(laplacian_kernel, X, Y, gamma=g)
     K = cdist(X, Y, "cityblock")
-    K *= -_gamma(gamma, sigma, X.shape[1], sigma_power=1)
+    K *= -g
     return np.exp(K, out=K)
 
 
@@ -189,8 +230,11 @@ def exponential_kernel(X, Y=None, gamma=None, sigma=None):
     array([[0.082085]])
     """
     X, Y = _check_pair(X, Y)
+    g = _gamma(gamma, sigma, X.shape[1])
+    if X.dtype == np.float32:  # cdist computes in float64: by blocks, not on float64 copies of X and Y
+        return _float64_blocks(exponential_kernel, X, Y, gamma=g)
     K = cdist(X, Y, "euclidean")
-    K *= -_gamma(gamma, sigma, X.shape[1])
+    K *= -g
     return np.exp(K, out=K)
 
 
@@ -209,6 +253,8 @@ def subset_product_kernel(X, Y=None):
     array([[36.]])
     """
     X, Y = _check_pair(X, Y)
+    if X.dtype == np.float32:  # a sum of d logarithms: accumulated in float64
+        return _float64_blocks(subset_product_kernel, X, Y)
     n, m, d = X.shape[0], Y.shape[0], X.shape[1]
     K = np.empty((n, m))
     step = max(1, 2**22 // max(1, m * d))  # ≈ 32 MB of float64 factors per block

@@ -10,7 +10,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
+from ..utils.linalg import in_precision, refine_cholesky_solve
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from .pairwise import KERNELS, _kernel_params, pairwise_kernels, takes_sparse
 
 
@@ -25,6 +26,11 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     solved by a Cholesky factorisation (least squares if the matrix is not positive definite, e.g. λ = 0
     with a singular K or a non-Mercer kernel). Predictions are f(x) = Σᵢ βᵢ k(xᵢ, x) (+ ȳ, see
     ``center_y``). It is the fixed point of :class:`~lucidml.kernels.kernel_lms.KernelLMS` with the same λ.
+
+    Float32 X is fitted in float32, as in scikit-learn: K and its Cholesky factor take half the memory,
+    and ``dual_coef_`` and the predictions are float32. The float32 solve is refined in float64
+    (residuals y − (K + λI)β summed in float64, a few steps), so β is the float64 solution of the
+    float32 system up to its final rounding whenever cond(K + λI) ≪ 1/ε₃₂ ≈ 1.7e7.
 
     Parameters
     ----------
@@ -93,7 +99,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         """Fit on X (n_samples, n_features) — or the Gram matrix if kernel="precomputed" — and y."""
         validate_params(self)
         X, y = check_fit_data(self, X, y, accept_sparse="csr" if takes_sparse(self.kernel) else False,
-                              y_numeric=True, multi_output=True)
+                              y_numeric=True, multi_output=True, float32=True)
         check_magnitude(X, self)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
@@ -108,15 +114,17 @@ class KernelRidge(RegressorMixin, BaseEstimator):
             y -= self.y_mean_
         if y.ndim == 1:
             self.y_mean_ = float(self.y_mean_)
+        self.y_mean_ = in_precision(self.y_mean_, X.dtype)  # so that predict keeps X's precision
         K = self._gram(X)
-        self.dual_coef_ = _kernel_ridge_solve(K, y, alpha, sample_weight)
+        self.dual_coef_ = in_precision(_kernel_ridge_solve(K, y, alpha, sample_weight), X.dtype)
         self.X_fit_ = X
         return self
 
     def predict(self, X):
         """f(x) = Σᵢ βᵢ k(xᵢ, x) + ȳ; for kernel="precomputed", X is K(X_test, X_train)."""
         check_is_fitted(self)
-        X = check_predict_data(self, X, accept_sparse="csr" if takes_sparse(self.kernel) else False)
+        X = check_predict_data(self, X, accept_sparse="csr" if takes_sparse(self.kernel) else False,
+                               dtype=FLOAT_DTYPES)
         if self.kernel == "linear" and not self.kernel_params:
             # Σᵢ βᵢ xᵢᵀx = (Xᵀβ)ᵀx: the primal weights, d numbers, instead of an n_test × n_train Gram matrix.
             return X @ (self.X_fit_.T @ self.dual_coef_) + self.y_mean_
@@ -137,7 +145,8 @@ def _kernel_ridge_solve(K, y, alpha, sample_weight):
     weighted = sample_weight is not None
     if weighted:
         root = np.sqrt(sample_weight)
-        K = K * np.outer(root, root)
+        root_k = root.astype(K.dtype, copy=False)  # no float64 n × n temporary for a float32 K
+        K = K * np.outer(root_k, root_k)
         Y = Y * root[:, None]
     if alpha.size == 1:
         beta = _solve_spd(K, alpha[0], Y)
@@ -149,12 +158,16 @@ def _kernel_ridge_solve(K, y, alpha, sample_weight):
 
 
 def _solve_spd(K, lam, Y):
+    """(K + λI)⁻¹ Y in K's precision (Y is float64): a float32 factor is not promoted by a float64 Y."""
     A = K.copy()
     A.flat[:: A.shape[0] + 1] += lam
+    Y_k = Y.astype(K.dtype, copy=False)
     try:
-        return scipy.linalg.cho_solve(scipy.linalg.cho_factor(A, lower=True, check_finite=False), Y,
-                                      check_finite=False)
+        factor = scipy.linalg.cho_factor(A, lower=True, check_finite=False)
     except np.linalg.LinAlgError:
         warnings.warn("K + alpha·I is not positive definite (alpha = 0 with a singular K, or a non-Mercer kernel); "
                       "using the least-squares solution instead.", scipy.linalg.LinAlgWarning, stacklevel=3)
-        return scipy.linalg.lstsq(A, Y, check_finite=False)[0]
+        return scipy.linalg.lstsq(A, Y_k, check_finite=False)[0]
+    beta = scipy.linalg.cho_solve(factor, Y_k, check_finite=False)
+    # A float32 solve is refined with float64 residuals: β to float64 accuracy for cond ≪ 1/ε₃₂.
+    return beta if K.dtype == np.float64 else refine_cholesky_solve(K, factor, Y, beta, shift=lam)

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from sklearn.utils import check_array
 
+from ..utils.validation import FLOAT_DTYPES
 from .functions import (
     _check_pair,
     exponential_kernel,
@@ -64,11 +65,13 @@ def pairwise_kernels(X, Y=None, kernel="linear", **params):
     Returns
     -------
     K : ndarray of shape (n, m)
+        float32 when X and Y (or the precomputed X) are float32, float64 otherwise.
 
     Notes
     -----
     Named kernels are computed a block of rows of X at a time, so temporaries stay bounded (≈ 32 MB)
-    whatever n is; only K itself is n × m.
+    whatever n is; only K itself is n × m. A float32 K halves that; its distances are still formed
+    in float64 (see :mod:`lucidml.kernels.functions`).
 
     Examples
     --------
@@ -81,7 +84,7 @@ def pairwise_kernels(X, Y=None, kernel="linear", **params):
     """
     if isinstance(kernel, str):
         if kernel == "precomputed":
-            K = check_array(X, dtype=np.float64)
+            K = check_array(X, dtype=FLOAT_DTYPES)
             if Y is not None:
                 raise ValueError("kernel='precomputed' takes the Gram matrix as X and no Y.")
             return K
@@ -92,7 +95,7 @@ def pairwise_kernels(X, Y=None, kernel="linear", **params):
         raise TypeError(f"kernel must be a string or a callable, got {type(kernel).__name__}.")
     X, Y_ = _check_pair(X, Y)
     if _is_matrix_callable(kernel, X, Y_, params):
-        K = np.asarray(kernel(X, Y_, **params), dtype=np.float64)
+        K = np.asarray(kernel(X, Y_, **params), dtype=X.dtype)
         if K.shape != (X.shape[0], Y_.shape[0]):
             raise ValueError(f"The kernel callable returned shape {K.shape}, expected {(X.shape[0], Y_.shape[0])}.")
         return K
@@ -127,18 +130,22 @@ def _blocked(func, X, Y, params):
     step = max(1, _CHUNK_ELEMENTS // max(1, m))
     if n <= step:
         return func(X, None if Y is None else Y_, **params)
-    K = np.empty((n, m))
+    K = np.empty((n, m), dtype=X.dtype)
     for start in range(0, n, step):
         K[start:start + step] = func(X[start:start + step], Y_, **params)
-    if Y is None:  # blocks of X·Xᵀ may round differently above and below the diagonal
-        upper = np.triu_indices(n, 1)
-        K[upper[::-1]] = K[upper]
+    if Y is None:  # blocks of X·Xᵀ may round differently above and below the diagonal: mirror the upper half
+        for start in range(0, n, step):  # a block at a time (the n²/2 indices of the triangle at once
+            stop = min(start + step, n)  # would take 8n² bytes, more than a float64 K)
+            K[start:stop, :start] = K[:start, start:stop].T
+            lower = np.tril_indices(stop - start, -1)
+            diagonal = K[start:stop, start:stop]
+            diagonal[lower] = diagonal.T[lower]
     return K
 
 
 def _looped(kernel, X, Y, symmetric, params):
     n, m = X.shape[0], Y.shape[0]
-    K = np.empty((n, m))
+    K = np.empty((n, m), dtype=X.dtype)
     for i in range(n):
         for j in range(i if symmetric else 0, m):
             K[i, j] = kernel(X[i], Y[j], **params)
@@ -233,6 +240,8 @@ def check_kernel(kernel, X=None, tol=1e-8, **params):
     if isinstance(kernel, str) or callable(kernel):
         if X is None:
             raise ValueError("check_kernel needs a sample X to build the Gram matrix of a kernel function.")
+        # In float64 whatever X's precision: float32 rounding alone makes eigenvalues of about −1e-7·n.
+        X = check_array(X, dtype=np.float64, accept_sparse=True)
         K = pairwise_kernels(X, kernel=kernel, **params)
     else:
         if X is not None:
