@@ -52,6 +52,7 @@ def randomized_range_finder(A, size, n_iter, normalizer, rng):
     """
     omega = rng.standard_normal(size=(A.shape[1], size)).astype(A.dtype, copy=False)
     Y = _dense(A @ omega)
+    del omega  # as large as the short side's blocks: not kept through the iterations
     for _ in range(n_iter):
         Z = _dense(A.T @ _normalize(Y, normalizer))
         Y = _dense(A @ _normalize(Z, normalizer))
@@ -82,7 +83,7 @@ def randomized_svd(A, n_components, *, n_oversamples=10, n_iter="auto", normaliz
     Q = randomized_range_finder(A, size, n_iter, normalizer, rng)
     B = _dense(A.T @ Q).T  # Qᵀ A, computed as (AᵀQ)ᵀ so that sparse A stays on the left
     # The small l × n SVD in float64 whatever the data's precision.
-    U_hat, s, Vt = scipy.linalg.svd(B.astype(np.float64), full_matrices=False, check_finite=False,
+    U_hat, s, Vt = scipy.linalg.svd(B.astype(np.float64, copy=False), full_matrices=False, check_finite=False,
                                     lapack_driver="gesdd")
     U = Q @ U_hat[:, :n_components].astype(Q.dtype, copy=False) if compute_u else None
     return U, s[:n_components], Vt[:n_components]

@@ -132,7 +132,7 @@ class TruncatedSVD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         # X V_k, not U_k Σ_k: equal for an exact SVD, and for an approximate one this keeps
         # fit_transform(X) identical to fit(X).transform(X).
         scores = np.asarray(X @ self.components_.T)
-        variance = scores.var(axis=0, dtype=np.float64)
+        variance = column_moments(scores)[1]  # by row blocks: no second n × k array
         total = _total_variance(X)
         self.explained_variance_ = variance.astype(X.dtype)
         self.explained_variance_ratio_ = (variance / total if total > 0 else np.zeros(k)).astype(X.dtype)
