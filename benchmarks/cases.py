@@ -103,6 +103,19 @@ CASES = (
          versus="sklearn.ensemble.HistGradientBoostingClassifier",
          versus_params={"max_iter": 100, "max_depth": 3, "max_leaf_nodes": None, "min_samples_leaf": 1,
                         "early_stopping": False, "random_state": 0}),
+    # Wide dense tables (issue 26): 2,000 × 5,000 word counts as a dense array (documents on 5 topics,
+    # Zipf-like vocabulary, about 100 words each; topics drawn with concentration 10, close enough that
+    # trees reach about 0.7 accuracy, as on real text), the fit's peak memory beside scikit-learn's.
+    *(Case(f"wide_{name}", estimator, "word_counts", sizes=(2_500,), n_features=5_000, params=params, noise=10.0,
+           fit_memory=True, versus=versus, versus_params=versus_params)
+      for name, estimator, params, versus, versus_params in (
+          ("decision_tree", "DecisionTreeClassifier", {}, None, {}),
+          ("random_forest", "RandomForestClassifier", {"n_estimators": 100, "n_jobs": 1}, None, {}),
+          ("adaboost", "AdaBoostClassifier", {}, None, {}),
+          ("gradient_boosting", "GradientBoostingClassifier", {}, "sklearn.ensemble.HistGradientBoostingClassifier",
+           {"max_iter": 100, "max_depth": 3, "max_leaf_nodes": None, "min_samples_leaf": 1, "early_stopping": False,
+            "random_state": 0}),
+      )),
     # Mixtures and decompositions (issue 8).
     Case("pca", "PCA", "classification", sizes=(125_000,), n_features=100),
     Case("gaussian_mixture", "GaussianMixture", "blobs", sizes=(125_000,), n_features=20),

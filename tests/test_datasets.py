@@ -32,7 +32,8 @@ def _dense(X):
 
 
 @pytest.mark.parametrize(
-    "name", ["moons", "circles", "blobs", "classification", "regression", "counts", "documents", "images"]
+    "name", ["moons", "circles", "blobs", "classification", "regression", "counts", "documents", "word_counts",
+             "images"]
 )
 def test_synthetic_sets_honour_size_seed_and_noise(name):
     X, y = load(name, n_samples=120, random_state=3)

@@ -123,6 +123,12 @@ def _documents(n_samples, n_features, noise, random_state):
     return X, y
 
 
+def _word_counts(n_samples, n_features, noise, random_state):
+    """``documents`` as a dense array: a wide table of word counts (most entries zero)."""
+    X, y = _documents(n_samples, n_features, noise, random_state)
+    return X.toarray(), y
+
+
 def _topic_words(n_documents, n_words, n_topics, mean_length, concentration, random_state):
     """Every word of every document at once: (document of each word, word ids, topic of each document).
 
@@ -202,6 +208,7 @@ _SYNTHETIC = {
     "regression": (_regression, "regression", "std of Gaussian noise on y (10.0)"),
     "counts": (_counts, "classification", "Dirichlet concentration of the topics (1.0; larger = closer topics)"),
     "documents": (_documents, "classification", "Dirichlet concentration of the topics (0.1); X is sparse CSR"),
+    "word_counts": (_word_counts, "classification", "as documents, but X is a dense array"),
     "images": (_images, "classification", "std of the pixel noise (1.0)"),
 }
 
@@ -226,7 +233,8 @@ def load_dataset(name, *, target=None, task=None, n_samples=None, n_features=Non
         A bundled set (``iris``, ``wine``, ``breast_cancer``, ``digits``, ``diabetes``), a
         synthetic one (``moons``, ``circles``, ``blobs``, ``classification``, ``multiclass``, ``regression``,
         ``counts``: word counts of documents on 3 topics, ``documents``: a sparse document–term
-        matrix on 5 topics, ``images``: flattened square images of 10 classes), or the path of a
+        matrix on 5 topics, ``word_counts``: the same as a dense array, ``images``: flattened
+        square images of 10 classes), or the path of a
         CSV file with a header row.
     target : str, default=None
         For a CSV file: the name of the target column (required).

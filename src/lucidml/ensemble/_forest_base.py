@@ -18,7 +18,7 @@ from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
-from ..tree._base import shared_order
+from ..tree._exact_data import shared_tables, tables_of_features
 from ..utils import (
     cancel_flag,
     cancel_scope,
@@ -74,9 +74,9 @@ class _BaseForest(BaseEstimator):
             seeds = [int(rng.randint(_MAX_SEED)) for _ in range(n_more)]
             flag = cancel_flag()
             threads = thread_count(self.n_jobs, work=X.shape[0] * n_more, serial_below=SERIAL_BELOW)
-            order = shared_order(self._member_prototype(), X)
+            shared = shared_tables(self._member_prototype(), X)
             members = Parallel(n_jobs=threads, prefer="threads")(
-                delayed(self._fit_member_in_scope)(flag, X, y, sw, seed, order) for seed in seeds
+                delayed(self._fit_member_in_scope)(flag, X, y, sw, seed, shared) for seed in seeds
             )
             for (member, features), seed in zip(members, seeds):
                 self.estimators_.append(member)
@@ -103,20 +103,19 @@ class _BaseForest(BaseEstimator):
         features = rng.choice(n_features, self._n_feat, replace=bool(getattr(self, "bootstrap_features", False)))
         return counts, np.sort(features)
 
-    def _fit_member_in_scope(self, flag, X, y, sw, seed, order=None):
+    def _fit_member_in_scope(self, flag, X, y, sw, seed, shared=None):
         """``_fit_member`` in a joblib worker, under the fit's cancel flag (Ctrl-C stops every worker)."""
         with cancel_scope(flag):
             raise_if_cancelled(flag)
-            return self._fit_member(X, y, sw, seed, order)
+            return self._fit_member(X, y, sw, seed, shared)
 
-    def _fit_member(self, X, y, sw, seed, order=None):
+    def _fit_member(self, X, y, sw, seed, shared=None):
         counts, features = self._draw(seed, X.shape[0], X.shape[1])
         member = self._make_member(seed)
         whole = len(features) == X.shape[1] and np.all(features == np.arange(X.shape[1]))
         Xm = X if whole else X[:, features]
         if hasattr(member, "_fit_validated"):  # lucidml trees: skip re-validating the same X for every member
-            member._fit_validated(Xm, y, sw * counts, order=None if order is None else
-                                  order if whole else order[features])
+            member._fit_validated(Xm, y, sw * counts, shared=shared if whole else tables_of_features(shared, features))
         elif has_fit_parameter(member, "sample_weight"):
             member.fit(Xm, y, sample_weight=sw * counts)
         else:  # no weights: the bootstrap sample itself, with its repetitions

@@ -11,7 +11,7 @@ from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
-from ..tree._base import shared_order
+from ..tree._exact_data import shared_tables
 from ..utils import HasMethods, Interval, check_sample_weight, interruptible, raise_if_cancelled, validate_params
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._forest_predict import FlatForest
@@ -203,15 +203,15 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 def _samme(X, y, w, prototype, K, n_rounds, nu, rng):
     """Algorithm 10 with the SAMME weight; returns (learners, α, r). y holds codes 0..K−1."""
     learners, alphas, errors = [], np.zeros(n_rounds), np.ones(n_rounds)
-    order = shared_order(prototype, X)  # every round's tree searches the same X: sort it once
+    shared = shared_tables(prototype, X)  # every round's tree searches the same X: prepare it once
     for k in range(n_rounds):
         raise_if_cancelled()
         learner = clone(prototype)
         seed = rng.randint(_MAX_SEED)  # drawn every round, as scikit-learn does
         if "random_state" in learner.get_params():
             learner.set_params(random_state=seed)
-        if order is not None:
-            learner._fit_validated(X, y, w, order=order)
+        if shared is not None:
+            learner._fit_validated(X, y, w, shared=shared)
         else:
             learner.fit(X, y, sample_weight=w)
         if K == 1:  # one class (scikit-learn accepts it): a single learner that predicts it

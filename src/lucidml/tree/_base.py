@@ -20,8 +20,9 @@ from ..utils import (
 )
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._binning import apply_bins, bin_value_ranges, fit_bin_edges
-from ._builder import ExactData, ExactWork, HistData, HistWork, Rules, Target, Work, grow_tree
+from ._builder import ExactWork, HistData, HistWork, Rules, Target, Work, grow_tree
 from ._criteria import ABSOLUTE_ERROR
+from ._exact_data import exact_data
 from ._histogram import SampleStats
 from ._pruning import ccp_path, prune_ccp, prune_error
 from ._random import new_state
@@ -29,9 +30,6 @@ from ._store import Store
 from ._tree import tree_from_store
 
 _NO_LIMIT = np.iinfo(np.int64).max // 4
-# The exact search's sample ids: unsigned, so that Numba loads y[i], w[i], x[i] at them without
-# its negative-index wraparound (5–15% of a sweep), at no cost when the kernels run interpreted.
-SAMPLE_IDS = np.uint32
 _POOL_BYTES = 128 * 2**20  # memory for histograms kept for subtraction
 # max_bins=None asks for the exact search, which reads dense columns; a sparse X is grown on this
 # many histogram bins instead (exact for every feature with at most this many distinct values).
@@ -68,14 +66,14 @@ class _BaseDecisionTree(BaseEstimator):
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         return self._fit_validated(X, y, sample_weight)
 
-    def _fit_validated(self, X, y, sample_weight=None, order=None):
+    def _fit_validated(self, X, y, sample_weight=None, shared=None):
         """``fit`` on already validated input (the fast path for ensembles).
 
         X: float64/float32 array or sparse matrix (n_samples, n_features) without infinities; y: 1-D labels
         (classifier) or floats (regressor); sample_weight: None or finite, non-negative floats;
-        order: :func:`presort` of X, made once for many trees on the same X (the exact search
-        then keeps each tree's samples in it, O(n) per feature instead of a sort). Parameters
-        are still checked; ``n_features_in_`` is set here.
+        shared: ``_exact_data.SharedTables`` of X, made once for many trees on the same X (the
+        exact search then takes each tree's samples out of them, instead of sorting or copying
+        X for every tree). Parameters are still checked; ``n_features_in_`` is set here.
         """
         validate_params(self)
         n_samples, n_features = X.shape
@@ -109,7 +107,7 @@ class _BaseDecisionTree(BaseEstimator):
 
         exact = hist = None  # one of the two modes; Numba compiles only the one given
         if self.max_bins is None and not sparse:
-            exact = _presorted(X, samples, order)
+            exact = exact_data(X, samples, rules.max_features, shared)
         else:
             stats = SampleStats(code=y_codes, weight=weight, target=weight * y_values if not self._is_classifier
                                 else np.zeros(1), classes=self._is_classifier, unit_weight=False)
@@ -222,48 +220,6 @@ def _resolve_max_features(max_features, n_features):
     return max(1, int(max_features * n_features))
 
 
-def presort(X):
-    """Every column's sample order (NaN last): uint32 of shape (n_features, n_samples)."""
-    order = np.empty((X.shape[1], X.shape[0]), SAMPLE_IDS)
-    for f in range(X.shape[1]):  # one column at a time: the temporary memory of one column
-        order[f] = np.argsort(X[:, f])
-    return order
-
-
-def shared_order(tree, X):
-    """:func:`presort` of X for an ensemble whose members are lucidml's exact trees like ``tree``
-    (sorted once for all of them), else None."""
-    if isinstance(tree, _BaseDecisionTree) and tree.max_bins is None and not scipy.sparse.issparse(X):
-        return presort(X)
-    return None
-
-
-def _presorted(X, samples, order=None):
-    """The exact search's data: the samples of every column sorted once (NaN last), shape (n_features, m).
-
-    Only the sample ids (uint32) are kept; the sweeps read the values from X itself, in its own
-    precision (a float32 X is not copied; thresholds are midpoints computed in float64). With
-    ``order`` (:func:`presort` of X) the samples are picked out of it in order instead of sorted.
-    """
-    X = np.ascontiguousarray(X)
-    full = samples.size == X.shape[0]
-    if order is not None:
-        if full:
-            return ExactData(sidx=order.copy(), X=X, tmp_idx=np.empty(samples.size, SAMPLE_IDS))
-        keep = np.zeros(X.shape[0], np.bool_)
-        keep[samples] = True
-        sidx = np.empty((X.shape[1], samples.size), SAMPLE_IDS)
-        for f in range(X.shape[1]):
-            sidx[f] = order[f][keep[order[f]]]
-        return ExactData(sidx=sidx, X=X, tmp_idx=np.empty(samples.size, SAMPLE_IDS))
-    if full:
-        return ExactData(sidx=presort(X), X=X, tmp_idx=np.empty(samples.size, SAMPLE_IDS))
-    sidx = np.empty((X.shape[1], samples.size), SAMPLE_IDS)
-    for f in range(X.shape[1]):
-        sidx[f] = samples[np.argsort(X[samples, f])]
-    return ExactData(sidx=sidx, X=X, tmp_idx=np.empty(samples.size, SAMPLE_IDS))
-
-
 def _binned(X, samples, is_cat, max_bins, n_stats, rng, stats):
     """CART's histogram data: quantile bins, one bin per category of a categorical feature."""
     Xs = X if samples.size == X.shape[0] else X[samples]
@@ -323,7 +279,8 @@ def work_arrays(n_samples, m, n_features, n_values, criterion, hist, any_categor
     mae = criterion == ABSOLUTE_ERROR
     m_cat = m + 2 if any_categorical else 2
     exact = ExactWork(counts=np.zeros(n_values), y_buffer=np.empty(m) if mae else None,
-                      w_buffer=np.empty(m) if mae else None, features=np.empty(n_features, np.int64),
+                      w_buffer=np.empty(m) if mae else None, features=np.arange(n_features, dtype=np.int64),
+                      draw_rank=np.empty(n_features, np.int64), found=np.empty(n_features + 1, np.int64),
                       groups=np.empty(m_cat, np.int64), best_groups=np.empty(m_cat, np.int64),
                       rank_of=np.empty(n_samples, np.int64) if mae else None, sorted_y=np.empty(m) if mae else None,
                       fenwick=np.zeros((2, m + 1)) if mae else None, abs_errors=np.zeros((2, m)) if mae else None)

@@ -26,19 +26,31 @@ from ._criteria import NEWTON, class_counts, class_impurity, regression_stats
 from ._histogram import build_histogram, find_split_hist, node_sums, partition_hist
 from ._nodes import TREE_LEAF, TREE_UNDEFINED
 from ._random import seed_node
-from ._splitter import CATEGORICAL_SPLIT, NO_SPLIT, NodeSums, assign_children, find_split_exact, partition_rows
+from ._splitter import (
+    CATEGORICAL_SPLIT,
+    NO_SPLIT,
+    NodeSums,
+    assign_children,
+    feature_values,
+    find_split_exact,
+    partition_rows,
+)
 from ._store import enlarged, grow, list_room, new_store
 
 # What the builder grows from: exactly one of the two is given, the other is None. Numba drops
 # every branch of the mode left out (``if hist is None``), so a fit compiles only its own mode.
-# Exact mode: ``sidx`` (n_features, m) sample indices sorted by each feature, the values read
-# from ``X``. Histogram mode: ``binned`` codes, the node-ordered ``samples`` (``all_samples``:
+# Exact mode: ``X`` and, when ``presorted``, ``sidx`` (n_features, m): sample indices sorted by
+# each feature; else (``_node_sort``) ``sidx`` (1, m): the node-ordered samples, each drawn feature
+# sorted into ``sorted_idx`` (``values``: its sorted values) and the best one's order kept in
+# ``best_idx``; ``known[f]`` is 1 while a node is searched if f was found constant in one of its
+# ancestors (it is skipped unread: the lists are kept in the store). Either way ``sidx[0, start:end]`` are the samples of a node. Histogram mode: ``binned`` codes, the node-ordered ``samples`` (``all_samples``:
 # they are 0 … n − 1 at the root), the bin ``edges`` (flat, ``edge_ptr`` per feature),
 # ``bin_values`` of categorical bins, each bin's smallest and largest training value (``bin_lo``,
 # ``bin_hi``: thresholds go midway), the histogram column that is zero for an empty bin
 # (``occupancy``, see _histogram.gap_threshold) and the pool of histograms kept for subtraction
 # (``free`` lists its unused slots).
-ExactData = namedtuple("ExactData", ["sidx", "X", "tmp_idx"])
+ExactData = namedtuple("ExactData", ["sidx", "X", "tmp_idx", "presorted", "columns", "sorted_idx", "values",
+                                     "best_idx", "known"])
 HistData = namedtuple("HistData", ["binned", "samples", "tmp_samples", "edges", "edge_ptr", "n_value_bins",
                                    "bin_values", "bin_lo", "bin_hi", "pool", "scratch", "free", "stats", "gathered",
                                    "occupancy", "all_samples"])
@@ -52,8 +64,8 @@ Rules = namedtuple("Rules", ["max_depth", "min_samples_split", "min_samples_leaf
                              "min_impurity_decrease", "max_features", "random_splitter"])
 # Scratch of the exact sweeps (per-sample buffers only where the criterion needs them) and of the
 # histogram search; the groups of a categorical split are left in ``best_groups``.
-ExactWork = namedtuple("ExactWork", ["counts", "y_buffer", "w_buffer", "features", "groups", "best_groups",
-                                     "rank_of", "sorted_y", "fenwick", "abs_errors"])
+ExactWork = namedtuple("ExactWork", ["counts", "y_buffer", "w_buffer", "features", "draw_rank", "found", "groups",
+                                     "best_groups", "rank_of", "sorted_y", "fenwick", "abs_errors"])
 HistWork = namedtuple("HistWork", ["features", "groups", "best_groups", "left", "right", "bin_to_group", "sums"])
 # All scratch of a fit: the node value (``value``), the absolute error's median buffers (None
 # otherwise), the exact split's child of each sample, and the two modes' scratch.
@@ -123,12 +135,13 @@ def _release(free, counter, slot):
 
 @njit
 def _create_node(store, counter, node_tuple, exact, hist, target, rules, work):
-    """Create and evaluate one node, ``node_tuple`` = (start, end, depth, histogram slot or −1); returns its id.
+    """Create and evaluate one node, ``node_tuple`` = (start, end, depth, histogram slot or −1, parent or −1);
+    returns its id.
 
     Boosting's nodes (criterion NEWTON) get no value here: the booster sets its leaves' values
     from their samples (Newton steps or line searches); a node's weight is its Σh.
     """
-    start, end, depth, slot = node_tuple
+    start, end, depth, slot, parent = node_tuple
     boosting = target.criterion == NEWTON
 
     nid = counter[0]
@@ -164,6 +177,8 @@ def _create_node(store, counter, node_tuple, exact, hist, target, rules, work):
     growth["children"] = 0
     growth["n_children"] = 0
     growth["slot"] = -1
+    growth["parent"] = parent
+    growth["n_found"] = 0
     growth["expanded"] = 0
     growth["splittable"] = 0
     if not _may_split(n, depth, rules) or total < 2.0 * rules.min_weight_leaf or pure:
@@ -187,7 +202,9 @@ def _create_node(store, counter, node_tuple, exact, hist, target, rules, work):
             node["weighted_n_node_samples"] = total
         split = find_split_hist(histogram, sums, hist, target, rules, work.hist)
     if exact is not None:
+        _mark_known(store, parent, exact, 1)
         split = _exact_split(exact, row, start, end, total, target, rules, work)
+        _mark_known(store, parent, exact, 0)
     kind, feature, pos, threshold, missing_left, n_groups, proxy = split
     if kind == NO_SPLIT:
         _release_slot(hist, counter, slot)
@@ -236,6 +253,8 @@ def _create_node(store, counter, node_tuple, exact, hist, target, rules, work):
     growth["n_children"] = sizes.size
     growth["splittable"] = 1
     growth["slot"] = slot
+    if exact is not None:
+        _keep_found(store, counter, growth, work.exact.found)
     return nid
 
 
@@ -249,6 +268,29 @@ def _exact_split(exact, row, start, end, total, target, rules, work):
     _class_counts_if_any(row, start, end, target.codes, target.weight, counts)
     node = NodeSums(start=start, end=end, counts=counts, total=total, weighted_sum=work.value[0] * total)
     return find_split_exact(exact, node, target.codes, target.y, target, rules, work.exact)
+
+
+@njit(inline="always")
+def _mark_known(store, node, exact, flag):
+    """Set ``exact.known`` to ``flag`` for the features found constant in ``node`` and its
+    ancestors (node-sorted search; a presorted one has no use for it)."""
+    if not exact.presorted:
+        while node >= 0:
+            g = store.growth[node]
+            for k in range(g["first_found"], g["first_found"] + g["n_found"]):
+                exact.known[store.found[k]] = flag
+            node = g["parent"]
+
+
+@njit(inline="always")
+def _keep_found(store, counter, growth, found):
+    """Keep the features found constant in a node to be split (``found[0]`` of them, listed from
+    ``found[1]``): its descendants skip them unread."""
+    growth["first_found"] = counter[3]
+    growth["n_found"] = found[0]
+    for k in range(found[0]):
+        store.found[counter[3] + k] = found[1 + k]
+    counter[3] += found[0]
 
 
 @njit(inline="always")
@@ -284,7 +326,7 @@ def _expand(store, counter, u, exact, hist, target, rules, work):
     if hist is not None:
         _subtract_into_children(store, counter, u, hist, rules, slots)
     for c in range(r):
-        bounds = (store.child_bounds[ptr + c], store.child_bounds[ptr + c + 1], depth, slots[c])
+        bounds = (store.child_bounds[ptr + c], store.child_bounds[ptr + c + 1], depth, slots[c], u)
         store.child_ids[ptr + c] = _create_node(store, counter, bounds, exact, hist, target, rules, work)
     store.growth[u]["expanded"] = 1
     store.nodes[u]["left_child"] = store.child_ids[ptr]  # a multiway node: its first and last child
@@ -347,7 +389,7 @@ def _category_value(exact, hist, feature, first, group_bins, c):
     if hist is not None:
         return hist.bin_values[feature, group_bins[c]]
     if exact is not None:
-        return exact.X[exact.sidx[feature, first], feature]
+        return feature_values(exact, feature)[exact.sidx[0, first]]  # any sample of the child has its category
     return np.nan
 
 
@@ -359,7 +401,7 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
     ``cancel[0]`` is raised (Ctrl-C; see utils._interrupt).
     """
     store = new_store(work.value.size)
-    counter = np.zeros(3, dtype=np.int64)
+    counter = np.zeros(4, dtype=np.int64)  # nodes, child-list entries, free histogram slots, found constants
     if hist is not None:
         counter[2] = hist.free.size  # all histogram slots free
         for s in range(hist.free.size):
@@ -367,10 +409,10 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
     multiway = False  # whether a split may have more than two children (a categorical feature)
     for f in range(target.is_categorical.size):
         multiway = multiway or target.is_categorical[f]
-    store = grow(store, counter, np.int64(1), list_room(n_samples, np.int64(1), multiway))
+    store = grow(store, counter, np.int64(1), list_room(n_samples, np.int64(1), multiway), _found_room(exact, 1))
     # np.int64(...): a bare constant argument would compile a second, literal-typed copy of the
     # node kernel and of everything it calls (a cold start twice as long).
-    root = (np.int64(0), np.int64(n_samples), np.int64(0), np.int64(-1))
+    root = (np.int64(0), np.int64(n_samples), np.int64(0), np.int64(-1), np.int64(-1))
     _create_node(store, counter, root, exact, hist, target, rules, work)
     if max_leaf_nodes < 0:  # depth-first
         stack = np.empty(64, dtype=np.int64)
@@ -381,7 +423,7 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
         while top > 0 and not cancel[0]:
             top -= 1
             u = stack[top]
-            store = _grow_for_children(store, counter, u, multiway)
+            store = _grow_for_children(store, counter, u, multiway, exact)
             _expand(store, counter, u, exact, hist, target, rules, work)
             r = store.growth[u]["n_children"]
             if top + r > stack.size:
@@ -407,7 +449,7 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
                 store.growth[u]["slot"] = -1
                 continue
             leaves += r - 1
-            store = _grow_for_children(store, counter, u, multiway)
+            store = _grow_for_children(store, counter, u, multiway, exact)
             _expand(store, counter, u, exact, hist, target, rules, work)
             if size + r > heap_val.size:
                 heap_val = enlarged(heap_val, 2 * heap_val.size + r)
@@ -419,15 +461,25 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
     _unsplit_unexpanded(store, counter[0])
     # A plain tuple, not the Store: boxing a namedtuple runs Python code, where a pending Ctrl-C
     # would be raised inside Numba's boxing and crash the process.
-    return (store.nodes, store.growth, store.value, store.child_bounds, store.child_values, store.child_ids), counter[0]
+    return (store.nodes, store.growth, store.value, store.child_bounds, store.child_values, store.child_ids,
+            store.found), counter[0]
 
 
 @njit(inline="always")
-def _grow_for_children(store, counter, u, multiway):
-    """The store, with room for the children of u and their child lists."""
+def _grow_for_children(store, counter, u, multiway, exact):
+    """The store, with room for the children of u, their child lists and constant features."""
     growth = store.growth[u]
     r = growth["n_children"]
-    return grow(store, counter, r, list_room(growth["end"] - growth["start"], r, multiway))
+    return grow(store, counter, r, list_room(growth["end"] - growth["start"], r, multiway), _found_room(exact, r))
+
+
+@njit(inline="always")
+def _found_room(exact, r):
+    """Room for the features that r nodes may find constant (each at most all of them)."""
+    if exact is not None:
+        if not exact.presorted:
+            return r * exact.known.size
+    return r * 0
 
 
 @njit

@@ -288,10 +288,10 @@ def find_split_hist(hist, node_stats, data, target, rules, work):
         features[f] = f
     best = -np.inf
     best_kind, best_feature, best_bin, best_threshold, best_ml, best_groups = NO_SPLIT, -1, -1, np.nan, False, 0
-    visited = 0
+    searched = False  # whether a feature not constant in the node was searched
     for f_i in range(n_features):
-        if visited >= max_features:
-            break
+        if f_i >= max_features and searched:
+            break  # max_features drawn, constant ones included (scikit-learn's rule), and one searched
         j = rand_int(state, f_i, n_features)
         f = features[j]
         features[j] = features[f_i]
@@ -308,7 +308,7 @@ def find_split_hist(hist, node_stats, data, target, rules, work):
         n_miss = h[missing_bin, 0]
         if lo < 0 or (lo == hi and n_miss == 0):
             continue  # constant in this node
-        visited += 1
+        searched = True
 
         if is_cat[f]:
             n_groups = 0

@@ -1,7 +1,7 @@
 """Exact split search on presorted columns (``max_bins=None``).
 
 Every feature f keeps its node samples sorted once for the whole fit: ``sidx[f, start:end]`` are
-the sample ids (uint32, see tree._base.SAMPLE_IDS) of a node in increasing order of x_f (NaN
+the sample ids (uint32, see tree._exact_data.SAMPLE_IDS) of a node in increasing order of x_f (NaN
 last); the values themselves are read from X (``xf = X[:, f]``, so the sorted values are
 ``xf[sidx[f, p]]``): 4 bytes per entry instead of a sorted copy of X beside the indices. A split stably partitions every row, so both
 children stay sorted and no node ever sorts again: one sweep per feature costs O(n_node)
@@ -33,6 +33,7 @@ from ._criteria import (
     regression_stats,
     xlogx,
 )
+from ._node_sort import sort_feature
 from ._random import rand_int, rand_uniform
 
 NO_SPLIT = 0
@@ -44,7 +45,7 @@ CATEGORICAL_SPLIT = 2
 # rounding noise, possibly 0 or negative, and no split is scored on it.
 MIN_CHILD_SHARE = 1e-10
 
-# One presorted feature of a node: sample ids ``idx[start:end]`` in increasing order of the values
+# One sorted feature of a node: sample ids ``idx[start:end]`` in increasing order of the values
 # ``x`` (a column of X), the NaN from ``end_nn`` on.
 Column = namedtuple("Column", ["idx", "x", "start", "end_nn", "end"])
 # A node's samples sidx[:, start:end] and their sums: weighted class counts (a classifier's),
@@ -53,6 +54,15 @@ NodeSums = namedtuple("NodeSums", ["start", "end", "counts", "total", "weighted_
 # How a sweep scores a candidate: the criterion, and the least a child may hold (samples:
 # min_samples_leaf, and weight).
 Scoring = namedtuple("Scoring", ["criterion", "min_samples", "min_weight"])
+
+
+@njit(inline="always")
+def feature_values(exact, f):
+    """The values of feature f for every sample: a column of X, or a row of X copied column by
+    column, where a node-sorted search that draws features at random gathers them from."""
+    if exact.columns.shape[0] > 0:
+        return exact.columns[f]
+    return exact.X[:, f]
 
 
 @njit
@@ -76,31 +86,23 @@ def _sweep(col, yk, y, w, node, scoring, missing_left, left):
     """
     idx, xf, start, end_nn, end = col
     criterion, total = scoring.criterion, node.total
-    n_left = end - end_nn if missing_left else 0
-    w_left = 0.0
-    s_left = 0.0
+    first, n_left, w_left, s_left = _sweep_start(col, yk, y, w, node, missing_left, left)
     agg_left = 0.0
     agg_right = 0.0
     if yk is not None:
-        _start_class_sweep(col, yk, w, missing_left, left)
         for k in range(left.size):
-            w_left += left[k]
             if criterion == GINI:
                 agg_left += left[k] ** 2
                 agg_right += (node.counts[k] - left[k]) ** 2
             elif criterion == ENTROPY:
                 agg_left += xlogx(left[k])
                 agg_right += xlogx(node.counts[k] - left[k])
-    if y is not None and missing_left:
-        for p in range(end_nn, end):
-            s_left += w[idx[p]] * y[idx[p]]
-            w_left += w[idx[p]]
     # With NaN on the right, "every value left, NaN alone right" is one more candidate.
     last = end_nn - 1 if (missing_left or end_nn == end) else end_nn
     best = -np.inf
     best_pos = -1
-    current = xf[idx[start]]
-    for p in range(start, last):
+    current = xf[idx[first]]
+    for p in range(first, last):
         i = idx[p]
         wi = w[i]
         if yk is not None:
@@ -148,13 +150,52 @@ def _sweep(col, yk, y, w, node, scoring, missing_left, left):
 
 
 @njit
-def _start_class_sweep(col, yk, w, missing_left, left):
-    """The left child's class counts before the sweep: the NaN samples', or none."""
-    if missing_left:
-        class_counts(col.idx, col.end_nn, col.end, yk, w, left)
-    else:
+def _sweep_start(col, yk, y, w, node, missing_left, left):
+    """Where a sweep starts and what its left child holds there: (first position to move,
+    n_left, w_left, Σ w·y left); a classifier's class weights are left in ``left``.
+
+    The left child starts with the node's NaN samples (``missing_left``) or nothing. But when
+    more than half of the node shares its smallest value (the zeros of a count column), all
+    but the last of those samples go left at once, as the node's sums minus those of the rest:
+    O(rest) instead of O(run), and the thresholds inside the run would be ties anyway.
+    """
+    idx, xf, start, end_nn, end = col
+    run_end = start + 1
+    smallest = xf[idx[start]]
+    while run_end < end_nn and xf[idx[run_end]] == smallest:
+        run_end += 1
+    n_missing = end - end_nn
+    if 2 * (run_end - start) <= end - start:  # left: the NaN samples, or nothing
+        lo, hi = (end_nn, end) if missing_left else (end, end)
+        w_left, s_left = _range_sums(idx, lo, hi, yk, y, w, left)
+        return start, hi - lo, w_left, s_left
+    # left: everything but [run_end − 1, end_nn) and, unless they start left, the NaN samples
+    first = run_end - 1
+    hi = end_nn if missing_left else end
+    w_rest, s_rest = _range_sums(idx, first, hi, yk, y, w, left)
+    w_left = 0.0
+    if yk is not None:
         for k in range(left.size):
-            left[k] = 0.0
+            left[k] = max(node.counts[k] - left[k], 0.0)  # (never below 0 by rounding)
+            w_left += left[k]
+    else:
+        w_left = max(node.total - w_rest, 0.0)
+    n_left = first - start + (n_missing if missing_left else 0)
+    return first, n_left, w_left, node.weighted_sum - s_rest
+
+
+@njit(inline="always")
+def _range_sums(idx, lo, hi, yk, y, w, counts):
+    """(Σ w, Σ w·y) of the samples idx[lo:hi]; a classifier's class weights into ``counts``."""
+    w_sum = 0.0
+    s_sum = 0.0
+    if yk is not None:
+        w_sum = class_counts(idx, lo, hi, yk, w, counts)
+    if y is not None:
+        for p in range(lo, hi):
+            s_sum += w[idx[p]] * y[idx[p]]
+            w_sum += w[idx[p]]
+    return w_sum, s_sum
 
 
 @njit
@@ -211,13 +252,23 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
     own sweeps). Returns (kind, feature, last left position, threshold, missing_left, n_groups,
     proxy); for a categorical split the group bounds are left in ``work.best_groups``.
     """
-    sidx, X, start, end = exact.sidx, exact.X, node.start, node.end
+    sidx, start, end = exact.sidx, node.start, node.end
     # A child lighter than MIN_CHILD_SHARE of the node is rounding noise: never divide by it.
     scoring = Scoring(target.criterion, rules.min_samples_leaf, max(rules.min_weight_leaf, MIN_CHILD_SHARE * node.total))
     features, grp_cur, grp_best = work.features, work.groups, work.best_groups
-    n_features = sidx.shape[0]
-    for f in range(n_features):
-        features[f] = f
+    n_features = features.size  # (``features`` is 0 … n − 1 here: the draws are undone on return)
+    work.found[0] = 0
+    # When every feature is searched, the whole draw order is made first and the features are
+    # searched in column order, a tie going to the one drawn first: the split of a search in draw
+    # order, but the values of neighbouring columns share the cache lines of X's rows.
+    in_column_order = rules.max_features >= n_features and not rules.random_splitter
+    drawn = 0
+    if in_column_order:
+        for f_i in range(n_features):
+            _draw(target.state, features, f_i, work.draw_rank)
+        for f_i in range(n_features):
+            work.draw_rank[features[f_i]] = f_i
+        drawn = n_features
     if y is not None:
         if target.criterion == ABSOLUTE_ERROR:
             prepare_ranks(sidx[0], start, end, y, work.rank_of, work.sorted_y)
@@ -229,21 +280,36 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
     best_missing_left = False
     best_groups = 0
     best = -np.inf
-    visited = 0
+    best_rank = n_features  # the draw rank of the best feature so far
+    searched = False  # whether a feature not constant in the node was searched
     for f_i in range(n_features):
-        if visited >= rules.max_features:
-            break
-        j = rand_int(target.state, f_i, n_features)  # Fisher–Yates: features drawn without replacement
-        f = features[j]
-        features[j] = features[f_i]
-        features[f_i] = f
-        idx = sidx[f]
-        xf = X[:, f]
-        n_miss = count_missing(idx, xf, start, end)
-        end_nn = end - n_miss
-        if end_nn == start or (n_miss == 0 and xf[idx[start]] == xf[idx[end_nn - 1]]):
-            continue  # constant in this node: costs nothing, does not count
-        visited += 1
+        if f_i >= rules.max_features and searched:
+            break  # max_features drawn, constant ones included (scikit-learn's rule), and one searched
+        if in_column_order:
+            f = f_i
+            rank = work.draw_rank[f]
+        else:
+            f = _draw(target.state, features, f_i, work.draw_rank)
+            rank = f_i
+            drawn += 1
+        xf = feature_values(exact, f)
+        if exact.presorted:
+            idx = sidx[f]
+            n_miss = count_missing(idx, xf, start, end)
+            end_nn = end - n_miss
+            if end_nn == start or (n_miss == 0 and xf[idx[start]] == xf[idx[end_nn - 1]]):
+                continue  # constant in this node: nothing to search
+        else:  # node-sorted (_node_sort): this feature's order is made now
+            if exact.known[f]:
+                continue  # constant in an ancestor, so here too
+            idx = exact.sorted_idx
+            end_nn = sort_feature(sidx[0], xf, start, end, idx, exact.values)
+            if end_nn < 0:  # listed for the descendants (_builder._keep_found)
+                work.found[0] += 1
+                work.found[work.found[0]] = f
+                continue
+            n_miss = end - end_nn
+        searched = True
         col = Column(idx, xf, start, end_nn, end)
 
         if target.is_categorical[f]:
@@ -256,8 +322,9 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                 pg, wg = set_proxy(idx, grp_cur[g], grp_cur[g + 1], yk, y, target, work.counts, work)
                 ok = grp_cur[g + 1] - grp_cur[g] >= scoring.min_samples and wg >= scoring.min_weight
                 proxy += pg
-            if ok and proxy > best:
-                best = proxy
+            if ok and _better(proxy, rank, best, best_rank):
+                _keep_order(exact, idx, start, end)
+                best, best_rank = proxy, rank
                 best_kind = CATEGORICAL_SPLIT
                 best_feature = f
                 best_groups = n_groups
@@ -268,8 +335,9 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
 
         if rules.random_splitter:
             proxy, pos, threshold, missing_left = _random_split(col, yk, y, target, node, scoring, work)
-            if pos >= 0 and proxy > best:
-                best, best_kind, best_feature, best_pos = proxy, THRESHOLD_SPLIT, f, pos
+            if pos >= 0 and _better(proxy, rank, best, best_rank):
+                _keep_order(exact, idx, start, end)
+                best, best_rank, best_kind, best_feature, best_pos = proxy, rank, THRESHOLD_SPLIT, f, pos
                 best_threshold, best_missing_left = threshold, missing_left
             continue
 
@@ -281,15 +349,59 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                 proxy, pos = sweep_absolute_error(col, y, target.weight, node.total, scoring, work.rank_of, work)
             else:  # yk and y are tested on the arguments: each task compiles only its own sweep
                 proxy, pos = _sweep(col, yk, y, target.weight, node, scoring, missing_left, work.counts)
-            if pos >= 0 and proxy > best:
-                best, best_kind, best_feature, best_pos = proxy, THRESHOLD_SPLIT, f, pos
+            if pos >= 0 and _better(proxy, rank, best, best_rank):
+                if best_feature != f:  # (the second sweep of the same feature has the same order)
+                    _keep_order(exact, idx, start, end)
+                best, best_rank, best_kind, best_feature, best_pos = proxy, rank, THRESHOLD_SPLIT, f, pos
                 if pos == end_nn - 1:
                     best_threshold = np.inf  # NaN ≤ inf is false: only the NaN go right
                 else:
                     best_threshold = midpoint(xf[idx[pos]], xf[idx[pos + 1]])
                 n_left = pos + 1 - start
                 best_missing_left = missing_left if n_miss > 0 else n_left > end - start - n_left
+    _undo_draws(features, work.draw_rank, drawn, in_column_order)
     return best_kind, best_feature, best_pos, best_threshold, best_missing_left, best_groups, best
+
+
+@njit(inline="always")
+def _draw(state, features, f_i, swapped):
+    """The next feature of a Fisher–Yates draw without replacement (``features[f_i]``), the
+    position it came from in ``swapped[f_i]``."""
+    j = rand_int(state, f_i, features.size)
+    f = features[j]
+    features[j] = features[f_i]
+    features[f_i] = f
+    swapped[f_i] = j
+    return f
+
+
+@njit(inline="always")
+def _undo_draws(features, swapped, drawn, everything):
+    """``features`` back to 0 … n − 1 after ``drawn`` draws: O(drawn), not O(n), when a node drew
+    a few features of many (every node starts from the same order: see _random)."""
+    if everything:
+        for f in range(features.size):
+            features[f] = f
+    else:
+        for k in range(drawn):
+            features[swapped[k]] = swapped[k]
+            features[k] = k
+
+
+@njit(inline="always")
+def _better(proxy, rank, best, best_rank):
+    """Whether a candidate beats the best so far: a higher proxy, or the same from a feature drawn earlier."""
+    return proxy > best or (proxy == best and rank < best_rank)
+
+
+@njit(inline="always")
+def _keep_order(exact, idx, start, end):
+    """A node-sorted search keeps the sorted order of its best feature so far (the next feature
+    drawn is sorted into the same buffer); a presorted one has it already."""
+    if not exact.presorted:
+        kept = exact.best_idx
+        for p in range(start, end):
+            kept[p] = idx[p]
 
 
 @njit
@@ -370,7 +482,7 @@ def assign_children(exact, start, end, split, bounds, child_of):
     ``split``: find_split_exact's result; ``bounds``: a categorical split's group bounds.
     """
     kind, feature, pos, _, missing_left, n_groups, _ = split
-    idx = exact.sidx[feature]
+    idx = exact.sidx[feature] if exact.presorted else exact.best_idx
     if kind == CATEGORICAL_SPLIT:
         sizes = np.empty(n_groups, dtype=np.int64)
         for g in range(n_groups):
@@ -378,7 +490,7 @@ def assign_children(exact, start, end, split, bounds, child_of):
             for p in range(bounds[g], bounds[g + 1]):
                 child_of[idx[p]] = g
         return sizes
-    end_nn = end - count_missing(idx, exact.X[:, feature], start, end)
+    end_nn = end - count_missing(idx, feature_values(exact, feature), start, end)
     sizes = np.zeros(2, dtype=np.int64)
     for p in range(start, end):
         if p < end_nn:

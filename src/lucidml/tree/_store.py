@@ -16,15 +16,19 @@ __all__ = ["GROWTH_DTYPE", "Store", "enlarged", "grow", "list_room", "new_store"
 # What the builder knows of a node beside its record: its samples ``start``:``end`` in the
 # builder's sample order, its depth, the kind of its split, where its children are listed in the
 # store's child list (``children``, ``n_children``), the pool slot of its histogram (−1: none),
-# whether its children exist (``expanded``) and whether it has a split to expand (``splittable``).
+# whether its children exist (``expanded``) and whether it has a split to expand (``splittable``);
+# its ``parent`` (−1 for the root) and, for a node-sorted exact search, the features found constant
+# in it (not in its ancestors): ``found[first_found:first_found + n_found]`` of the store.
 GROWTH_DTYPE = np.dtype({
-    "names": ["start", "end", "depth", "kind", "children", "n_children", "slot", "expanded", "splittable"],
-    "formats": [np.int64] * 7 + [np.uint8] * 2,
+    "names": ["start", "end", "depth", "kind", "children", "n_children", "slot", "parent", "first_found", "n_found",
+              "expanded", "splittable"],
+    "formats": [np.int64] * 10 + [np.uint8] * 2,
 }, align=True)
 # The growing tree, in creation order: node records, growth records, node values (n_nodes, n_values),
 # and the child list: child c of node u is ``child_ids[k]``, k = growth[u].children + c, holding
-# samples child_bounds[k]:child_bounds[k + 1] (category ``child_values[k]`` for a multiway split).
-Store = namedtuple("Store", ["nodes", "growth", "value", "child_bounds", "child_values", "child_ids"])
+# samples child_bounds[k]:child_bounds[k + 1] (category ``child_values[k]`` for a multiway split);
+# ``found``: the lists of constant features (``counter[3]`` entries used).
+Store = namedtuple("Store", ["nodes", "growth", "value", "child_bounds", "child_values", "child_ids", "found"])
 
 
 @njit
@@ -32,13 +36,14 @@ def new_store(n_values):
     """An empty store with room for 64 nodes of ``n_values`` values and 256 child-list entries."""
     cap = 64
     return Store(np.empty(cap, dtype=NODE_DTYPE), np.empty(cap, dtype=GROWTH_DTYPE), np.empty((cap, n_values)),
-                 np.empty(4 * cap, dtype=np.int64), np.empty(4 * cap), np.empty(4 * cap, dtype=np.int64))
+                 np.empty(4 * cap, dtype=np.int64), np.empty(4 * cap), np.empty(4 * cap, dtype=np.int64),
+                 np.empty(4 * cap, dtype=np.int64))
 
 
 @njit
-def grow(store, counter, need_nodes, need_list):
-    """The store, enlarged (doubled) where it cannot hold ``need_nodes`` more nodes or ``need_list``
-    more child-list entries."""
+def grow(store, counter, need_nodes, need_list, need_found):
+    """The store, enlarged (doubled) where it cannot hold ``need_nodes`` more nodes, ``need_list``
+    more child-list entries or ``need_found`` more constant features."""
     nodes, growth, value = store.nodes, store.growth, store.value
     if counter[0] + need_nodes > nodes.size:
         cap = max(2 * nodes.size, counter[0] + need_nodes)
@@ -52,7 +57,10 @@ def grow(store, counter, need_nodes, need_list):
     if counter[1] + need_list > bounds.size:
         cap = max(2 * bounds.size, counter[1] + need_list)
         bounds, values, ids = enlarged(bounds, cap), enlarged(values, cap), enlarged(ids, cap)
-    return Store(nodes, growth, value, bounds, values, ids)
+    found = store.found
+    if counter[3] + need_found > found.size:
+        found = enlarged(found, max(2 * found.size, counter[3] + need_found))
+    return Store(nodes, growth, value, bounds, values, ids, found)
 
 
 @njit

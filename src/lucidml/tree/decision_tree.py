@@ -24,7 +24,8 @@ _PARAMETERS_DOC = """
         Fewest total weight in each child, as a fraction of the total weight.
     max_features : int, float, {"sqrt", "log2"} or None, default=None
         Number of features drawn without replacement at every node (None: all of them).
-        Features constant in the node are skipped and do not count.
+        Features constant in the node count as drawn; when every feature drawn was constant,
+        the drawing goes on until one is not (scikit-learn's rule).
     random_state : int, RandomState or None, default=None
         Draws the feature order (ties between equally good splits go to the first drawn), the
         features of ``max_features`` and the thresholds of the "random" splitter.

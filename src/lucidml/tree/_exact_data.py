@@ -1,0 +1,162 @@
+"""The exact search's data (``max_bins=None``): presorted columns, or X column by column for node sorting.
+
+Two ways to give a node its samples in increasing order of a feature (``_builder.ExactData``):
+
+- **presorted** (``_splitter``): every column's sample order is sorted once per fit (or once per
+  ensemble, :func:`presort`) and every split partitions all of them, so no node ever sorts.
+  Cost O(n·d·log n) once, then O(m·d) per node of m samples: the way for tall, narrow tables.
+- **node-sorted** (``_node_sort``): a node sorts its samples by a feature only when it draws it,
+  O(m log m) per feature examined and nothing for the others. The way for wide tables, where
+  the presorted order of thousands of columns would be partitioned at every split, and for
+  forests, whose nodes examine √d features of d. A tree that searches every feature reads them
+  in column order from the rows of X (neighbouring columns share cache lines); one that draws
+  some features at random gathers them from X copied column by column (:func:`column_table`,
+  once per fit or ensemble), where a node's values of one feature lie close together.
+
+:func:`node_sorted` chooses from the table's shape, its columns' numbers of distinct values and
+``max_features``; both give the same tree (ties between features go to the one drawn first
+either way), up to the rounding of sums of non-integer weights.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+import scipy.sparse
+
+from ._builder import ExactData
+
+# The exact search's sample ids: unsigned, so that Numba loads y[i], w[i], x[i] at them without
+# its negative-index wraparound (5–15% of a sweep), at no cost when the kernels run interpreted.
+SAMPLE_IDS = np.uint32
+# How the exact trees on one X search, and what they share, made once for an ensemble: when
+# ``presorted``, the presorted ``order`` of X's columns (None: each tree sorts its own rows);
+# else X copied column by column (``columns``; None: the trees read X's rows).
+SharedTables = namedtuple("SharedTables", ["presorted", "order", "columns"])
+_COLUMN_BLOCK = 256  # columns copied (and checked for float32 exactness) at a time
+
+
+def node_sorted(X, max_features):
+    """Whether trees on X drawing ``max_features`` features per node sort at their nodes rather
+    than presort.
+
+    Per node of m samples, presorting partitions every column, O(m) each; node sorting sorts the
+    features the node draws, O(m · s) each, where s (about 2 + log₂ of a column's number of
+    distinct values) is measured on a sample of rows: about 10 for continuous columns, 2–3
+    for binary or small count columns, whose sort is one three-way partition. So node sorting
+    wins when max_features · s < n_features (forests on many columns), and on tables of few
+    distinct values whatever the draw (a count column is also constant in most small nodes,
+    which node sorting then skips unread, where the presorted order is still partitioned).
+    """
+    n_features = X.shape[1]
+    log_distinct = _mean_log_distinct(X)
+    return log_distinct <= 2.0 or max_features * (2.0 + log_distinct) < n_features
+
+
+def _mean_log_distinct(X, n_rows=256):
+    """Mean over the columns of log₂(number of distinct values) in ``n_rows`` evenly spread rows."""
+    rows = X[:: max(1, X.shape[0] // n_rows)][:n_rows]
+    total = 0.0
+    for j in range(0, X.shape[1], _COLUMN_BLOCK):
+        block = np.sort(rows[:, j:j + _COLUMN_BLOCK], axis=0)
+        distinct = 1 + np.count_nonzero(block[1:] != block[:-1], axis=0)
+        total += float(np.log2(distinct).sum())
+    return total / max(1, X.shape[1])
+
+
+def presort(X):
+    """Every column's sample order (NaN last): uint32 of shape (n_features, n_samples)."""
+    order = np.empty((X.shape[1], X.shape[0]), SAMPLE_IDS)
+    for f in range(X.shape[1]):  # one column at a time: the temporary memory of one column
+        order[f] = np.argsort(X[:, f])
+    return order
+
+
+def column_table(X):
+    """X column by column, C-contiguous (n_features, n_samples), for the node-sorted search.
+
+    float32 when X is float32 or every value of X is exactly a float32 (counts, one-hot codes,
+    small integers): half the memory and half the cache lines to gather from, the same values.
+    Otherwise float64. Copied a block of columns at a time (the temporary memory of one block).
+    """
+    n_samples, n_features = X.shape
+    table = np.empty((n_features, n_samples), np.float32)
+    for j in range(0, n_features, _COLUMN_BLOCK):
+        block = X[:, j:j + _COLUMN_BLOCK].T
+        table[j:j + _COLUMN_BLOCK] = block
+        if X.dtype != np.float32 and not np.array_equal(table[j:j + _COLUMN_BLOCK], block, equal_nan=True):
+            del table
+            return np.ascontiguousarray(X.T, dtype=np.float64)
+    return table
+
+
+def shared_tables(tree, X):
+    """:class:`SharedTables` for an ensemble whose members are lucidml exact trees like ``tree``
+    (made once for all of them), else None."""
+    from ._base import _BaseDecisionTree, _resolve_max_features  # (that module imports this one)
+
+    if not isinstance(tree, _BaseDecisionTree) or tree.max_bins is not None or scipy.sparse.issparse(X):
+        return None
+    return _tables(X, _resolve_max_features(tree.max_features, X.shape[1]), presorted=True)
+
+
+def _tables(X, max_features, presorted):
+    """The SharedTables of X for trees drawing ``max_features`` features per node; the presorted
+    order itself only with ``presorted`` (one tree sorts the rows it uses, not X)."""
+    if not node_sorted(X, max_features):
+        return SharedTables(presorted=True, order=presort(X) if presorted else None, columns=None)
+    if max_features >= X.shape[1]:  # node-sorted, reading X's rows in column order
+        return SharedTables(presorted=False, order=None, columns=None)
+    return SharedTables(presorted=False, order=None, columns=column_table(X))
+
+
+def tables_of_features(shared, features):
+    """The shared tables of the columns ``features`` of X (a bagging member's feature subset)."""
+    if shared is None:
+        return None
+    return shared._replace(order=None if shared.order is None else shared.order[features],
+                           columns=None if shared.columns is None else shared.columns[features])
+
+
+def exact_data(X, samples, max_features, shared=None):
+    """The exact search's data (``_builder.ExactData``) for the rows ``samples`` of X.
+
+    ``shared``: the ensemble's :class:`SharedTables` of X, which also say which way to search;
+    without them :func:`node_sorted` decides and the tables are made here. Presorted: only the
+    sample ids (uint32) are kept, the sweeps read the values from X in its own precision (a
+    float32 X is not copied; thresholds are midpoints computed in float64). Node-sorted: the
+    node-ordered samples and the buffers that a node sorts its drawn features into.
+    """
+    if shared is None:
+        shared = _tables(X, max_features, presorted=False)
+    m = samples.size
+    tmp_idx = np.empty(m, SAMPLE_IDS)
+    n_features = X.shape[1]
+    if not shared.presorted:  # node-sorted: the values read from X's rows, or from its columns
+        columns = shared.columns
+        if columns is None:
+            X = np.ascontiguousarray(X)
+            columns = np.empty((0, 0), X.dtype)
+        else:
+            X = np.empty((0, 0), columns.dtype)  # (one dtype for both: one compiled signature)
+        return ExactData(sidx=samples.astype(SAMPLE_IDS).reshape(1, m), X=X, tmp_idx=tmp_idx, presorted=False,
+                         columns=columns, sorted_idx=np.empty(m, SAMPLE_IDS), values=np.empty(m),
+                         best_idx=np.empty(m, SAMPLE_IDS), known=np.zeros(n_features, np.uint8))
+    X = np.ascontiguousarray(X)
+    order = shared.order
+    if order is not None and m == X.shape[0]:
+        sidx = order.copy()
+    elif order is not None:
+        keep = np.zeros(X.shape[0], np.bool_)
+        keep[samples] = True
+        sidx = np.empty((X.shape[1], m), SAMPLE_IDS)
+        for f in range(X.shape[1]):
+            sidx[f] = order[f][keep[order[f]]]
+    elif m == X.shape[0]:
+        sidx = presort(X)
+    else:
+        sidx = np.empty((X.shape[1], m), SAMPLE_IDS)
+        for f in range(X.shape[1]):
+            sidx[f] = samples[np.argsort(X[samples, f])]
+    unused = np.empty(0, SAMPLE_IDS)
+    return ExactData(sidx=sidx, X=X, tmp_idx=tmp_idx, presorted=True, columns=np.empty((0, 0), X.dtype),
+                     sorted_idx=unused, values=np.empty(0), best_idx=unused, known=np.zeros(0, np.uint8))
