@@ -160,3 +160,13 @@ def test_bad_input():
         PCA(1.5).fit(X)
     with pytest.raises(ValueError, match="shape"):
         PCA(2).fit(X).inverse_transform(np.ones((3, 3)))
+
+
+def test_score_samples_of_rank_deficient_data_is_finite():
+    # Redundant features: the noise variance is rounding noise beside the kept variances, where a
+    # Cholesky factorization of the d × d covariance failed (LinAlgError).
+    from sklearn.datasets import make_classification
+
+    X, _ = make_classification(300, 12, n_informative=6, random_state=0)
+    scores = PCA(n_components=10).fit(X).score_samples(X)
+    assert scores.shape == (300,) and np.isfinite(scores).all()

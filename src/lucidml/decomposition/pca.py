@@ -322,15 +322,28 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """Log-likelihood of each sample under probabilistic PCA, N(μ, get_covariance())."""
         check_is_fitted(self)
         X = check_predict_data(self, X)
-        cov = self.get_covariance()
-        sign, logdet = np.linalg.slogdet(cov)
-        if sign <= 0:
+        # In the components' basis the covariance is diagonal: λⱼ along component j (never below
+        # σ²) and σ² in the d − k directions left, so the Mahalanobis distance and log-determinant
+        # need no d × d factorization (which rounding breaks when σ² is tiny beside the λⱼ).
+        V, sigma2 = self.components_, float(self.noise_variance_)
+        k, d = V.shape
+        Z = X - self.mean_
+        if self.scale_ is not None:
+            Z = Z / self.scale_
+        T = Z @ V.T
+        variances = np.maximum(self.explained_variance_, sigma2)
+        if np.any(variances <= 0) or (k < d and sigma2 <= 0):
             raise ValueError("The PCA covariance is singular (noise_variance_ = 0): keep fewer components "
                              "than min(n_samples, n_features) to score samples.")
-        L = np.linalg.cholesky(cov)
-        R = scipy.linalg.solve_triangular(L, (X - self.mean_).T, lower=True, check_finite=False)
-        d = X.shape[1]
-        return -0.5 * (np.einsum("ij,ij->j", R, R) + d * np.log(2 * np.pi) + logdet)
+        distance = (T**2 / variances).sum(axis=1)
+        logdet = np.log(variances).sum()
+        if k < d:
+            residual = np.maximum(np.einsum("ij,ij->i", Z, Z) - np.einsum("ij,ij->i", T, T), 0.0)
+            distance += residual / sigma2
+            logdet += (d - k) * np.log(sigma2)
+        if self.scale_ is not None:
+            logdet += 2.0 * np.log(self.scale_).sum()
+        return -0.5 * (distance + d * np.log(2 * np.pi) + logdet)
 
     def score(self, X, y=None):
         """Mean log-likelihood of the samples of X."""

@@ -4,9 +4,10 @@ How a tree is grown and read, file by file (the ensembles in ``lucidml.ensemble`
 with the same pieces)::
 
     X ──► _binning      quantile bins, NaN in its own bin        (histogram trees: max_bins,
-    │                   (bin_value_ranges: each bin's min/max)     gradient boosting)
-    │     _base         the presorted sample order of every       (exact trees: max_bins=None)
-    │                   feature, int32; values read from X
+    │                   (bin_value_ranges: each bin's min/max)     gradient boosting, sparse X)
+    │     _exact_data   presorted: every column's sample order,    (exact trees: max_bins=None)
+    │                   uint32; or node-sorted (_node_sort): each
+    │                   node sorts the features it draws
     ▼
     _histogram          build_histogram: per node, feature and bin, (count, Σw or Σw per class,
     │                   Σtarget) from one SampleStats record; larger child = parent − smaller
@@ -31,6 +32,22 @@ with the same pieces)::
     ▼
     _traversal          the one walk: descend / apply / decision paths of a tree, and
                         sum_leaf_values over a table of trees (forests, AdaBoost, boosting)
+
+What a fit costs, for n rows, d columns, k = max_features and m samples in a node (a tree of
+depth D visits each row once per level):
+
+- **presorted exact search**: O(d · n log n) once per fit (once per ensemble for forests,
+  bagging and AdaBoost), then O(d · m) per node to keep every column sorted, O(k · m) to sweep:
+  O(d · n · D) in all. Memory: 4 bytes per row and column. The way for tall, narrow tables.
+- **node-sorted exact search**: no presorting; per node O(k' · m log m) for the k' features it
+  examines (k drawn, constant ones included, plus the draws until one is not constant; features
+  already constant in an ancestor are skipped unread): O(k' · n log n · D) in all, however wide
+  the table. A forest gathers the values from X copied column by column, once per ensemble (n · d
+  · 4 bytes when the values are exact in float32). ``_exact_data.node_sorted`` picks the cheaper
+  way from d, k and the columns' numbers of distinct values.
+- **histogram search** (``max_bins``, sparse X, gradient boosting): binning O(d · n log n) once,
+  then O(d · m) per node to build the smaller child's histogram (the larger one by subtraction)
+  and O(d · bins) to scan it; n · d bytes for the bin codes.
 """
 
 from .decision_tree import DecisionTreeClassifier, DecisionTreeRegressor

@@ -280,7 +280,7 @@ def work_arrays(n_samples, m, n_features, n_values, criterion, hist, any_categor
     m_cat = m + 2 if any_categorical else 2
     exact = ExactWork(counts=np.zeros(n_values), y_buffer=np.empty(m) if mae else None,
                       w_buffer=np.empty(m) if mae else None, features=np.arange(n_features, dtype=np.int64),
-                      draw_rank=np.empty(n_features, np.int64), found=np.empty(n_features + 1, np.int64),
+                      feature_lists=np.empty((2, n_features + 1), np.int64),
                       groups=np.empty(m_cat, np.int64), best_groups=np.empty(m_cat, np.int64),
                       rank_of=np.empty(n_samples, np.int64) if mae else None, sorted_y=np.empty(m) if mae else None,
                       fenwick=np.zeros((2, m + 1)) if mae else None, abs_errors=np.zeros((2, m)) if mae else None)

@@ -39,18 +39,21 @@ from ._store import enlarged, grow, list_room, new_store
 
 # What the builder grows from: exactly one of the two is given, the other is None. Numba drops
 # every branch of the mode left out (``if hist is None``), so a fit compiles only its own mode.
-# Exact mode: ``X`` and, when ``presorted``, ``sidx`` (n_features, m): sample indices sorted by
-# each feature; else (``_node_sort``) ``sidx`` (1, m): the node-ordered samples, each drawn feature
-# sorted into ``sorted_idx`` (``values``: its sorted values) and the best one's order kept in
-# ``best_idx``; ``known[f]`` is 1 while a node is searched if f was found constant in one of its
-# ancestors (it is skipped unread: the lists are kept in the store). Either way ``sidx[0, start:end]`` are the samples of a node. Histogram mode: ``binned`` codes, the node-ordered ``samples`` (``all_samples``:
+# Exact mode: the values in ``table``, X itself (n, d) or X column by column (d, n) when
+# ``by_column``; when ``presorted``, ``sidx`` (n_features, m): sample indices sorted by each
+# feature; else (``_node_sort``) ``sidx`` (1, m): the node-ordered samples, each drawn feature
+# sorted into ``ids[1]`` (``values``: its sorted values) and the best one's order kept in
+# ``ids[2]``; ``known[f]`` is 1 while a node is searched if f was found constant in one of its
+# ancestors (it is skipped unread: the lists are kept in the store). Either way
+# ``sidx[0, start:end]`` are the samples of a node, and ``ids[0]`` is the partition's scratch.
+# (Few arrays: every call that is not inlined counts each array of its records up and down.)
+# Histogram mode: ``binned`` codes, the node-ordered ``samples`` (``all_samples``:
 # they are 0 … n − 1 at the root), the bin ``edges`` (flat, ``edge_ptr`` per feature),
 # ``bin_values`` of categorical bins, each bin's smallest and largest training value (``bin_lo``,
 # ``bin_hi``: thresholds go midway), the histogram column that is zero for an empty bin
 # (``occupancy``, see _histogram.gap_threshold) and the pool of histograms kept for subtraction
 # (``free`` lists its unused slots).
-ExactData = namedtuple("ExactData", ["sidx", "X", "tmp_idx", "presorted", "columns", "sorted_idx", "values",
-                                     "best_idx", "known"])
+ExactData = namedtuple("ExactData", ["sidx", "table", "by_column", "presorted", "ids", "values", "known"])
 HistData = namedtuple("HistData", ["binned", "samples", "tmp_samples", "edges", "edge_ptr", "n_value_bins",
                                    "bin_values", "bin_lo", "bin_hi", "pool", "scratch", "free", "stats", "gathered",
                                    "occupancy", "all_samples"])
@@ -63,8 +66,10 @@ Target = namedtuple("Target", ["codes", "y", "weight", "criterion", "is_class", 
 Rules = namedtuple("Rules", ["max_depth", "min_samples_split", "min_samples_leaf", "min_weight_leaf",
                              "min_impurity_decrease", "max_features", "random_splitter"])
 # Scratch of the exact sweeps (per-sample buffers only where the criterion needs them) and of the
-# histogram search; the groups of a categorical split are left in ``best_groups``.
-ExactWork = namedtuple("ExactWork", ["counts", "y_buffer", "w_buffer", "features", "draw_rank", "found", "groups",
+# histogram search; the groups of a categorical split are left in ``best_groups``;
+# ``feature_lists``: the draw ranks (or swapped positions) of the features, and the count and
+# list of the features found constant in the node (``_splitter.find_split_exact``).
+ExactWork = namedtuple("ExactWork", ["counts", "y_buffer", "w_buffer", "features", "feature_lists", "groups",
                                      "best_groups", "rank_of", "sorted_y", "fenwick", "abs_errors"])
 HistWork = namedtuple("HistWork", ["features", "groups", "best_groups", "left", "right", "bin_to_group", "sums"])
 # All scratch of a fit: the node value (``value``), the absolute error's median buffers (None
@@ -214,7 +219,7 @@ def _create_node(store, counter, node_tuple, exact, hist, target, rules, work):
         sizes = partition_hist(hist, start, end, split, work.hist)
     if exact is not None:
         sizes = assign_children(exact, start, end, split, work.exact.best_groups, work.child_of)
-        partition_rows(exact.sidx, start, end, work.child_of, sizes, exact.tmp_idx)
+        partition_rows(exact.sidx, start, end, work.child_of, sizes, exact.ids[0])
 
     decrease = total * impurity
     lo = start
@@ -254,7 +259,8 @@ def _create_node(store, counter, node_tuple, exact, hist, target, rules, work):
     growth["splittable"] = 1
     growth["slot"] = slot
     if exact is not None:
-        _keep_found(store, counter, growth, work.exact.found)
+        if not exact.presorted:
+            _keep_found(store, counter, growth, work.exact.feature_lists[1])
     return nid
 
 

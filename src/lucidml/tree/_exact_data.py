@@ -129,18 +129,13 @@ def exact_data(X, samples, max_features, shared=None):
     if shared is None:
         shared = _tables(X, max_features, presorted=False)
     m = samples.size
-    tmp_idx = np.empty(m, SAMPLE_IDS)
     n_features = X.shape[1]
     if not shared.presorted:  # node-sorted: the values read from X's rows, or from its columns
-        columns = shared.columns
-        if columns is None:
-            X = np.ascontiguousarray(X)
-            columns = np.empty((0, 0), X.dtype)
-        else:
-            X = np.empty((0, 0), columns.dtype)  # (one dtype for both: one compiled signature)
-        return ExactData(sidx=samples.astype(SAMPLE_IDS).reshape(1, m), X=X, tmp_idx=tmp_idx, presorted=False,
-                         columns=columns, sorted_idx=np.empty(m, SAMPLE_IDS), values=np.empty(m),
-                         best_idx=np.empty(m, SAMPLE_IDS), known=np.zeros(n_features, np.uint8))
+        by_column = shared.columns is not None
+        return ExactData(sidx=samples.astype(SAMPLE_IDS).reshape(1, m),
+                         table=shared.columns if by_column else np.ascontiguousarray(X), by_column=by_column,
+                         presorted=False, ids=np.empty((3, m), SAMPLE_IDS), values=np.empty(m),
+                         known=np.zeros(n_features, np.uint8))
     X = np.ascontiguousarray(X)
     order = shared.order
     if order is not None and m == X.shape[0]:
@@ -157,6 +152,5 @@ def exact_data(X, samples, max_features, shared=None):
         sidx = np.empty((X.shape[1], m), SAMPLE_IDS)
         for f in range(X.shape[1]):
             sidx[f] = samples[np.argsort(X[samples, f])]
-    unused = np.empty(0, SAMPLE_IDS)
-    return ExactData(sidx=sidx, X=X, tmp_idx=tmp_idx, presorted=True, columns=np.empty((0, 0), X.dtype),
-                     sorted_idx=unused, values=np.empty(0), best_idx=unused, known=np.zeros(0, np.uint8))
+    return ExactData(sidx=sidx, table=X, by_column=False, presorted=True, ids=np.empty((1, m), SAMPLE_IDS),
+                     values=np.empty(0), known=np.zeros(0, np.uint8))

@@ -60,9 +60,9 @@ Scoring = namedtuple("Scoring", ["criterion", "min_samples", "min_weight"])
 def feature_values(exact, f):
     """The values of feature f for every sample: a column of X, or a row of X copied column by
     column, where a node-sorted search that draws features at random gathers them from."""
-    if exact.columns.shape[0] > 0:
-        return exact.columns[f]
-    return exact.X[:, f]
+    if exact.by_column:
+        return exact.table[f]
+    return exact.table[:, f]
 
 
 @njit
@@ -86,7 +86,30 @@ def _sweep(col, yk, y, w, node, scoring, missing_left, left):
     """
     idx, xf, start, end_nn, end = col
     criterion, total = scoring.criterion, node.total
-    first, n_left, w_left, s_left = _sweep_start(col, yk, y, w, node, missing_left, left)
+    # The left child starts with the node's NaN samples (``missing_left``) or nothing. But when
+    # more than half of the node shares its smallest value (the zeros of a count column), all
+    # but the last of those samples go left at once, as the node's sums minus those of the rest:
+    # O(rest) instead of O(run), and the thresholds inside the run would be ties anyway.
+    first = start + 1
+    smallest = xf[idx[start]]
+    while first < end_nn and xf[idx[first]] == smallest:
+        first += 1
+    if 2 * (first - start) <= end - start:
+        first = start
+        lo, hi = (end_nn, end) if missing_left else (end, end)
+        w_left, s_left = _range_sums(idx, lo, hi, yk, y, w, left)
+        n_left = hi - lo
+    else:
+        first -= 1
+        w_rest, s_rest = _range_sums(idx, first, end_nn if missing_left else end, yk, y, w, left)
+        w_left = max(total - w_rest, 0.0)
+        if yk is not None:
+            w_left = 0.0
+            for k in range(left.size):
+                left[k] = max(node.counts[k] - left[k], 0.0)  # (never below 0 by rounding)
+                w_left += left[k]
+        s_left = node.weighted_sum - s_rest
+        n_left = first - start + (end - end_nn if missing_left else 0)
     agg_left = 0.0
     agg_right = 0.0
     if yk is not None:
@@ -147,41 +170,6 @@ def _sweep(col, yk, y, w, node, scoring, missing_left, left):
             best = proxy
             best_pos = p
     return best, best_pos
-
-
-@njit
-def _sweep_start(col, yk, y, w, node, missing_left, left):
-    """Where a sweep starts and what its left child holds there: (first position to move,
-    n_left, w_left, Σ w·y left); a classifier's class weights are left in ``left``.
-
-    The left child starts with the node's NaN samples (``missing_left``) or nothing. But when
-    more than half of the node shares its smallest value (the zeros of a count column), all
-    but the last of those samples go left at once, as the node's sums minus those of the rest:
-    O(rest) instead of O(run), and the thresholds inside the run would be ties anyway.
-    """
-    idx, xf, start, end_nn, end = col
-    run_end = start + 1
-    smallest = xf[idx[start]]
-    while run_end < end_nn and xf[idx[run_end]] == smallest:
-        run_end += 1
-    n_missing = end - end_nn
-    if 2 * (run_end - start) <= end - start:  # left: the NaN samples, or nothing
-        lo, hi = (end_nn, end) if missing_left else (end, end)
-        w_left, s_left = _range_sums(idx, lo, hi, yk, y, w, left)
-        return start, hi - lo, w_left, s_left
-    # left: everything but [run_end − 1, end_nn) and, unless they start left, the NaN samples
-    first = run_end - 1
-    hi = end_nn if missing_left else end
-    w_rest, s_rest = _range_sums(idx, first, hi, yk, y, w, left)
-    w_left = 0.0
-    if yk is not None:
-        for k in range(left.size):
-            left[k] = max(node.counts[k] - left[k], 0.0)  # (never below 0 by rounding)
-            w_left += left[k]
-    else:
-        w_left = max(node.total - w_rest, 0.0)
-    n_left = first - start + (n_missing if missing_left else 0)
-    return first, n_left, w_left, node.weighted_sum - s_rest
 
 
 @njit(inline="always")
@@ -257,17 +245,23 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
     scoring = Scoring(target.criterion, rules.min_samples_leaf, max(rules.min_weight_leaf, MIN_CHILD_SHARE * node.total))
     features, grp_cur, grp_best = work.features, work.groups, work.best_groups
     n_features = features.size  # (``features`` is 0 … n − 1 here: the draws are undone on return)
-    work.found[0] = 0
     # When every feature is searched, the whole draw order is made first and the features are
     # searched in column order, a tie going to the one drawn first: the split of a search in draw
     # order, but the values of neighbouring columns share the cache lines of X's rows.
     in_column_order = rules.max_features >= n_features and not rules.random_splitter
+    # The arrays read per feature, out of their records once: each read of a record's array
+    # costs an atomic reference count up and down, and there are nodes × features of them.
+    draw_rank, found = work.feature_lists[0], work.feature_lists[1]
+    known, ids, values = exact.known, exact.ids, exact.values
+    found[0] = 0
+    table, state, weight, counts = exact.table, target.state, target.weight, work.counts
+    presorted, by_column, is_categorical = exact.presorted, exact.by_column, target.is_categorical
     drawn = 0
     if in_column_order:
         for f_i in range(n_features):
-            _draw(target.state, features, f_i, work.draw_rank)
+            _draw(state, features, f_i, draw_rank)
         for f_i in range(n_features):
-            work.draw_rank[features[f_i]] = f_i
+            draw_rank[features[f_i]] = f_i
         drawn = n_features
     if y is not None:
         if target.criterion == ABSOLUTE_ERROR:
@@ -287,32 +281,32 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
             break  # max_features drawn, constant ones included (scikit-learn's rule), and one searched
         if in_column_order:
             f = f_i
-            rank = work.draw_rank[f]
+            rank = draw_rank[f]
         else:
-            f = _draw(target.state, features, f_i, work.draw_rank)
+            f = _draw(state, features, f_i, draw_rank)
             rank = f_i
             drawn += 1
-        xf = feature_values(exact, f)
-        if exact.presorted:
+        xf = table[f] if by_column else table[:, f]  # (feature_values, from the locals)
+        if presorted:
             idx = sidx[f]
             n_miss = count_missing(idx, xf, start, end)
             end_nn = end - n_miss
             if end_nn == start or (n_miss == 0 and xf[idx[start]] == xf[idx[end_nn - 1]]):
                 continue  # constant in this node: nothing to search
         else:  # node-sorted (_node_sort): this feature's order is made now
-            if exact.known[f]:
+            if known[f]:
                 continue  # constant in an ancestor, so here too
-            idx = exact.sorted_idx
-            end_nn = sort_feature(sidx[0], xf, start, end, idx, exact.values)
+            idx = ids[1]
+            end_nn = sort_feature(sidx[0], xf, start, end, idx, values)
             if end_nn < 0:  # listed for the descendants (_builder._keep_found)
-                work.found[0] += 1
-                work.found[work.found[0]] = f
+                found[0] += 1
+                found[found[0]] = f
                 continue
             n_miss = end - end_nn
         searched = True
         col = Column(idx, xf, start, end_nn, end)
 
-        if target.is_categorical[f]:
+        if is_categorical[f]:
             n_groups = _categorical_groups(col, grp_cur)
             proxy = 0.0
             ok = n_groups >= 2
@@ -348,7 +342,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
             if target.criterion == ABSOLUTE_ERROR:
                 proxy, pos = sweep_absolute_error(col, y, target.weight, node.total, scoring, work.rank_of, work)
             else:  # yk and y are tested on the arguments: each task compiles only its own sweep
-                proxy, pos = _sweep(col, yk, y, target.weight, node, scoring, missing_left, work.counts)
+                proxy, pos = _sweep(col, yk, y, weight, node, scoring, missing_left, counts)
             if pos >= 0 and _better(proxy, rank, best, best_rank):
                 if best_feature != f:  # (the second sweep of the same feature has the same order)
                     _keep_order(exact, idx, start, end)
@@ -359,7 +353,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                     best_threshold = midpoint(xf[idx[pos]], xf[idx[pos + 1]])
                 n_left = pos + 1 - start
                 best_missing_left = missing_left if n_miss > 0 else n_left > end - start - n_left
-    _undo_draws(features, work.draw_rank, drawn, in_column_order)
+    _undo_draws(features, draw_rank, drawn, in_column_order)
     return best_kind, best_feature, best_pos, best_threshold, best_missing_left, best_groups, best
 
 
@@ -399,7 +393,7 @@ def _keep_order(exact, idx, start, end):
     """A node-sorted search keeps the sorted order of its best feature so far (the next feature
     drawn is sorted into the same buffer); a presorted one has it already."""
     if not exact.presorted:
-        kept = exact.best_idx
+        kept = exact.ids[2]
         for p in range(start, end):
             kept[p] = idx[p]
 
@@ -482,7 +476,7 @@ def assign_children(exact, start, end, split, bounds, child_of):
     ``split``: find_split_exact's result; ``bounds``: a categorical split's group bounds.
     """
     kind, feature, pos, _, missing_left, n_groups, _ = split
-    idx = exact.sidx[feature] if exact.presorted else exact.best_idx
+    idx = exact.sidx[feature] if exact.presorted else exact.ids[2]
     if kind == CATEGORICAL_SPLIT:
         sizes = np.empty(n_groups, dtype=np.int64)
         for g in range(n_groups):
