@@ -81,3 +81,22 @@ def test_a_text_column_with_empty_strings(entry):
     result = _answers_or_refuses_clearly(lambda: model.fit(texts, _target(entry, y)).predict(texts))
     if result is not None:
         assert result.shape == (len(texts),)
+
+
+@pytest.mark.parametrize("entry", entries(), ids=lambda e: e.name)
+def test_a_100000_column_dense_table_gives_a_result_or_a_clear_error_before_memory_runs_out(entry):
+    """20 rows of 100,000 columns (16 MB): a model that would need dense 100,000 × 100,000 matrices
+    (75 GiB each) says so before allocating them."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 100_000))
+    y = np.r_[np.zeros(10), np.ones(10)].astype(int)
+    model = _make(entry)
+    if "max_iter" in model.get_params():  # (what is tested is memory and the errors, not convergence)
+        model.set_params(max_iter=2)
+
+    def fit_and_use():
+        if entry.kind in ("classifier", "regressor"):
+            return model.fit(X, _target(entry, y)).predict(X[:3])
+        return model.fit_transform(X) if hasattr(model, "fit_transform") else model.fit(X)
+
+    _answers_or_refuses_clearly(fit_and_use)

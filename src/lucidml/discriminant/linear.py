@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..base import GenerativeClassifierMixin
 from ..utils import Interval, Options, validate_params
 from ..utils.linalg import SMALL_MATRIX, blas_threads
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data, check_square_fits
 from ._classes import class_statistics
 
 
@@ -107,6 +107,7 @@ class LinearDiscriminantAnalysis(
         X, y = check_fit_data(self, X, y, float32=True)
         self.classes_, class_index, counts, self.priors_, self.means_ = class_statistics(X, y, self.priors)
         n_samples, n_features = X.shape
+        check_square_fits(self, n_features, copies=3, what="scatter, covariance, whitening")
         max_components = min(len(self.classes_) - 1, n_features)
         if self.n_components is not None and self.n_components > max_components:
             raise ValueError(

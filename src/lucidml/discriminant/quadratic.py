@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..base import GenerativeClassifierMixin
 from ..utils import Interval, validate_params
 from ..utils.linalg import cholesky_or_none
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data, check_square_fits
 from ._classes import class_statistics
 
 
@@ -70,6 +70,7 @@ class QuadraticDiscriminantAnalysis(GenerativeClassifierMixin, ClassifierMixin, 
         X, y = check_fit_data(self, X, y, float32=True)  # float32 is read as it is
         self.classes_, class_index, counts, self.priors_, self.means_ = class_statistics(X, y, self.priors)
         n_features = X.shape[1]
+        check_square_fits(self, n_features, copies=2 * len(self.classes_), what="a covariance and its factor per class")
         covariances, factors = [], []
         for c, label in enumerate(self.classes_):
             if counts[c] < 2:

@@ -13,7 +13,7 @@ from sklearn.utils.validation import (
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils.linalg import in_precision
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data, check_square_fits
 from ._families import get_family_and_link
 from ._glm_solvers import GLMProblem, first_order, irls
 
@@ -59,6 +59,8 @@ class _BaseGLM(RegressorMixin, BaseEstimator):
         family, link, solver = self._family_link_solver()
         X, y = check_fit_data(self, X, y, accept_sparse=("csr", "csc"), float32=True, y_numeric=True)
         family.check_y(y)
+        if solver == "irls":
+            check_square_fits(self, X.shape[1] + 1, copies=2, what="Hessian and its factor")
         n_samples = X.shape[0]
         weights = check_sample_weight(sample_weight, n_samples)
         weights = np.full(n_samples, 1.0 / n_samples) if weights is None else weights / weights.sum()

@@ -9,7 +9,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
+from ..utils.validation import check_fit_data, check_magnitude, check_predict_data, check_square_fits
 
 # Entries of the (queries × training samples) weight matrix, and of the queries' d × d scatter
 # matrices, handled at once: bounds memory at a few such blocks of 8 bytes each (16 MiB), while
@@ -121,6 +121,7 @@ class LocallyWeightedRegression(RegressorMixin, BaseEstimator):
         validate_params(self)
         X, y = check_fit_data(self, X, y, y_numeric=True)
         check_magnitude(X, self)
+        check_square_fits(self, X.shape[1] + 1, copies=2, what="each query's weighted normal equations")
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         self.X_fit_, self.y_fit_ = X, np.asarray(y, dtype=np.float64)
         self.sample_weight_ = np.ones(X.shape[0]) if sample_weight is None else sample_weight

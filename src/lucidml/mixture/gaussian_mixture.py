@@ -9,7 +9,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..utils import Interval, Options, validate_params
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data, check_square_fits
 from ._base_mixture import _BaseMixture
 from ._gaussian_model import (
     Gaussians,
@@ -153,6 +153,8 @@ class GaussianMixture(_BaseMixture):
         validate_params(self)
         X = check_fit_data(self, X, float32=True, ensure_min_samples=2)
         check_magnitude(X, self)
+        n_squares = {"full": 3 * self.n_components, "tied": 3}.get(self.covariance_type, 0)  # Σ, precision, factor
+        check_square_fits(self, X.shape[1], copies=n_squares)
         self._check_n_samples(X)
         self._user_init = self._check_user_init(X.shape[1])
         # EM runs on X centred in its own precision (a float32 X gets a float32 centred copy); the

@@ -1,5 +1,6 @@
 """Input checks that scikit-learn keeps private, written once for all lucidml estimators."""
 
+import os
 import warnings
 from numbers import Real
 
@@ -126,6 +127,23 @@ def check_magnitude(X, estimator):
             "Rescale the features (e.g. StandardScaler) before fitting."
         )
     return X
+
+
+def check_square_fits(estimator, n_features, copies=1, what="covariance matrices"):
+    """Refuse, before allocating it, a fit that needs ``copies`` dense d × d float64 matrices larger
+    than this machine's memory (a 100,000-column table would ask LDA for 75 GiB): a clear
+    ValueError instead of a MemoryError, or of the machine swapping."""
+    needed = float(copies) * n_features * n_features * 8
+    try:
+        available = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # no sysconf (Windows): let the allocation decide
+        return
+    if needed > available:
+        raise ValueError(
+            f"{type(estimator).__name__}: this fit needs {copies} dense {n_features} × {n_features} float64 matrices "
+            f"({what}; {needed / 2**30:.1f} GiB), more than this machine's memory ({available / 2**30:.1f} GiB). "
+            "Reduce the features first (e.g. PCA, TruncatedSVD or feature selection)."
+        )
 
 
 def check_finite_fit(estimator, **fitted):
