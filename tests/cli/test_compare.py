@@ -93,8 +93,8 @@ def test_console_script_runs_in_a_fresh_process():
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "lucidml compare: error: unknown data set 'nosuch': use one of breast_cancer, diabetes, digits, iris, "
-        "wine, blobs, circles, classification, counts, documents, images, moons, multiclass, regression, or the path "
-        "of a CSV file"
+        "wine, blobs, circles, classification, counts, documents, images, moons, multiclass, regression, "
+        "word_counts, or the path of a CSV file"
     ]
     listing = subprocess.run([sys.executable, "-m", "lucidml", "list"], capture_output=True, text=True, check=True)
     line = next(line for line in listing.stdout.splitlines() if line.startswith("GaussianNB "))
