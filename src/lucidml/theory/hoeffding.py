@@ -157,7 +157,12 @@ def _check_delta(delta):
 
 
 def _check_epsilon(epsilon):
-    epsilon = check_scalar(epsilon, "epsilon", Real, min_val=0.0, include_boundaries="neither")
-    if not math.isfinite(epsilon):
-        raise ValueError(f"epsilon must be a finite number > 0; got {epsilon}.")
-    return float(epsilon)
+    return _check_positive(epsilon, "epsilon")
+
+
+def _check_positive(value, name):
+    """A finite real number > 0, as float (check_scalar lets NaN and infinity through)."""
+    value = check_scalar(value, name, Real, min_val=0.0, include_boundaries="neither")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number > 0; got {value}.")
+    return float(value)

@@ -1,11 +1,11 @@
 """The VC generalization bound, up to its constant, and the VC dimension of large-margin classifiers."""
 
 import math
-from numbers import Integral, Real
+from numbers import Integral
 
 from sklearn.utils.validation import check_scalar
 
-from .hoeffding import _check_delta
+from .hoeffding import _check_delta, _check_positive
 
 __all__ = ["margin_vc_dimension", "vc_bound"]
 
@@ -49,12 +49,10 @@ def vc_bound(vc_dimension, n_samples, delta, *, constant=1.0):
     d = int(check_scalar(vc_dimension, "vc_dimension", Integral, min_val=1))
     m = int(check_scalar(n_samples, "n_samples", Integral, min_val=1))
     delta = _check_delta(delta)
-    constant = check_scalar(constant, "constant", Real, min_val=0.0, include_boundaries="neither")
-    if not math.isfinite(constant):
-        raise ValueError(f"constant must be a finite number > 0; got {constant}.")
+    constant = _check_positive(constant, "constant")
     if m < d:
         raise ValueError(f"The VC bound needs n_samples >= vc_dimension; got n_samples={m} < vc_dimension={d}.")
-    return float(constant) * math.sqrt(d / m * math.log(m / d) + math.log(1.0 / delta) / m)
+    return constant * math.sqrt(d / m * math.log(m / d) + math.log(1.0 / delta) / m)
 
 
 def margin_vc_dimension(radius, margin):
@@ -82,8 +80,6 @@ def margin_vc_dimension(radius, margin):
     >>> margin_vc_dimension(10.0, 1.0)
     26
     """
-    radius = check_scalar(radius, "radius", Real, min_val=0.0, include_boundaries="neither")
-    margin = check_scalar(margin, "margin", Real, min_val=0.0, include_boundaries="neither")
-    if not (math.isfinite(radius) and math.isfinite(margin)):
-        raise ValueError("radius and margin must be finite numbers > 0.")
+    radius = _check_positive(radius, "radius")
+    margin = _check_positive(margin, "margin")
     return math.ceil(radius * radius / (4.0 * margin * margin)) + 1
