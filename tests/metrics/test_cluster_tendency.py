@@ -172,3 +172,7 @@ def test_choose_n_clusters_errors():
         choose_n_clusters(X, [2, 3], method="elbow")
     with pytest.raises(ValueError, match="silhouette needs"):
         choose_n_clusters(X, [1, 2, 3], method="silhouette")
+    from sklearn.mixture import GaussianMixture
+
+    with pytest.raises(TypeError, match="labels_"):
+        choose_n_clusters(X, [2, 3], method="silhouette", clusterer=lambda n_clusters, **kw: GaussianMixture(n_clusters))

@@ -95,7 +95,10 @@ def _silhouettes(X, k_values, clusterer, random_state, params):
         params = {**params, "random_state": random_state}
     scores = []
     for k in k_values:
-        labels = clusterer(n_clusters=int(k), **params).fit(X).labels_
+        model = clusterer(n_clusters=int(k), **params).fit(X)
+        if not hasattr(model, "labels_"):
+            raise TypeError(f"The silhouette needs the clusterer's labels_; {type(model).__name__} has none.")
+        labels = model.labels_
         # A clusterer may return fewer distinct clusters than asked (duplicates); silhouette then needs two.
         scores.append(silhouette_score(X, labels) if len(np.unique(labels)) > 1 else -1.0)
     return np.asarray(scores, dtype=np.float64)
