@@ -115,7 +115,7 @@ class TreeDisplay:
     def _place(self, u, depth, next_leaf_x):
         """Lay out the subtree of u: leaves left to right, each split over the middle of its children."""
         children = self.tree.children(u)
-        if children.size == 0 or self._truncated(depth + 1):
+        if children.size == 0 or self._truncated(depth):
             self.positions_[u] = (float(next_leaf_x[0]), -float(depth))
             next_leaf_x[0] += 1
             if children.size == 0:
