@@ -65,5 +65,5 @@ def test_clear_errors():
         ConvergenceDisplay.from_estimator([1.0, 0.5])
     with pytest.raises(TypeError, match="history"):
         ConvergenceDisplay.from_result(object())
-    with pytest.raises(ValueError, match="1-D"):
+    with pytest.raises(ValueError, match="non-empty 1-D"):
         ConvergenceDisplay([np.ones((2, 2))]).plot()

@@ -4,6 +4,7 @@ matplotlib is imported only here, inside :func:`axes_or_new`, so that ``import l
 stays as light as ``import lucidml``.
 """
 
+import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
@@ -30,3 +31,27 @@ def check_attribute(estimator, attribute, display, what):
     if not hasattr(estimator, attribute):
         raise TypeError(f"{display} needs {what}; {type(estimator).__name__} has no {attribute} attribute.")
     return getattr(estimator, attribute)
+
+
+def finish_plot(display, ax):
+    """Title the Axes with the display's name, keep ``ax_`` and ``figure_``, and return the display."""
+    if getattr(display, "name", None) is not None:
+        ax.set_title(display.name)
+    display.ax_, display.figure_ = ax, ax.figure
+    return display
+
+
+def nonempty_1d(values, what):
+    """``values`` as a non-empty 1-D float array, or a ValueError naming ``what``."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"{what} must be a non-empty 1-D array; got shape {values.shape}.")
+    return values
+
+
+def feature_names_or_default(names, n_features, what="features"):
+    """``names`` as strings (``feature_0``, … when None), one per feature, or a ValueError."""
+    names = [f"feature_{j}" for j in range(n_features)] if names is None else [str(name) for name in names]
+    if len(names) != n_features:
+        raise ValueError(f"feature_names has {len(names)} entries for {n_features} {what}.")
+    return names

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._axes import axes_or_new, check_fitted_estimator
+from ._axes import axes_or_new, check_fitted_estimator, finish_plot, nonempty_1d
 
 __all__ = ["ConvergenceDisplay"]
 
@@ -92,12 +92,9 @@ class ConvergenceDisplay:
         ax.set_ylabel(self.ylabel)
         if logy:
             ax.set_yscale("log")
-        if self.name is not None:
-            ax.set_title(self.name)
         if self.labels is not None:
             ax.legend()
-        self.ax_, self.figure_ = ax, ax.figure
-        return self
+        return finish_plot(self, ax)
 
     @classmethod
     def from_estimator(cls, estimator, *, ax=None, logy=False, **kwargs):
@@ -184,10 +181,6 @@ def _as_curves(history):
 
 
 def _check_curves(curves):
-    curves = [np.asarray(curve, dtype=np.float64) for curve in curves]
-    if not curves:
+    if len(curves) == 0:
         raise ValueError("ConvergenceDisplay needs at least one curve.")
-    for curve in curves:
-        if curve.ndim != 1:
-            raise ValueError(f"Every curve must be 1-D (one value per iteration); got shape {curve.shape}.")
-    return curves
+    return [nonempty_1d(curve, "Every curve (one value per iteration)") for curve in curves]

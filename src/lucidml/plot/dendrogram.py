@@ -3,7 +3,7 @@
 import numpy as np
 from scipy.cluster.hierarchy import is_valid_linkage
 
-from ._axes import axes_or_new, check_attribute, check_fitted_estimator
+from ._axes import axes_or_new, check_attribute, check_fitted_estimator, finish_plot
 
 __all__ = ["DendrogramDisplay"]
 
@@ -81,10 +81,7 @@ class DendrogramDisplay:
             ax.set_ylabel("merge height")
         else:
             ax.set_xlabel("merge height")
-        if self.name is not None:
-            ax.set_title(self.name)
-        self.ax_, self.figure_ = ax, ax.figure
-        return self
+        return finish_plot(self, ax)
 
     @classmethod
     def from_estimator(cls, estimator, *, labels=None, ax=None, **kwargs):

@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ..metrics.elbow import elbow
-from ._axes import axes_or_new
+from ._axes import axes_or_new, finish_plot
 
 __all__ = ["ElbowDisplay"]
 
@@ -70,10 +70,7 @@ class ElbowDisplay:
         (self.line_,) = ax.plot(k_values, sse, **{"marker": "o", **kwargs})
         ax.set_xlabel("number of clusters k")
         ax.set_ylabel("SSE (within-cluster sum of squares)")
-        if self.name is not None:
-            ax.set_title(self.name)
-        self.ax_, self.figure_ = ax, ax.figure
-        return self
+        return finish_plot(self, ax)
 
     @classmethod
     def from_estimator(cls, estimator, X, k_values, *, ax=None, **kwargs):

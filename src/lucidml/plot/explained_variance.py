@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._axes import axes_or_new, check_fitted_estimator
+from ._axes import axes_or_new, check_fitted_estimator, finish_plot, nonempty_1d
 
 __all__ = ["ExplainedVarianceDisplay"]
 
@@ -62,9 +62,7 @@ class ExplainedVarianceDisplay:
         -------
         self : ExplainedVarianceDisplay
         """
-        ratios = np.asarray(self.ratios, dtype=np.float64)
-        if ratios.ndim != 1 or ratios.size == 0:
-            raise ValueError(f"ratios must be a non-empty 1-D array; got shape {ratios.shape}.")
+        ratios = nonempty_1d(self.ratios, "ratios")
         ax = axes_or_new(ax)
         components = np.arange(1, ratios.size + 1)
         self.bars_ = ax.bar(components, ratios, label="per component", **kwargs)
@@ -73,10 +71,7 @@ class ExplainedVarianceDisplay:
         ax.set_xlabel("component")
         ax.set_ylabel(self.ylabel)
         ax.legend()
-        if self.name is not None:
-            ax.set_title(self.name)
-        self.ax_, self.figure_ = ax, ax.figure
-        return self
+        return finish_plot(self, ax)
 
     @classmethod
     def from_estimator(cls, estimator, *, ax=None, **kwargs):

@@ -2,7 +2,14 @@
 
 import numpy as np
 
-from ._axes import axes_or_new, check_attribute, check_fitted_estimator
+from ._axes import (
+    axes_or_new,
+    check_attribute,
+    check_fitted_estimator,
+    feature_names_or_default,
+    finish_plot,
+    nonempty_1d,
+)
 
 __all__ = ["FeatureImportanceDisplay"]
 
@@ -70,13 +77,8 @@ class FeatureImportanceDisplay:
         -------
         self : FeatureImportanceDisplay
         """
-        importances = np.asarray(self.importances, dtype=np.float64)
-        if importances.ndim != 1 or importances.size == 0:
-            raise ValueError(f"importances must be a non-empty 1-D array; got shape {importances.shape}.")
-        names = self.feature_names
-        names = [f"feature_{j}" for j in range(importances.size)] if names is None else [str(n) for n in names]
-        if len(names) != importances.size:
-            raise ValueError(f"feature_names has {len(names)} entries for {importances.size} importances.")
+        importances = nonempty_1d(self.importances, "importances")
+        names = feature_names_or_default(self.feature_names, importances.size, "importances")
         if self.max_features is not None and self.max_features < 1:
             raise ValueError(f"max_features must be None or ≥ 1; got {self.max_features}.")
         self.order_ = np.argsort(importances, kind="stable")[-(self.max_features or importances.size):]
@@ -86,10 +88,7 @@ class FeatureImportanceDisplay:
         self.bars_ = ax.barh(rows, importances[self.order_], xerr=std, **kwargs)
         ax.set_yticks(rows, [names[j] for j in self.order_])
         ax.set_xlabel("importance")
-        if self.name is not None:
-            ax.set_title(self.name)
-        self.ax_, self.figure_ = ax, ax.figure
-        return self
+        return finish_plot(self, ax)
 
     @classmethod
     def from_estimator(cls, estimator, *, feature_names=None, max_features=None, ax=None, **kwargs):

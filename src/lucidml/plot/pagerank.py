@@ -4,7 +4,7 @@ import numpy as np
 import scipy.sparse
 
 from ..graph.pagerank import pagerank
-from ._axes import axes_or_new
+from ._axes import axes_or_new, finish_plot
 
 __all__ = ["PageRankDisplay"]
 
@@ -103,8 +103,7 @@ class PageRankDisplay:
         ax.set_aspect("equal")
         ax.margins(0.2)
         ax.set_axis_off()
-        self.ax_, self.figure_ = ax, ax.figure
-        return self
+        return finish_plot(self, ax)
 
     @classmethod
     def from_graph(cls, adjacency, *, positions=None, labels=None, ax=None, cmap="viridis", decimals=3,

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._axes import axes_or_new, check_fitted_estimator
+from ._axes import axes_or_new, check_fitted_estimator, finish_plot
 
 __all__ = ["ProjectionDisplay"]
 
@@ -81,10 +81,7 @@ class ProjectionDisplay:
             ax.legend(handles, [str(c) for c in self.classes_], title="label")
         ax.set_xlabel(self.axis_labels[0])
         ax.set_ylabel(self.axis_labels[1])
-        if self.name is not None:
-            ax.set_title(self.name)
-        self.ax_, self.figure_ = ax, ax.figure
-        return self
+        return finish_plot(self, ax)
 
     @classmethod
     def from_estimator(cls, estimator, X, labels=None, *, components=(0, 1), ax=None, **kwargs):

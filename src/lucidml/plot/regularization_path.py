@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ..linear.elastic_net import ElasticNet, enet_path
-from ._axes import axes_or_new
+from ._axes import axes_or_new, feature_names_or_default, finish_plot
 
 __all__ = ["RegularizationPathDisplay"]
 
@@ -45,7 +45,7 @@ class RegularizationPathDisplay:
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 3))
     >>> y = X @ np.array([2.0, -1.0, 0.0])
-    >>> display = RegularizationPathDisplay.from_estimator(Lasso(), X, y, n_alphas=5)
+    >>> display = RegularizationPathDisplay.from_estimator(Lasso(), X, y, alphas=[1.0, 0.1, 0.01])
     >>> [bool(np.any(line.get_ydata() != 0)) for line in display.lines_]   # the third never enters
     [True, True, False]
     """
@@ -76,10 +76,7 @@ class RegularizationPathDisplay:
             raise ValueError(f"coefs must have shape (n_features, n_alphas) = (·, {alphas.size}); got {coefs.shape}.")
         if np.any(alphas <= 0):
             raise ValueError("Every alpha must be positive (they are drawn on a log axis).")
-        names = self.feature_names
-        names = [f"feature_{j}" for j in range(coefs.shape[0])] if names is None else [str(n) for n in names]
-        if len(names) != coefs.shape[0]:
-            raise ValueError(f"feature_names has {len(names)} entries for {coefs.shape[0]} coefficients.")
+        names = feature_names_or_default(self.feature_names, coefs.shape[0], "coefficients")
         ax = axes_or_new(ax)
         self.lines_ = [ax.plot(alphas, coef, label=name, **kwargs)[0] for coef, name in zip(coefs, names, strict=True)]
         ax.set_xscale("log")
@@ -88,10 +85,7 @@ class RegularizationPathDisplay:
         ax.set_ylabel("coefficient")
         if len(names) <= 10:
             ax.legend()
-        if self.name is not None:
-            ax.set_title(self.name)
-        self.ax_, self.figure_ = ax, ax.figure
-        return self
+        return finish_plot(self, ax)
 
     @classmethod
     def from_estimator(cls, estimator, X, y, *, alphas=None, n_alphas=30, feature_names=None, ax=None, **kwargs):

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..metrics.silhouette import silhouette_samples
-from ._axes import axes_or_new, check_fitted_estimator
+from ._axes import axes_or_new, check_fitted_estimator, finish_plot
 
 __all__ = ["SilhouetteDisplay"]
 
@@ -89,10 +89,7 @@ class SilhouetteDisplay:
         ax.set_yticks(ticks, [str(c) for c in self.clusters_])
         ax.set_xlabel("silhouette width s(i)")
         ax.set_ylabel("cluster")
-        if self.name is not None:
-            ax.set_title(self.name)
-        self.ax_, self.figure_ = ax, ax.figure
-        return self
+        return finish_plot(self, ax)
 
     @classmethod
     def from_estimator(cls, estimator, X, *, metric="euclidean", ax=None, **kwargs):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._axes import check_attribute, check_fitted_estimator
+from ._axes import check_attribute, check_fitted_estimator, feature_names_or_default, finish_plot
 
 __all__ = ["SOMDisplay", "u_matrix"]
 
@@ -117,10 +117,7 @@ class SOMDisplay:
         """
         weights = np.asarray(self.weights, dtype=np.float64)
         self.u_matrix_ = u_matrix(weights, self.lattice)
-        names = self.feature_names
-        names = [f"feature_{j}" for j in range(weights.shape[1])] if names is None else [str(n) for n in names]
-        if len(names) != weights.shape[1]:
-            raise ValueError(f"feature_names has {len(names)} entries for {weights.shape[1]} features.")
+        names = feature_names_or_default(self.feature_names, weights.shape[1])
         features = list(range(weights.shape[1])) if features is None else [int(j) for j in features]
         if any(not 0 <= j < weights.shape[1] for j in features):
             raise ValueError(f"features must be indices below n_features = {weights.shape[1]}; got {features}.")
@@ -141,8 +138,7 @@ class SOMDisplay:
             panel_ax.set_yticks([])
             self.images_.append(image)
         self.axes_ = np.asarray(axes, dtype=object)
-        self.ax_, self.figure_ = axes[0], axes[0].figure
-        return self
+        return finish_plot(self, axes[0])
 
     @staticmethod
     def _axes(ax, n_planes):

@@ -4,7 +4,7 @@ import numpy as np
 
 from ..tree._nodes import TREE_LEAF
 from ..tree.export import _fmt_category, _fmt_counts, _names
-from ._axes import axes_or_new, check_attribute, check_fitted_estimator
+from ._axes import axes_or_new, check_attribute, check_fitted_estimator, finish_plot
 
 __all__ = ["TreeDisplay"]
 
@@ -106,8 +106,7 @@ class TreeDisplay:
         ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
         ax.set_ylim(min(ys) - 0.6, 0.6)
         ax.set_axis_off()
-        self.ax_, self.figure_ = ax, ax.figure
-        return self
+        return finish_plot(self, ax)
 
     def _truncated(self, depth):
         return self.max_depth is not None and depth > self.max_depth

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._axes import axes_or_new
+from ._axes import axes_or_new, finish_plot
 
 __all__ = ["ValueFunctionDisplay"]
 
@@ -99,10 +99,7 @@ class ValueFunctionDisplay:
         self.quiver_ = self._arrows(ax, n_rows, n_cols, walls, **kwargs)
         ax.set_xticks(range(n_cols))
         ax.set_yticks(range(n_rows))
-        if self.name is not None:
-            ax.set_title(self.name)
-        self.ax_, self.figure_ = ax, ax.figure
-        return self
+        return finish_plot(self, ax)
 
     def _arrows(self, ax, n_rows, n_cols, walls, **kwargs):
         """One arrow per cell that is neither a wall nor terminal, pointing the policy's way."""
