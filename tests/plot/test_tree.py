@@ -14,8 +14,12 @@ X_iris, y_iris = load_iris(return_X_y=True)
 
 
 def _drawn_leaves(display):
-    return [u for u in display.leaves_ if "class" in display.node_texts_[u].get_text()
-            or "value" in display.node_texts_[u].get_text()]
+    """Nodes whose box shows no test (read from the drawn text, not from ``leaves_``)."""
+    def is_leaf_box(text):
+        first = text.splitlines()[0]
+        return text != "(...)" and "<=" not in first and ": category" not in first
+
+    return [u for u, text in display.node_texts_.items() if is_leaf_box(text.get_text())]
 
 
 def test_every_node_and_leaf_is_drawn(ax):

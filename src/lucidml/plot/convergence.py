@@ -26,7 +26,7 @@ class ConvergenceDisplay:
     Parameters
     ----------
     curves : list of array-like
-        One 1-D history per run; iteration i (from 1) of curve c is ``curves[c][i - 1]``.
+        One 1-D history per run or sub-problem; iteration i (from 1) of curve c is ``curves[c][i - 1]``.
     ylabel : str, default="loss"
         What the curves measure.
     labels : list of str, default=None
@@ -121,7 +121,7 @@ class ConvergenceDisplay:
             history = getattr(estimator, attribute, None)
             if history is not None:
                 curves = _as_curves(history)
-                labels = [f"run {c}" for c in range(len(curves))] if len(curves) > 1 else None
+                labels = [f"problem {c}" for c in range(len(curves))] if len(curves) > 1 else None
                 display = cls(curves, ylabel=ylabel, labels=labels, name=type(estimator).__name__)
                 return display.plot(ax=ax, logy=logy, **kwargs)
         names = ", ".join(attribute for attribute, _ in _HISTORIES)
