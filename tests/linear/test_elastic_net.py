@@ -171,3 +171,25 @@ def test_float32_fit_keeps_float32():
     double = ElasticNet(alpha=0.1).fit(X, y)
     assert single.coef_.dtype == np.float32 and single.predict(X.astype(np.float32)).dtype == np.float32
     np.testing.assert_allclose(single.coef_, double.coef_, rtol=1e-4, atol=1e-4 * np.abs(double.coef_).max())
+
+
+def test_alpha_max_gives_exact_zeros_without_a_convergence_warning():
+    """At α = α_max round-off used to move one coefficient between 0 and ±1e-17 forever: the fit ran to
+    max_iter and warned with a duality gap of 0. Zero is decided exactly there, and the gap is checked
+    after every full sweep."""
+    import warnings
+
+    from lucidml.linear import enet_path, lasso_path
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(80, 4))
+    y = X @ np.array([3.0, -2.0, 0.5, 0.0]) + 0.1 * rng.normal(size=80)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        alphas, coefs, _ = lasso_path(X, y, n_alphas=12)
+        _, enet_coefs, _ = enet_path(X, y, n_alphas=12, l1_ratio=0.5)
+        at_max = Lasso(alpha=alphas[0]).fit(X, y)
+    assert np.all(coefs[:, 0] == 0.0) and np.all(enet_coefs[:, 0] == 0.0)
+    assert np.all(at_max.coef_ == 0.0) and at_max.n_iter_ == 1
+    below = Lasso(alpha=alphas[0] * (1 - 1e-6)).fit(X, y)  # just below α_max one coefficient enters
+    assert np.count_nonzero(below.coef_) == 1

@@ -13,9 +13,7 @@ X = rng.normal(size=(80, 4))
 y = X @ np.array([3.0, -2.0, 0.5, 0.0]) + 0.1 * rng.normal(size=80)
 
 
-# At α = α_max exactly, coordinate descent can toggle one coefficient between 0 and round-off and
-# stop at max_iter with a ConvergenceWarning (a lucidml.linear issue, reported); the path is still right.
-@pytest.mark.filterwarnings("ignore:Coordinate descent stopped at max_iter")
+@pytest.mark.filterwarnings("error::sklearn.exceptions.ConvergenceWarning")
 def test_lasso_lines_are_lasso_path(ax):
     display = RegularizationPathDisplay.from_estimator(Lasso(), X, y, n_alphas=12, ax=ax)
     alphas, coefs, _ = lasso_path(X, y, n_alphas=12)

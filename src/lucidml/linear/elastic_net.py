@@ -230,12 +230,22 @@ def _elastic_net_cd(design, y, w0, l1, l2, max_iter, tol, positive, selection, r
     """Coordinate descent on the centred design; return (w, sweeps, duality gap, objective per sweep).
 
     ``y`` is the centred, √weight-scaled target ỹ. Full sweeps alternate with sweeps over the
-    active set {j : wⱼ ≠ 0}; only a full sweep may stop the fit, by the duality gap ≤ tol·‖ỹ‖².
+    active set {j : wⱼ ≠ 0}; only a full sweep may stop the fit, by the duality gap ≤ tol·‖ỹ‖²,
+    which is checked after every full sweep.
     """
     d = design.n_features
     w = np.array(w0, dtype=np.float64)
     design.start(y, w)
     gap_tol = tol * float(y @ y)
+    if l1 > 0.0 and not np.any(w):
+        # w = 0 is optimal exactly when no |X̃ⱼᵀỹ| exceeds l1 (α ≥ α_max). Decided here, with a
+        # round-off margin, so that α_max itself (a path's first α) gives exact zeros.
+        correlations = design.correlations(w)
+        largest = float(np.max(correlations if positive else np.abs(correlations), initial=0.0))
+        if largest <= l1 * (1.0 + 1e-10):
+            residual = design.residual(w)
+            gap = _cd_kernels.duality_gap(correlations, residual, y, w, l1, l2, positive)
+            return w, 1, gap, [_cd_kernels.objective(residual, w, l1, l2)]
     everything = np.arange(d)
     full, losses, gap = True, [], np.inf
     for n_iter in range(1, max_iter + 1):
@@ -245,7 +255,9 @@ def _elastic_net_cd(design, y, w0, l1, l2, max_iter, tol, positive, selection, r
         max_change, max_w = design.sweep(w, l1, l2, order, positive)
         losses.append(_cd_kernels.objective(design.residual(w), w, l1, l2))
         settled = max_change <= tol * max_w or max_w == 0.0
-        if full and settled:
+        if full:
+            # The gap, not the size of the last step, decides: a coefficient that round-off moves
+            # between 0 and ±1e-17 (at α = α_max) never "settles" relative to itself.
             gap = _cd_kernels.duality_gap(design.correlations(w), design.residual(w), y, w, l1, l2, positive)
             if gap <= gap_tol:
                 return w, n_iter, gap, losses
