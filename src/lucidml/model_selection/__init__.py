@@ -20,3 +20,7 @@ K-fold and leave-one-out procedures of seeds 000 §9 and 003 §1), ``cross_val_s
 from .bias_variance import BiasVarianceResult, bias_variance_decomposition
 
 __all__ = ["BiasVarianceResult", "bias_variance_decomposition"]
+from .backward_selection import SequentialBackwardSelection
+from .stepwise_selection import StepwiseSelection
+
+__all__ += ["SequentialBackwardSelection", "StepwiseSelection"]
