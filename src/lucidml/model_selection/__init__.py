@@ -24,3 +24,6 @@ from .backward_selection import SequentialBackwardSelection
 from .stepwise_selection import StepwiseSelection
 
 __all__ += ["SequentialBackwardSelection", "StepwiseSelection"]
+from .polynomial_degree import DegreeSelectionResult, select_polynomial_degree
+
+__all__ += ["DegreeSelectionResult", "select_polynomial_degree"]
