@@ -27,3 +27,6 @@ __all__ += ["SequentialBackwardSelection", "StepwiseSelection"]
 from .polynomial_degree import DegreeSelectionResult, select_polynomial_degree
 
 __all__ += ["DegreeSelectionResult", "select_polynomial_degree"]
+from .comparison import ComparisonResult, compare_models
+
+__all__ += ["ComparisonResult", "compare_models"]
