@@ -178,3 +178,20 @@ def test_bad_data_is_named():
     X[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         compare_models([GaussianNB()], X, y)
+
+
+def test_the_notes_iris_table_is_reproduced():
+    """seeds 002 §1.4, Output: 50 stratified 70/30 splits of iris, accuracy (mean, std) in percent."""
+    from sklearn.linear_model import LogisticRegression
+
+    from lucidml.svm import SVC
+
+    models = {"Logistic-Regr": LogisticRegression(max_iter=1000), "KNeighbors-5": KNeighborsClassifier(5),
+              "SVC-Linear": SVC(kernel="linear", C=0.5), "SVC-RBF": SVC(gamma=2, C=1), "Naive-Bayes": GaussianNB()}
+    X, y = load_iris(return_X_y=True)
+    frame = compare_models(models, X, y, n_splits=50, test_size=0.3, random_state=0, voting=False).to_frame()
+    notes = {"Logistic-Regr": (96.13, 2.62), "KNeighbors-5": (96.49, 1.99), "SVC-Linear": (97.60, 2.26),
+             "SVC-RBF": (96.62, 2.10), "Naive-Bayes": (95.11, 3.20)}
+    for name, (mean, std) in notes.items():
+        assert round(100 * frame.loc[name, "mean"], 2) == mean
+        assert round(100 * frame.loc[name, "std"], 2) == std
