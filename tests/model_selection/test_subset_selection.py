@@ -177,3 +177,28 @@ def test_bad_data_is_named(selector):
                           SequentialBackwardSelection(SkLinearRegression(), cv=2)])
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def test_the_paths_are_nested_and_the_stepwise_scores_rise():
+    X, y = load_diabetes(return_X_y=True)
+    sbs = SequentialBackwardSelection(LinearRegression(), n_features_to_select=2, cv=4).fit(X, y)
+    for larger, smaller in zip(sbs.subsets_, sbs.subsets_[1:]):
+        assert set(smaller) < set(larger) and len(larger) - len(smaller) == 1
+    stepwise = StepwiseSelection(LinearRegression(), cv=4).fit(X, y)
+    assert np.all(np.diff(stepwise.scores_) > 0)
+    assert stepwise.subsets_[-1] == tuple(stepwise.get_support(indices=True))
+    assert len(stepwise.moves_) == len(stepwise.subsets_) == len(stepwise.scores_)
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_parallel_folds_and_explicit_splits_give_the_same_search(selector):
+    from joblib import parallel_config
+
+    X, y = load_diabetes(return_X_y=True)
+    X = X[:, :6]
+    folds = list(KFold(4, shuffle=True, random_state=0).split(X))
+    serial = selector(LinearRegression(), cv=KFold(4, shuffle=True, random_state=0)).fit(X, y)
+    with parallel_config(backend="threading"):
+        parallel = selector(LinearRegression(), cv=folds, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(serial.get_support(), parallel.get_support())
+    np.testing.assert_allclose(serial.scores_, parallel.scores_, rtol=1e-12)
