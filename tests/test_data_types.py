@@ -49,7 +49,7 @@ def _target(entry, estimator, y_class, y_reg):
     tags = get_tags(estimator)
     if entry.kind == "classifier":
         return y_class if tags.classifier_tags.multi_class else (y_class > 0).astype(int)
-    if entry.kind == "regressor":
+    if entry.kind == "regressor" or tags.target_tags.required:  # a supervised transformer: the feature selectors
         return y_reg - y_reg.min() + 0.1 if tags.target_tags.positive_only else y_reg
     return None
 

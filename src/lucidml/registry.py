@@ -468,6 +468,11 @@ REGISTRY = (
         check_params={"tol": 1e-10},
         compiled=True,
     ),
+    # Wrapper feature selectors. scikit-learn's SequentialFeatureSelector(direction="backward") selects what SBS
+    # selects (tests/model_selection), but needs a model instance, which an entry does not hold; cv=3 keeps the
+    # estimator checks cheap.
+    EstimatorEntry("lucidml.model_selection.SequentialBackwardSelection", kind="transformer", check_params={"cv": 3}),
+    EstimatorEntry("lucidml.model_selection.StepwiseSelection", kind="transformer", check_params={"cv": 3}),
 )
 
 

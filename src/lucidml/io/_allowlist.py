@@ -71,6 +71,8 @@ ESTIMATORS = frozenset({
     "lucidml.linear.softmax.SoftmaxRegression",
     "lucidml.mixture.bernoulli_mixture.BernoulliMixture",
     "lucidml.mixture.gaussian_mixture.GaussianMixture",
+    "lucidml.model_selection.backward_selection.SequentialBackwardSelection",
+    "lucidml.model_selection.stepwise_selection.StepwiseSelection",
     "lucidml.naive_bayes.bernoulli.BernoulliNB",
     "lucidml.naive_bayes.gaussian.GaussianNB",
     "lucidml.naive_bayes.multinomial.MultinomialNB",
