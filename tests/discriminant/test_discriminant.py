@@ -173,3 +173,24 @@ def test_float32_lda_keeps_float32_like_scikit_learn():
     np.testing.assert_allclose(ours.decision_function(X32), double.decision_function(X), rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(ours.predict_proba(X32), ref.predict_proba(X32), atol=1e-4)
     assert ours.coef_.dtype == ours.means_.dtype == np.float32
+
+
+def test_wide_tables_whiten_by_the_svd_of_the_rows(monkeypatch):
+    """With fewer samples than features (no shrinkage) Σ is whitened from the SVD of the n × d
+    centred rows, O(n²d), instead of the d × d eigenproblem, O(d³); the model is the same."""
+    import lucidml.discriminant.linear as linear
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(45, 300))
+    y = rng.integers(0, 3, 45)
+    X[y == 1, :5] += 1.0
+    X[:, 3] = 2.0  # constant: no within-class variance
+    X[:, 7] = 3.0 * X[:, 8]  # collinear
+    wide = LinearDiscriminantAnalysis().fit(X, y)
+    monkeypatch.setattr(linear, "_whitening_of_rows", lambda rows, tol: linear._whitening(rows.T @ rows / len(rows), tol))
+    square = LinearDiscriminantAnalysis().fit(X, y)
+    X_test = rng.normal(size=(30, 300))
+    np.testing.assert_allclose(wide.decision_function(X_test), square.decision_function(X_test), rtol=1e-10,
+                               atol=1e-10 * np.abs(square.decision_function(X_test)).max())
+    np.testing.assert_allclose(np.abs(wide.transform(X_test)), np.abs(square.transform(X_test)), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(wide.explained_variance_ratio_, square.explained_variance_ratio_, rtol=1e-10)

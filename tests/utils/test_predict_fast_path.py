@@ -76,6 +76,23 @@ def test_blas_threads_limits_and_restores():
     assert [lib.get_num_threads() for lib in libraries] == before
 
 
+def test_blas_threads_none_changes_nothing_and_large_solves_run():
+    """``blas_threads(None)`` (what Ridge and LDA ask for above SMALL_MATRIX features) used to
+    compare a thread count with None and raise TypeError: both failed on 257 or more features."""
+    from lucidml.discriminant import LinearDiscriminantAnalysis
+    from lucidml.utils.linalg import SMALL_MATRIX
+
+    libraries = [lib for lib in _controller().lib_controllers if lib.user_api == "blas"]
+    before = [lib.get_num_threads() for lib in libraries]
+    with blas_threads(None):
+        assert [lib.get_num_threads() for lib in libraries] == before
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2 * SMALL_MATRIX, SMALL_MATRIX + 1))
+    y = X[:, 0] + 0.1 * rng.normal(size=X.shape[0])
+    assert Ridge(alpha=1.0).fit(X, y).score(X, y) > 0.9
+    assert LinearDiscriminantAnalysis().fit(X, y > 0).score(X, y > 0) > 0.9
+
+
 def test_the_pool_is_shared_and_bounded():
     pool = thread_pool(2)
     assert thread_pool(2) is pool

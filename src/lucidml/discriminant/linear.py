@@ -115,11 +115,15 @@ class LinearDiscriminantAnalysis(
             )
 
         scatter = _within_class_scatter(X, self.means_, class_index)
-        # Ledoit–Wolf needs the centred rows themselves; the other estimates only their scatter.
-        centred = X - self.means_[class_index] if self.shrinkage == "auto" else None
+        # Ledoit–Wolf needs the centred rows themselves, and so does whitening a wide table by
+        # their SVD; the other estimates need only the scatter.
+        wide = self.shrinkage is None and n_samples < n_features
+        centred = X - self.means_[class_index] if self.shrinkage == "auto" or wide else None
         self.covariance_ = _shrink(scatter / n_samples, centred, self.shrinkage)
         with blas_threads(1 if n_features <= SMALL_MATRIX else None):
-            whiten = _whitening(self.covariance_, self.tol)  # Σ⁺ = W Wᵀ
+            # Σ⁺ = W Wᵀ; with fewer samples than features Σ has rank < n, and the SVD of the
+            # n × d centred rows (O(n²d)) gives the same W as the d × d eigenproblem (O(d³)).
+            whiten = _whitening_of_rows(centred, self.tol) if wide else _whitening(self.covariance_, self.tol)
 
         # Discriminant functions δ_c(x) = x·(Σ⁻¹μ_c) − ½ μ_c·Σ⁻¹μ_c + log φ_c.
         white_means = self.means_ @ whiten
@@ -209,6 +213,25 @@ def _whitening(covariance, tol):
     eigenvalues, vectors = scipy.linalg.eigh(correlation)
     keep = eigenvalues > tol**2 * eigenvalues.max()
     return vectors[:, keep] / np.sqrt(eigenvalues[keep]) / scale[:, None]
+
+
+def _whitening_of_rows(centred, tol):
+    """:func:`_whitening` of Σ = centredᵀ centred / n from the n × d centred rows themselves.
+
+    On the correlation scale, C = ZᵀZ with Z = centred D⁻¹ / √n; the SVD Z = U S Vᵀ gives C's
+    eigenvectors V and eigenvalues S², so the same directions are kept (s > ``tol``·s_max) and
+    W = D⁻¹ V S⁻¹, exactly as from the eigendecomposition of C.
+    """
+    n_samples = centred.shape[0]
+    std = np.sqrt(np.einsum("ij,ij->j", centred, centred, dtype=np.float64) / n_samples)
+    varying = std > 0
+    if not varying.any():
+        raise ValueError("All features are constant within every class: the shared covariance is zero.")
+    scale = np.where(varying, std, 1.0)
+    _, singular, vt = scipy.linalg.svd(centred / (scale * np.sqrt(n_samples)), full_matrices=False,
+                                       lapack_driver="gesdd")
+    keep = singular > tol * singular.max()
+    return vt[keep].T / singular[keep] / scale[:, None]
 
 
 def _shrink(covariance, centred, shrinkage):

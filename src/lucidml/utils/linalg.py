@@ -29,8 +29,12 @@ def blas_threads(limit):
 
     It sets and restores each BLAS library's thread count directly (a few µs): threadpoolctl's
     ``limit()`` takes about 50 µs, as much as a whole small fit. As with threadpoolctl, the count
-    is one setting per process, so threads that limit BLAS at the same time share it.
+    is one setting per process, so threads that limit BLAS at the same time share it. ``None``
+    leaves every library as it is.
     """
+    if limit is None:
+        yield
+        return
     libraries = [lib for lib in _controller().lib_controllers if lib.user_api == "blas"]
     previous = [lib.get_num_threads() for lib in libraries]
     lowered = [(lib, n) for lib, n in zip(libraries, previous, strict=True) if n is not None and n > limit]
