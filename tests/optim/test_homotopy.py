@@ -74,10 +74,11 @@ def test_rastrigin_closed_form_smoothing_reaches_the_origin():
 def test_closed_form_agrees_with_the_monte_carlo_estimate():
     x = np.array([0.3, -0.7])
     for sigma in (0.1, 0.4):
-        f_s, g_s = gaussian_smoothing(_rastrigin, _rastrigin_grad, sigma, n_samples=200_000, random_state=1,
+        # 20,000 directions: standard errors about 0.05 for f_σ and 0.3 for ∇f_σ; four of them allowed
+        f_s, g_s = gaussian_smoothing(_rastrigin, _rastrigin_grad, sigma, n_samples=20_000, random_state=1,
                                       n_features=2)
-        assert f_s(x) == pytest.approx(_rastrigin_smoothed(x, sigma), abs=0.05)
-        np.testing.assert_allclose(g_s(x), _rastrigin_smoothed_grad(x, sigma), atol=0.3)
+        assert f_s(x) == pytest.approx(_rastrigin_smoothed(x, sigma), abs=0.2)
+        np.testing.assert_allclose(g_s(x), _rastrigin_smoothed_grad(x, sigma), atol=1.2)
 
 
 def test_history_is_recorded_per_stage():
