@@ -176,9 +176,11 @@ class ClusterOutlierFilter(ClassifierMixin, BaseEstimator):
             return KMeans(n_clusters=8, random_state=seed)
         return DBSCAN()
 
-    def _checked(self, X):
+    def _delegate(self, method, X, *args, **kwargs):
+        """``estimator_.method`` on the validated X: every row, none dropped."""
         check_is_fitted(self)
-        return check_predict_data(self, X)
+        X = check_predict_data(self, X)
+        return getattr(self.estimator_, method)(X, *args, **kwargs)
 
     @property
     def classes_(self):
@@ -187,31 +189,26 @@ class ClusterOutlierFilter(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """The fitted classifier's predictions for every row of X (no row is dropped)."""
-        X = self._checked(X)
-        return self.estimator_.predict(X)
+        return self._delegate("predict", X)
 
     @available_if(_estimator_has("predict_proba"))
     def predict_proba(self, X):
         """The fitted classifier's class probabilities for every row of X."""
-        X = self._checked(X)
-        return self.estimator_.predict_proba(X)
+        return self._delegate("predict_proba", X)
 
     @available_if(_estimator_has("predict_log_proba"))
     def predict_log_proba(self, X):
         """The fitted classifier's log class probabilities for every row of X."""
-        X = self._checked(X)
-        return self.estimator_.predict_log_proba(X)
+        return self._delegate("predict_log_proba", X)
 
     @available_if(_estimator_has("decision_function"))
     def decision_function(self, X):
         """The fitted classifier's decision function for every row of X."""
-        X = self._checked(X)
-        return self.estimator_.decision_function(X)
+        return self._delegate("decision_function", X)
 
     def score(self, X, y, sample_weight=None):
         """The fitted classifier's ``score`` (accuracy for a classifier) on every row of (X, y)."""
-        X = self._checked(X)
-        return self.estimator_.score(X, y, sample_weight=sample_weight)
+        return self._delegate("score", X, y, sample_weight=sample_weight)
 
 
 def cluster_outlier_mask(X, labels, *, method="noise", min_cluster_size=5, quantile=0.95, centres=None):
