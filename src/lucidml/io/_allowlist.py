@@ -82,6 +82,8 @@ ESTIMATORS = frozenset({
     "lucidml.neural.gcn.GCNClassifier",
     "lucidml.neural.mlp.MLPClassifier",
     "lucidml.neural.mlp.MLPRegressor",
+    "lucidml.preprocessing.model_imputer.ModelImputer",
+    "lucidml.preprocessing.outlier_filter.ClusterOutlierFilter",
     "lucidml.svm.linear_svc.LinearSVC",
     "lucidml.svm.svc.SVC",
     "lucidml.svm.svr.SVR",

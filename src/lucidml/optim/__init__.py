@@ -6,9 +6,11 @@ history); the QP solvers return a :class:`~lucidml.optim.qp.QPResult` with multi
 
 from .coordinate_descent import coordinate_descent
 from .gradient_descent import gradient_descent
+from .homotopy import gaussian_homotopy, gaussian_smoothing
 from .least_squares import gauss_newton, levenberg_marquardt
 from .line_search import backtracking, wolfe
 from .newton import newton
+from .partial_hessian import quasi_newton_partial
 from .proximal_gradient import proximal_gradient, soft_threshold
 from .qp import QPResult, active_set_qp, barrier_qp, interior_point_qp, solve_eqp
 from .quasi_newton import bfgs, lbfgs
@@ -18,7 +20,7 @@ from .sgd import sgd
 
 __all__ = [
     "OptimizeResult", "QPResult", "active_set_qp", "backtracking", "barrier_qp", "bfgs", "coordinate_descent",
-    "gauss_newton", "gradient_descent", "interior_point_qp", "lbfgs", "levenberg_marquardt", "newton",
-    "proximal_gradient", "rosenbrock", "rosenbrock_grad", "rosenbrock_hess", "sgd", "soft_threshold", "solve_eqp",
-    "wolfe",
+    "gauss_newton", "gaussian_homotopy", "gaussian_smoothing", "gradient_descent", "interior_point_qp", "lbfgs",
+    "levenberg_marquardt", "newton", "proximal_gradient", "quasi_newton_partial", "rosenbrock", "rosenbrock_grad",
+    "rosenbrock_hess", "sgd", "soft_threshold", "solve_eqp", "wolfe",
 ]

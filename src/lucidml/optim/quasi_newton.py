@@ -92,15 +92,20 @@ def lbfgs(fun, x0, grad, *, m=10, max_iter=1000, tol=1e-8, ftol=None, callback=N
     return run.exhausted(x, f, g, max_iter)
 
 
-def _two_loop(g, pairs):
-    """B g for the L-BFGS inverse-Hessian approximation of the stored pairs (newest last)."""
+def _two_loop(g, pairs, initial=None):
+    """B g for the L-BFGS inverse-Hessian approximation of the stored pairs (newest last).
+
+    ``initial(q)`` applies the starting matrix B₀; by default the scaling sᵀy/yᵀy of the newest pair.
+    """
     q = g.copy()
     alphas = []
     for s, y, rho in reversed(pairs):
         alpha = rho * (s @ q)
         q -= alpha * y
         alphas.append(alpha)
-    if pairs:
+    if initial is not None:
+        q = initial(q)
+    elif pairs:
         s, y, _ = pairs[-1]
         q *= (s @ y) / (y @ y)
     for (s, y, rho), alpha in zip(pairs, reversed(alphas)):
