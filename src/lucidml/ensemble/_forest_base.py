@@ -8,8 +8,10 @@ sample weights sᵢ·cᵢ, which for a tree equals fitting on the drawn sample w
 (seeds: 001 §11–12, 002 §5.4.2).
 """
 
+import copy
 import warnings
 from numbers import Integral
+from typing import NamedTuple
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -32,9 +34,35 @@ from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._forest_predict import FlatForest
 
 _MAX_SEED = np.iinfo(np.int32).max
+
+
+class MemberSource(NamedTuple):
+    """What every member of one fit starts from: the unfitted prototype member and, for lucidml
+    trees, the tables of X they share (``_exact_data.shared_tables``)."""
+
+    prototype: object
+    shared: object
+
 # Rows × members below which the members are fitted (or evaluated) on one thread: a small tree
 # takes well under a millisecond, about what handing it to another thread costs.
 SERIAL_BELOW = 200_000
+
+
+def fresh_member(prototype, seed):
+    """A new unfitted copy of ``prototype`` with ``random_state=seed`` (if it has one).
+
+    A lucidml tree is a shallow copy: its parameters are plain values that fit never changes,
+    and ``clone`` reads every parameter through ``inspect.signature``, which costs as much as
+    fitting a small tree. Any other estimator is cloned.
+    """
+    if hasattr(prototype, "_fit_validated"):
+        member = copy.copy(prototype)
+        member.random_state = seed
+        return member
+    member = clone(prototype)
+    if "random_state" in member.get_params():
+        member.set_params(random_state=seed)
+    return member
 
 
 class _BaseForest(BaseEstimator):
@@ -74,9 +102,12 @@ class _BaseForest(BaseEstimator):
             seeds = [int(rng.randint(_MAX_SEED)) for _ in range(n_more)]
             flag = cancel_flag()
             threads = thread_count(self.n_jobs, work=X.shape[0] * n_more, serial_below=SERIAL_BELOW)
-            shared = shared_tables(self._member_prototype(), X)
+            prototype = clone(self._member_prototype())
+            if hasattr(prototype, "_fit_validated"):
+                validate_params(prototype)  # once for all members, which are copies of it
+            source = MemberSource(prototype, shared_tables(prototype, X))
             members = Parallel(n_jobs=threads, prefer="threads")(
-                delayed(self._fit_member_in_scope)(flag, X, y, sw, seed, shared) for seed in seeds
+                delayed(self._fit_member_in_scope)(flag, X, y, sw, seed, source) for seed in seeds
             )
             for (member, features), seed in zip(members, seeds):
                 self.estimators_.append(member)
@@ -103,19 +134,20 @@ class _BaseForest(BaseEstimator):
         features = rng.choice(n_features, self._n_feat, replace=bool(getattr(self, "bootstrap_features", False)))
         return counts, np.sort(features)
 
-    def _fit_member_in_scope(self, flag, X, y, sw, seed, shared=None):
+    def _fit_member_in_scope(self, flag, X, y, sw, seed, source):
         """``_fit_member`` in a joblib worker, under the fit's cancel flag (Ctrl-C stops every worker)."""
         with cancel_scope(flag):
             raise_if_cancelled(flag)
-            return self._fit_member(X, y, sw, seed, shared)
+            return self._fit_member(X, y, sw, seed, source)
 
-    def _fit_member(self, X, y, sw, seed, shared=None):
+    def _fit_member(self, X, y, sw, seed, source):
         counts, features = self._draw(seed, X.shape[0], X.shape[1])
-        member = self._make_member(seed)
+        member = self._make_member(seed, source.prototype)
         whole = len(features) == X.shape[1] and np.all(features == np.arange(X.shape[1]))
         Xm = X if whole else X[:, features]
-        if hasattr(member, "_fit_validated"):  # lucidml trees: skip re-validating the same X for every member
-            member._fit_validated(Xm, y, sw * counts, shared=shared if whole else tables_of_features(shared, features))
+        if hasattr(member, "_fit_validated"):  # lucidml trees: skip re-validating the same X and parameters
+            shared = source.shared if whole else tables_of_features(source.shared, features)
+            member._fit_validated(Xm, y, sw * counts, shared=shared, params_checked=True)
         elif has_fit_parameter(member, "sample_weight"):
             member.fit(Xm, y, sample_weight=sw * counts)
         else:  # no weights: the bootstrap sample itself, with its repetitions
@@ -123,11 +155,8 @@ class _BaseForest(BaseEstimator):
             member.fit(Xm[rows], y[rows])
         return member, features
 
-    def _make_member(self, seed):
-        member = clone(self._member_prototype())
-        if "random_state" in member.get_params():
-            member.set_params(random_state=seed)
-        return member
+    def _make_member(self, seed, prototype):
+        return fresh_member(prototype, seed)
 
     def _class_weights(self, y):
         return np.ones(len(y))

@@ -5,7 +5,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics import accuracy_score
 from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.multiclass import check_classification_targets
@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 from ..tree._exact_data import shared_tables
 from ..utils import HasMethods, Interval, check_sample_weight, interruptible, raise_if_cancelled, validate_params
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
+from ._forest_base import fresh_member
 from ._forest_predict import FlatForest
 
 _MAX_SEED = np.iinfo(np.int32).max
@@ -204,14 +205,13 @@ def _samme(X, y, w, prototype, K, n_rounds, nu, rng):
     """Algorithm 10 with the SAMME weight; returns (learners, α, r). y holds codes 0..K−1."""
     learners, alphas, errors = [], np.zeros(n_rounds), np.ones(n_rounds)
     shared = shared_tables(prototype, X)  # every round's tree searches the same X: prepare it once
+    if shared is not None:
+        validate_params(prototype)  # once: every round's learner is a copy of it
     for k in range(n_rounds):
         raise_if_cancelled()
-        learner = clone(prototype)
-        seed = rng.randint(_MAX_SEED)  # drawn every round, as scikit-learn does
-        if "random_state" in learner.get_params():
-            learner.set_params(random_state=seed)
+        learner = fresh_member(prototype, rng.randint(_MAX_SEED))  # a seed every round, as scikit-learn draws
         if shared is not None:
-            learner._fit_validated(X, y, w, shared=shared)
+            learner._fit_validated(X, y, w, shared=shared, params_checked=True)
         else:
             learner.fit(X, y, sample_weight=w)
         if K == 1:  # one class (scikit-learn accepts it): a single learner that predicts it

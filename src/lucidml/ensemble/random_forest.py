@@ -164,16 +164,16 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, _BaseRando
             return np.ones(len(y))
         return compute_sample_weight(self.class_weight, self.classes_[y])
 
-    def _fit_member(self, X, y, sw, seed, shared=None):
+    def _fit_member(self, X, y, sw, seed, source):
         if self.class_weight != "balanced_subsample":
-            return super()._fit_member(X, y, sw, seed, shared)
+            return super()._fit_member(X, y, sw, seed, source)
         # Balance by the class counts of this tree's own bootstrap sample.
         counts = self._draw(seed, X.shape[0], X.shape[1])[0]
         drawn = np.bincount(y, weights=counts, minlength=self.n_classes_)
         present = drawn > 0
         class_w = np.zeros(self.n_classes_)
         class_w[present] = counts.sum() / (present.sum() * drawn[present])
-        return super()._fit_member(X, y, sw * class_w[y], seed, shared)
+        return super()._fit_member(X, y, sw * class_w[y], seed, source)
 
 
 class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, _BaseRandomForest):

@@ -66,16 +66,18 @@ class _BaseDecisionTree(BaseEstimator):
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         return self._fit_validated(X, y, sample_weight)
 
-    def _fit_validated(self, X, y, sample_weight=None, shared=None):
+    def _fit_validated(self, X, y, sample_weight=None, shared=None, params_checked=False):
         """``fit`` on already validated input (the fast path for ensembles).
 
         X: float64/float32 array or sparse matrix (n_samples, n_features) without infinities; y: 1-D labels
         (classifier) or floats (regressor); sample_weight: None or finite, non-negative floats;
         shared: ``_exact_data.SharedTables`` of X, made once for many trees on the same X (the
         exact search then takes each tree's samples out of them, instead of sorting or copying
-        X for every tree). Parameters are still checked; ``n_features_in_`` is set here.
+        X for every tree). Parameters are checked unless ``params_checked`` (a forest checks its
+        members' common prototype once); ``n_features_in_`` is set here.
         """
-        validate_params(self)
+        if not params_checked:
+            validate_params(self)
         n_samples, n_features = X.shape
         self.n_features_in_ = n_features
         self.n_outputs_ = 1
