@@ -12,7 +12,6 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse
-from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
 from sklearn.utils import get_tags
 
@@ -101,27 +100,11 @@ def _messy_csr(X):
     return messy
 
 
-def _same_search(entry):
-    """Parameters that make a dense fit search as a sparse fit does: the trees grow sparse X on 255
-    histogram bins where ``max_bins=None`` asks dense X for the exact search. The two searches find
-    the same splits on this data (few distinct values), but may break ties between equally good
-    splits differently (sums taken in another order), so the comparison is with the same search."""
-    estimator = _estimator(entry)
-    params = estimator.get_params()
-    if "max_bins" in params and params["max_bins"] is None:
-        return {"max_bins": 255}
-    if params.get("estimator", False) is None and hasattr(estimator, "_member_prototype"):  # bagging of trees
-        member = estimator._member_prototype()
-        if member.get_params().get("max_bins", False) is None:
-            return {"estimator": clone(member).set_params(max_bins=255)}
-    return {}
-
-
 @pytest.mark.parametrize("entry", SPARSE, ids=lambda e: e.name)
 @pytest.mark.parametrize("container", ["csr_matrix", "csc_matrix", "csr_array", "messy"])
 def test_sparse_fit_equals_dense_fit(entry, container):
     X, y_class, y_reg = _data()
-    _, expected = _fit_outputs(entry, X, y_class, y_reg, **_same_search(entry))
+    _, expected = _fit_outputs(entry, X, y_class, y_reg)
     X_sparse = _messy_csr(X) if container == "messy" else getattr(scipy.sparse, container)(X)
     before = X_sparse.copy()
     _, actual = _fit_outputs(entry, X_sparse, y_class, y_reg)
@@ -143,7 +126,7 @@ def test_sparse_with_nan(entry):
         with pytest.raises(ValueError, match="NaN"):
             estimator.fit(X_sparse, _target(entry, estimator, y_class, y_reg))
         return
-    _, expected = _fit_outputs(entry, X_sparse.toarray(), y_class, y_reg, **_same_search(entry))
+    _, expected = _fit_outputs(entry, X_sparse.toarray(), y_class, y_reg)
     _, actual = _fit_outputs(entry, X_sparse, y_class, y_reg)
     for method, output in expected.items():
         _assert_close(actual[method], output, 1e-6, f"{entry.name}.{method}")
@@ -154,7 +137,7 @@ def test_sparse_zero_rows_and_columns(entry):
     X, y_class, y_reg = _data()
     X[:, 2] = 0.0
     X[[5, 40], :] = 0.0
-    _, expected = _fit_outputs(entry, X, y_class, y_reg, **_same_search(entry))
+    _, expected = _fit_outputs(entry, X, y_class, y_reg)
     _, actual = _fit_outputs(entry, scipy.sparse.csr_matrix(X), y_class, y_reg)
     for method, output in expected.items():
         _assert_close(actual[method], output, 1e-6, f"{entry.name}.{method}")

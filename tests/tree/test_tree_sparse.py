@@ -100,9 +100,21 @@ def test_sparse_fit_and_predict_equal_dense(name):
         assert sparse.oob_score_ == dense.oob_score_
 
 
-def test_default_tree_on_sparse_input_is_the_255_bin_histogram_tree():
-    """max_bins=None means the exact search on dense X; a sparse X is grown on 255 bins instead."""
+def test_default_tree_on_sparse_input_is_the_exact_tree_or_the_255_bin_tree(monkeypatch):
+    """max_bins=None means the exact search: a sparse X is searched from a dense copy, growing
+    the dense X's tree; when that copy would exceed SPARSE_DENSE_BYTES, on 255 bins instead."""
+    from lucidml.tree import _exact_data
+
     X, y, _ = _sparse_data(n_samples=600, n_features=10, density=0.5)  # > 255 distinct values per column
+    exact = DecisionTreeClassifier(random_state=0, max_depth=5).fit(X, y)
+    sparse = DecisionTreeClassifier(random_state=0, max_depth=5).fit(scipy.sparse.csr_matrix(X), y)
+    np.testing.assert_array_equal(sparse.tree_.threshold, exact.tree_.threshold)
+    np.testing.assert_array_equal(sparse.tree_.feature, exact.tree_.feature)
+    forest = RandomForestClassifier(5, random_state=0).fit(scipy.sparse.csc_matrix(X), y)
+    np.testing.assert_array_equal(forest.predict_proba(X), RandomForestClassifier(5, random_state=0).fit(X, y)
+                                  .predict_proba(X))
+
+    monkeypatch.setattr(_exact_data, "SPARSE_DENSE_BYTES", X.size * 8 - 1)  # one byte too few
     sparse = DecisionTreeClassifier(random_state=0, max_depth=5).fit(scipy.sparse.csr_matrix(X), y)
     histogram = DecisionTreeClassifier(random_state=0, max_depth=5, max_bins=255).fit(X, y)
     np.testing.assert_array_equal(sparse.tree_.threshold, histogram.tree_.threshold)

@@ -22,7 +22,7 @@ from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._binning import apply_bins, bin_value_ranges, fit_bin_edges
 from ._builder import ExactWork, HistData, HistWork, Rules, Target, Work, grow_tree
 from ._criteria import ABSOLUTE_ERROR
-from ._exact_data import exact_data
+from ._exact_data import dense_for_exact_search, exact_data
 from ._histogram import SampleStats
 from ._pruning import ccp_path, prune_ccp, prune_error
 from ._random import new_state
@@ -31,8 +31,9 @@ from ._tree import tree_from_store
 
 _NO_LIMIT = np.iinfo(np.int64).max // 4
 _POOL_BYTES = 128 * 2**20  # memory for histograms kept for subtraction
-# max_bins=None asks for the exact search, which reads dense columns; a sparse X is grown on this
-# many histogram bins instead (exact for every feature with at most this many distinct values).
+# max_bins=None asks for the exact search, which reads dense columns: a sparse X is made dense
+# when that fits (``_exact_data.dense_for_exact_search``), else it is grown on this many
+# histogram bins (exact for every feature with at most this many distinct values).
 SPARSE_MAX_BINS = 255
 
 
@@ -93,6 +94,7 @@ class _BaseDecisionTree(BaseEstimator):
         weight_unit = float(weight.max())
         weight = weight / weight_unit
         criterion = self._criterion_code()
+        X = dense_for_exact_search(self, X)
         sparse = scipy.sparse.issparse(X)
         if criterion == ABSOLUTE_ERROR and sparse:
             raise TypeError("criterion='absolute_error' grows exact trees, which need dense data; use X.toarray() "

@@ -33,6 +33,9 @@ SAMPLE_IDS = np.uint32
 # else X copied column by column (``columns``; None: the trees read X's rows).
 SharedTables = namedtuple("SharedTables", ["presorted", "order", "columns"])
 _COLUMN_BLOCK = 256  # columns copied (and checked for float32 exactness) at a time
+# A sparse X is made dense for the exact search when the dense copy takes at most this many bytes;
+# a larger one is grown on histograms of a binned copy (n × d bytes, ``_binning``).
+SPARSE_DENSE_BYTES = 1 << 30
 
 
 def node_sorted(X, max_features):
@@ -87,6 +90,26 @@ def column_table(X):
             del table
             return np.ascontiguousarray(X.T, dtype=np.float64)
     return table
+
+
+def dense_for_exact_search(tree, X):
+    """X made dense when it is sparse and ``tree`` (a lucidml tree, or an ensemble's prototype
+    member) grows exact trees and the dense copy takes at most :data:`SPARSE_DENSE_BYTES`; else X.
+
+    The exact search reads dense columns. Given the dense copy it grows, from a sparse X, the very
+    trees of the same data dense (node-sorted on a word-count table: its columns are mostly
+    zeros, one three-way partition per node and drawn feature, and features constant in an
+    ancestor are skipped). A larger sparse X is grown on 255 histogram bins instead
+    (``_base.SPARSE_MAX_BINS``), from a binned copy of n × d bytes.
+    """
+    from ._base import _BaseDecisionTree  # (that module imports this one)
+    from ._criteria import ABSOLUTE_ERROR
+
+    if not scipy.sparse.issparse(X) or not isinstance(tree, _BaseDecisionTree) or tree.max_bins is not None:
+        return X
+    if tree._criterion_code() == ABSOLUTE_ERROR or X.shape[0] * X.shape[1] * X.dtype.itemsize > SPARSE_DENSE_BYTES:
+        return X
+    return X.toarray()
 
 
 def shared_tables(tree, X):

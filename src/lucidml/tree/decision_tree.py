@@ -41,11 +41,12 @@ _PARAMETERS_DOC = """
         histogram search over at most ``max_bins`` quantile bins computed once per fit, with
         histogram subtraction (faster on large data). A threshold sits midway between the
         largest training value of the bin left of it and the smallest of the bin right of it
-        (the bins occupied in the node), as in gradient boosting. A sparse X (CSR or CSC) is
-        always grown on histograms, 255 bins when None (exact for features with at most 255
-        distinct values): its columns are binned one by one into a dense uint8 copy of
-        n_samples × n_features bytes, an eighth of dense float64 X; prediction walks the CSR
-        rows without densifying them.
+        (the bins occupied in the node), as in gradient boosting. A sparse X (CSR or CSC) with
+        None is searched exactly, the same tree as for the dense X, from a dense copy when that
+        copy takes at most 1 GiB; a larger one is grown on 255 histogram bins (exact for features
+        with at most 255 distinct values), its columns binned one by one into a dense uint8
+        copy of n_samples × n_features bytes. Prediction walks the CSR rows without densifying
+        them.
     categorical_features : array-like of int or bool mask, default=None
         Features split multiway, one child per value observed at the node (004 §12); such a
         feature is then constant below and never reused on the path. A value unseen at a node
