@@ -62,8 +62,7 @@ class SVC(ClassifierMixin, _BaseSVM):
     ----------
     C : float, default=1.0
         Bound on each multiplier (inverse regularisation strength), > 0.
-    kernel : {"rbf", "linear", "poly", "sigmoid", "precomputed"}, another name of
-            :data:`lucidml.kernels.pairwise.KERNELS`, or callable, default="rbf"
+    kernel : {"rbf", "linear", "poly", "sigmoid", "precomputed"}, a name of KERNELS or callable, default="rbf"
         k(x, z). The four libsvm kernels are computed by compiled code in column or BLAS blocks;
         other names and callables go through :func:`lucidml.kernels.pairwise.pairwise_kernels`
         (the whole n × n Gram matrix). "precomputed": X is the Gram matrix (and at predict time

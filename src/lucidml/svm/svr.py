@@ -30,8 +30,7 @@ class SVR(RegressorMixin, _BaseSVM):
 
     Parameters
     ----------
-    kernel : {"rbf", "linear", "poly", "sigmoid", "precomputed"}, another name of
-            :data:`lucidml.kernels.pairwise.KERNELS`, or callable, default="rbf"
+    kernel : {"rbf", "linear", "poly", "sigmoid", "precomputed"}, a name of KERNELS or callable, default="rbf"
         k(x, z), as in :class:`lucidml.svm.svc.SVC`.
     degree : int, default=3
         d of the polynomial kernel (γxᵀz + c₀)^d.
