@@ -84,6 +84,8 @@ API_PACKAGES = {
     "lucidml.graph": "Graphs",
     "lucidml.optim": "Optimizers and quadratic programming",
     "lucidml.metrics": "Metrics",
+    "lucidml.model_selection": "Model selection: bias and variance, feature subsets, comparisons",
+    "lucidml.preprocessing": "Preprocessing: outlier filtering, model-based imputation",
     "lucidml.theory": "Learning theory",
     "lucidml.stats": "Multivariate Gaussian helpers",
     "lucidml.plot": "Plotting",

@@ -39,3 +39,24 @@ def test_docs_build_without_warnings_and_run_every_example(tmp_path):
     lasso = (html / "api" / "generated" / "lucidml.linear.Lasso.html").read_text(encoding="utf-8")
     assert "coef_" in lasso and "Examples" in lasso
     assert (html / "api" / "lucidml.rl.html").is_file()
+
+
+def test_every_subpackage_has_an_api_page():
+    """A new subpackage cannot be left out of the API reference (docs/conf.py's API_PACKAGES)."""
+    import ast
+    import pkgutil
+
+    import lucidml
+
+    tree = ast.parse((ROOT / "docs" / "conf.py").read_text())
+    listed = next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
+                  and getattr(node.targets[0], "id", None) == "API_PACKAGES")
+    packages = {f"lucidml.{m.name}" for m in pkgutil.iter_modules(lucidml.__path__)
+                if m.ispkg and m.name not in ("cli",)}
+    assert packages <= set(listed), f"not in docs/conf.py API_PACKAGES: {sorted(packages - set(listed))}"
+
+
+def test_every_markdown_page_is_in_the_site():
+    index = (ROOT / "docs" / "index.rst").read_text()
+    for page in (ROOT / "docs").glob("*.md"):
+        assert f"   {page.stem}\n" in index, f"docs/{page.name} is not in docs/index.rst's toctree"
