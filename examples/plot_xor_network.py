@@ -29,7 +29,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", ConvergenceWarning)  # a fixed 1000 epochs (tol=0), as the notes
     net.fit(X, y)
 print("network  P(y=1):", net.predict_proba(X)[:, 1].round(3), "predictions", net.predict(X))
-print("logistic P(y=1):", LogisticRegression(solver="gd").fit(X, y).predict_proba(X)[:, 1].round(3))
+print("logistic P(y=1):", LogisticRegression().fit(X, y).predict_proba(X)[:, 1].round(3))
 
 # %%
 # The logistic regression answers ½ everywhere: a line cannot split XOR. The network's hidden

@@ -166,3 +166,27 @@ def test_history_keeps_iterates_only_of_small_problems():
     assert all(np.isfinite(entry["f"]) for entry in result.history)
     small = lbfgs(lambda x: 0.5 * float(x @ x), np.ones(3), lambda x: x, tol=1e-10)
     assert all(entry["x"].shape == (3,) for entry in small.history)
+
+
+def test_a_start_at_a_stationary_point_returns_it_without_a_step():
+    """A zero gradient at x0 leaves no descent direction: every line-search method returns x0
+    (0 iterations) instead of raising "not a descent direction" (logistic regression on XOR)."""
+    from lucidml.optim import bfgs, gradient_descent, lbfgs, newton
+
+    fun = lambda x: float(x @ x)  # noqa: E731
+    grad = lambda x: 2 * x  # noqa: E731
+    hess = lambda x: 2 * np.eye(len(x))  # noqa: E731
+    for result in (bfgs(fun, np.zeros(3), grad), lbfgs(fun, np.zeros(3), grad), newton(fun, np.zeros(3), grad, hess),
+                   gradient_descent(fun, np.zeros(3), grad)):
+        assert result.success and result.n_iter == 0 and np.array_equal(result.x, np.zeros(3))
+
+
+def test_logistic_regression_on_xor_stops_at_the_symmetric_optimum():
+    from lucidml.linear import LogisticRegression
+
+    X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    y = np.array([0, 1, 1, 0])
+    for solver in ("lbfgs", "newton", "gd"):
+        model = LogisticRegression(solver=solver).fit(X, y)
+        np.testing.assert_array_equal(model.predict_proba(X)[:, 1], 0.5)
+        assert model.n_iter_[0] == 0

@@ -55,6 +55,8 @@ def gradient_descent(fun, x0, grad, hess=None, *, step="backtracking", lr=1e-3, 
     else:
         raise ValueError(f"step must be 'fixed', 'lipschitz' or 'backtracking'; got {step!r}.")
     f, g = f_count(x), grad(x)
+    if (done := run.already_stationary(x, f, g)) is not None:
+        return done
     for n_iter in range(1, max_iter + 1):
         f_old = f
         if step == "backtracking":

@@ -34,6 +34,8 @@ def newton(fun, x0, grad, hess, *, line_search=True, hessian="full", max_iter=10
     f_count = run.fun
     x = np.array(x0, dtype=np.float64)
     f, g = f_count(x), grad(x)
+    if (done := run.already_stationary(x, f, g)) is not None:
+        return done
     for n_iter in range(1, max_iter + 1):
         H = np.atleast_2d(hess(x))
         if hessian == "diag":

@@ -86,6 +86,8 @@ def quasi_newton_partial(fun, x0, grad, hess_part=None, *, blocks=None, memory=1
     f_count = run.fun
     pairs = deque(maxlen=memory)
     f, g = f_count(x), grad(x)
+    if (done := run.already_stationary(x, f, g)) is not None:
+        return done
     for n_iter in range(1, max_iter + 1):
         initial = _inverse_of_part(hess_part(x) if hess_part is not None else _diagonal_by_differences(grad, x, g),
                                    blocks, x.size)

@@ -46,6 +46,8 @@ def bfgs(fun, x0, grad, hess=None, *, B0="identity", max_iter=1000, tol=1e-8, ft
     else:
         raise ValueError(f"B0 must be 'identity' or 'exact'; got {B0!r}.")
     f, g = f_count(x), grad(x)
+    if (done := run.already_stationary(x, f, g)) is not None:
+        return done
     for n_iter in range(1, max_iter + 1):
         p = -B @ g
         if g @ p >= 0:  # B lost positive definiteness to round-off: restart
@@ -79,6 +81,8 @@ def lbfgs(fun, x0, grad, *, m=10, max_iter=1000, tol=1e-8, ftol=None, callback=N
     x = np.array(x0, dtype=np.float64)
     pairs = deque(maxlen=m)
     f, g = f_count(x), grad(x)
+    if (done := run.already_stationary(x, f, g)) is not None:
+        return done
     for n_iter in range(1, max_iter + 1):
         p = -_two_loop(g, pairs)
         gamma, f_new, g_new = wolfe(f_count, grad, x, f, g, p)

@@ -89,6 +89,14 @@ class Run:
             return None
         return OptimizeResult(x, f, n_iter, True, reason, float(np.max(np.abs(grad))), self.fun.calls, self.history)
 
+    def already_stationary(self, x, f, grad):
+        """The result at the start point when its gradient already passes the test (no step to
+        take: a line search along −∇f = 0 would find no descent), else None."""
+        if np.max(np.abs(grad), initial=0.0) > self.tol:
+            return None
+        return OptimizeResult(x, f, 0, True, f"gradient norm ≤ tol={self.tol} at the start point",
+                              float(np.max(np.abs(grad), initial=0.0)), self.fun.calls, self.history)
+
     def exhausted(self, x, f, grad, max_iter):
         """The result when ``max_iter`` iterations passed without a stopping test holding."""
         return OptimizeResult(x, f, max_iter, False, f"max_iter={max_iter} reached", float(np.max(np.abs(grad))),
