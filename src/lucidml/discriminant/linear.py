@@ -106,17 +106,30 @@ class LinearDiscriminantAnalysis(
         validate_params(self)
         X, y = check_fit_data(self, X, y, float32=True)
         self.classes_, class_index, counts, self.priors_, self.means_ = class_statistics(X, y, self.priors)
-        n_samples, n_features = X.shape
+        self._check_dimensions(X.shape[1])
+        scatter = _within_class_scatter(X, self.means_, class_index)
+        # Ledoit–Wolf needs the centred rows themselves; the other estimates only their scatter.
+        centred = X - self.means_[class_index] if self.shrinkage == "auto" else None
+        return self._finish(counts, scatter, centred, X.dtype)
+
+    def _check_dimensions(self, n_features):
+        """Refuse a d × d problem that does not fit in memory, or too many components; return
+        the largest number of Fisher directions, min(c − 1, d) (``classes_`` must be set)."""
         check_square_fits(self, n_features, copies=3, what="scatter, covariance, whitening")
         max_components = min(len(self.classes_) - 1, n_features)
         if self.n_components is not None and self.n_components > max_components:
             raise ValueError(
                 f"n_components={self.n_components} is larger than min(n_classes - 1, n_features) = {max_components}."
             )
+        return max_components
 
-        scatter = _within_class_scatter(X, self.means_, class_index)
-        # Ledoit–Wolf needs the centred rows themselves; the other estimates only their scatter.
-        centred = X - self.means_[class_index] if self.shrinkage == "auto" else None
+    def _finish(self, counts, scatter, centred, dtype):
+        """Σ, the discriminant functions and Fisher's directions from the class counts n_c, the
+        within-class scatter Σᵢ (xᵢ − μ_cᵢ)(xᵢ − μ_cᵢ)ᵀ (float64) and, for ``shrinkage="auto"``, the
+        class-centred rows; ``classes_``, ``priors_`` and ``means_`` are set. The one finishing step
+        of ``fit`` and of ``lucidml.dask.LinearDiscriminantAnalysis`` (scatter merged from chunks)."""
+        n_samples, n_features = int(round(counts.sum())), scatter.shape[0]
+        max_components = self._check_dimensions(n_features)
         self.covariance_ = _shrink(scatter / n_samples, centred, self.shrinkage)
         with blas_threads(1 if n_features <= SMALL_MATRIX else None):
             whiten = _whitening(self.covariance_, self.tol)  # Σ⁺ = W Wᵀ
@@ -149,7 +162,7 @@ class LinearDiscriminantAnalysis(
         # and projections out), as scikit-learn's.
         for name in ("means_", "covariance_", "coef_", "intercept_", "scalings_", "xbar_", "_class_coef",
                      "_class_intercept", "explained_variance_ratio_"):
-            setattr(self, name, getattr(self, name).astype(X.dtype, copy=False))
+            setattr(self, name, getattr(self, name).astype(dtype, copy=False))
         return self
 
     def predict_joint_log_proba(self, X):
