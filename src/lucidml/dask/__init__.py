@@ -13,6 +13,8 @@ estimator to dask data block by block.
 
 from ._predict import ParallelPostFit
 from .discriminant import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
+from .linear import LinearRegression, Ridge
 from .naive_bayes import GaussianNB
 
-__all__ = ["GaussianNB", "LinearDiscriminantAnalysis", "ParallelPostFit", "QuadraticDiscriminantAnalysis"]
+__all__ = ["GaussianNB", "LinearDiscriminantAnalysis", "LinearRegression", "ParallelPostFit", "QuadraticDiscriminantAnalysis",
+           "Ridge"]
