@@ -13,8 +13,9 @@ estimator to dask data block by block.
 
 from ._predict import ParallelPostFit
 from .discriminant import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
+from .kmeans import KMeans
 from .linear import LinearRegression, Ridge
 from .naive_bayes import GaussianNB
 
-__all__ = ["GaussianNB", "LinearDiscriminantAnalysis", "LinearRegression", "ParallelPostFit", "QuadraticDiscriminantAnalysis",
+__all__ = ["GaussianNB", "KMeans", "LinearDiscriminantAnalysis", "LinearRegression", "ParallelPostFit", "QuadraticDiscriminantAnalysis",
            "Ridge"]
