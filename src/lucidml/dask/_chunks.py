@@ -9,6 +9,8 @@ data are never gathered into one process. ``dask.compute`` runs the graph on the
 ``dask.distributed`` client (or Dask's default scheduler when there is none).
 """
 
+import warnings
+
 import dask
 import dask.array as da
 import dask.dataframe as dd
@@ -75,7 +77,9 @@ def as_dask_y(y, X, name="y"):
     than X is rechunked to X's (the rows move between workers once; nothing is gathered).
     """
     if isinstance(y, (dd.Series, dd.DataFrame)):
-        y = y.to_dask_array(lengths=True)
+        with warnings.catch_warnings():  # pandas' string dtype becomes object labels: what we want
+            warnings.filterwarnings("ignore", "Dask currently has limited support for converting pandas extension")
+            y = y.to_dask_array(lengths=True)
     elif isinstance(y, (pd.Series, pd.DataFrame)):
         y = da.from_array(y.to_numpy(), chunks=-1)
     elif not isinstance(y, da.Array):
