@@ -17,7 +17,7 @@ import lucidml
 import lucidml.dask as ld
 from lucidml.cluster import KMeans
 from lucidml.discriminant import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
-from lucidml.linear import LinearRegression, Ridge
+from lucidml.linear import LinearRegression, LogisticRegression, Ridge
 from lucidml.naive_bayes import GaussianNB
 from lucidml.utils import InvalidParameterError
 
@@ -134,6 +134,30 @@ def test_ridge_local_model_gives_predictive_std(client):
     expected = Ridge(alpha=2.0).fit(X, y)
     for got, want in zip(local.predict(X[:50], return_std=True), expected.predict(X[:50], return_std=True)):
         np.testing.assert_allclose(got, want, rtol=1e-9)
+
+
+@pytest.mark.parametrize("params", [{}, {"multi_class": "ovr"}, {"C": 0.05, "fit_intercept": False},
+                                    {"penalty": "none"}])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_logistic_regression_matches_in_memory(client, params, n_classes):
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(1000, 4))
+    y = np.digitize(X @ np.array([1.0, -2.0, 0.5, 0.0]) + rng.normal(size=1000), [-1.0, 1.0][: n_classes - 1])
+    fitted = ld.LogisticRegression(**params).fit(da.from_array(X, chunks=CHUNKS), da.from_array(y, chunks=170))
+    expected = LogisticRegression(**params).fit(X, y)
+    np.testing.assert_array_equal(fitted.n_iter_, expected.n_iter_)  # the same L-BFGS iterates
+    _assert_same_fit(fitted, expected, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(fitted.predict_proba(da.from_array(X, chunks=CHUNKS)).compute(),
+                               expected.predict_proba(X), rtol=1e-8, atol=1e-12)
+
+
+def test_logistic_regression_warns_like_in_memory(client):
+    X = np.r_[np.linspace(-3, -1, 50), np.linspace(1, 3, 50)][:, None]
+    y = np.repeat([0, 1], 50)
+    with pytest.warns(UserWarning, match="linearly separable"):
+        ld.LogisticRegression(penalty="none", max_iter=500).fit(da.from_array(X, chunks=(30, 1)), y)
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        ld.LogisticRegression(max_iter=2).fit(da.from_array(X, chunks=(30, 1)), y)
 
 
 def _blobs(seed=0, n=2000):
@@ -270,9 +294,10 @@ def test_parallel_post_fit_runs_any_fitted_estimator_lazily(client):
     lambda X, y: ld.LinearRegression().fit(X, y.astype(float)),
     lambda X, y: ld.Ridge(alpha=3.0).fit(X, y.astype(float)),
     lambda X, y: ld.KMeans(3, random_state=0).fit(X),
-], ids=["GaussianNB", "LDA", "QDA", "LinearRegression", "Ridge", "KMeans"])
+    lambda X, y: ld.LogisticRegression().fit(X, y),
+], ids=["GaussianNB", "LDA", "QDA", "LinearRegression", "Ridge", "KMeans", "LogisticRegression"])
 def test_to_local_round_trips_through_lucidml_io(client, make):
-    X, y = _classification(seed=7, n=400)
+    X, y = _classification(seed=7, n=400, offset=0.0)
     fitted = make(da.from_array(X, chunks=(100, -1)), da.from_array(y, chunks=100))
     local = fitted.to_local()
     with tempfile.TemporaryDirectory() as folder:

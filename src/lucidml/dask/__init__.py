@@ -15,7 +15,8 @@ from ._predict import ParallelPostFit
 from .discriminant import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
 from .kmeans import KMeans
 from .linear import LinearRegression, Ridge
+from .logistic import LogisticRegression
 from .naive_bayes import GaussianNB
 
-__all__ = ["GaussianNB", "KMeans", "LinearDiscriminantAnalysis", "LinearRegression", "ParallelPostFit", "QuadraticDiscriminantAnalysis",
+__all__ = ["GaussianNB", "KMeans", "LinearDiscriminantAnalysis", "LinearRegression", "LogisticRegression", "ParallelPostFit", "QuadraticDiscriminantAnalysis",
            "Ridge"]

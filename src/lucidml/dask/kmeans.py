@@ -69,7 +69,8 @@ class KMeans(DaskEstimator):
       farthest points; the client sums them and moves the centres to the means (an empty
       cluster takes the globally farthest point, as in memory). The loop stops when the centres
       move by Σ_k ‖Δc_k‖² ≤ tol · (mean feature variance) — which includes the pass where no
-      label changes, as their means then stay put — or after ``max_iter`` passes.
+      label changes, as their means then stay put — or after ``max_iter`` passes. X is
+      persisted in the workers' memory for the passes.
 
     Started from the same centres, the iterations are the in-memory ones (the same centres, up to
     the order of float sums; the same ``n_iter_``).
@@ -153,6 +154,7 @@ class KMeans(DaskEstimator):
         parts = [prepare(block, share, seed) for block, share, seed in zip(X.to_delayed().ravel(), shares, seeds)]
         (count, mean, m2), sample = compute(tree_reduce(parts, _merge_prepared))[0]
         shift = mean[0].astype(X.dtype)
+        X = X.persist()  # read once per Lloyd pass: kept in the workers' memory
         tol = self.tol * float(m2.sum() / (count[0] * d))
 
         best = None
