@@ -279,6 +279,15 @@ def test_parallel_post_fit_runs_any_fitted_estimator_lazily(client):
             assert lazy.chunks[0] == dX.chunks[0] and lazy.dtype == expected.dtype and lazy.ndim == expected.ndim
             np.testing.assert_allclose(lazy.compute(), expected, rtol=1e-10, atol=1e-12)
     assert not hasattr(ld.ParallelPostFit(PCA()), "predict_proba")
+    # A model fitted on named columns gets its blocks as data frames with those names.
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    named = GaussianNB().fit(frame, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "X does not have valid feature names"
+        lazy = ld.ParallelPostFit(named).predict_proba(dd.from_pandas(frame, npartitions=3))
+        np.testing.assert_allclose(lazy.compute(), named.predict_proba(frame))
+    with pytest.raises(ValueError, match="feature names"):
+        ld.ParallelPostFit(named).predict(dd.from_pandas(frame[["d", "c", "b", "a"]], npartitions=3))
     with pytest.raises(NotFittedError):
         ld.ParallelPostFit(GaussianNB()).predict(dX)
     fitted = ld.ParallelPostFit(GaussianNB()).fit(X, y)

@@ -34,7 +34,7 @@ def _probe(estimator, method, X, columns):
     """The output of ``method`` on one row: its dtype and number of columns, without computing X."""
     try:
         return np.asarray(_apply(np.zeros((1, X.shape[1]), dtype=X.dtype), estimator, method, columns))
-    except Exception:  # a model that refuses zeros (e.g. wants positive counts): read X's first row
+    except (ValueError, TypeError):  # a model that refuses zeros (e.g. wants positive counts): read X's first row
         return np.asarray(_apply(X[:1].compute(), estimator, method, columns))
 
 

@@ -58,7 +58,7 @@ n_components_, n_features_in_, feature_names_in_
     >>> import numpy as np
     >>> from distributed import Client
     >>> from lucidml.dask import LinearDiscriminantAnalysis
-    >>> client = Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None)
+    >>> client = Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0")
     >>> X = np.array([[2, 3], [4, 3], [2, 1], [3, 4], [5, 4], [7, 4], [6, 8], [7, 6], [8, 9], [10, 9]], float)
     >>> y = np.array([1, 1, 1, 1, 1, 2, 2, 2, 2, 2])
     >>> lda = LinearDiscriminantAnalysis().fit(da.from_array(X, chunks=(3, 2)), da.from_array(y, chunks=3))
@@ -113,7 +113,7 @@ class QuadraticDiscriminantAnalysis(DaskEstimator):
     >>> import numpy as np
     >>> from distributed import Client
     >>> from lucidml.dask import QuadraticDiscriminantAnalysis
-    >>> client = Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None)
+    >>> client = Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0")
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(0, 1, (50, 2)), rng.normal(0, 4, (50, 2))])
     >>> y = np.repeat([0, 1], 50)

@@ -106,7 +106,7 @@ class KMeans(DaskEstimator):
     >>> import numpy as np
     >>> from distributed import Client
     >>> from lucidml.dask import KMeans
-    >>> client = Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None)
+    >>> client = Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0")
     >>> X = np.array([[1.0, 2.0], [1.0, 4.0], [1.0, 0.0], [10.0, 2.0], [10.0, 4.0], [10.0, 0.0]])
     >>> km = KMeans(n_clusters=2, random_state=0).fit(da.from_array(X, chunks=(2, 2)))
     >>> km.cluster_centers_[np.argsort(km.cluster_centers_[:, 0])]
@@ -145,6 +145,7 @@ class KMeans(DaskEstimator):
         if n < self.n_clusters:
             raise ValueError(f"n_samples={n} should be >= n_clusters={self.n_clusters}.")
         rng = check_random_state(self.random_state)
+        X = X.persist()  # read once per pass: kept in the workers' memory
         given = None if isinstance(self.init, str) else self._given_centers(d, X.dtype)
         size = 0 if given is not None else (self.init_sample_size or max(10_000, 100 * self.n_clusters))
         # Each chunk draws its share of the sample, rounded up (so the sample has at least K rows).
@@ -154,7 +155,6 @@ class KMeans(DaskEstimator):
         parts = [prepare(block, share, seed) for block, share, seed in zip(X.to_delayed().ravel(), shares, seeds)]
         (count, mean, m2), sample = compute(tree_reduce(parts, _merge_prepared))[0]
         shift = mean[0].astype(X.dtype)
-        X = X.persist()  # read once per Lloyd pass: kept in the workers' memory
         tol = self.tol * float(m2.sum() / (count[0] * d))
 
         best = None

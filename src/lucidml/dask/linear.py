@@ -91,7 +91,7 @@ class LinearRegression(DaskEstimator):
     >>> import numpy as np
     >>> from distributed import Client
     >>> from lucidml.dask import LinearRegression
-    >>> client = Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None)
+    >>> client = Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0")
     >>> X = np.random.default_rng(0).normal(size=(20, 2))
     >>> y = 1.0 + X @ np.array([2.0, -1.0])
     >>> reg = LinearRegression().fit(da.from_array(X, chunks=(6, 2)), da.from_array(y, chunks=6))
@@ -170,7 +170,7 @@ class Ridge(DaskEstimator):
     >>> import numpy as np
     >>> from distributed import Client
     >>> from lucidml.dask import Ridge
-    >>> client = Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None)
+    >>> client = Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0")
     >>> X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([1.0, 3.0, 5.0, 7.0])
     >>> reg = Ridge(alpha=1.0).fit(da.from_array(X, chunks=(2, 1)), da.from_array(y, chunks=2))
     >>> round(float(reg.coef_[0]), 4), round(float(reg.intercept_), 4)

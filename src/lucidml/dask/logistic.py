@@ -110,7 +110,7 @@ class LogisticRegression(DaskEstimator):
     >>> import numpy as np
     >>> from distributed import Client
     >>> from lucidml.dask import LogisticRegression
-    >>> client = Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None)
+    >>> client = Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0")
     >>> X = da.from_array(np.array([[-2.0], [-1.0], [1.0], [2.0]]), chunks=(2, 1))
     >>> clf = LogisticRegression(C=10.0).fit(X, da.from_array(np.array([0, 0, 1, 1]), chunks=2))
     >>> clf.predict(da.from_array(np.array([[-0.5], [0.5]]))).compute()

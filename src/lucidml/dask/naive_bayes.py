@@ -44,7 +44,7 @@ class GaussianNB(DaskEstimator):
     >>> import numpy as np
     >>> from distributed import Client
     >>> from lucidml.dask import GaussianNB
-    >>> client = Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None)
+    >>> client = Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0")
     >>> rng = np.random.default_rng(0)
     >>> X = da.from_array(np.vstack([rng.normal(-2, 1, (100, 2)), rng.normal(2, 1, (100, 2))]), chunks=(50, 2))
     >>> y = da.from_array(np.repeat([0, 1], 100), chunks=50)
