@@ -96,10 +96,12 @@ def test_lda_transform_and_decision_function_are_lazy(client):
         np.testing.assert_allclose(lazy.compute(), getattr(expected, method)(X), rtol=1e-7, atol=1e-9)
 
 
-def test_lda_auto_shrinkage_is_refused(client):
-    X, y = _classification()
-    with pytest.raises(ValueError, match="shrinkage='auto'"):
-        ld.LinearDiscriminantAnalysis(shrinkage="auto").fit(da.from_array(X, chunks=CHUNKS), y)
+@pytest.mark.parametrize("n_features", [4, 30])
+def test_lda_auto_shrinkage_matches_in_memory(client, n_features):
+    X, y = _classification(seed=9, n=300 if n_features == 30 else 1000, d=n_features)
+    fitted = ld.LinearDiscriminantAnalysis(shrinkage="auto").fit(da.from_array(X, chunks=(70, -1)),
+                                                                 da.from_array(y, chunks=70))
+    _assert_same_fit(fitted, LinearDiscriminantAnalysis(shrinkage="auto").fit(X, y), rtol=1e-8, atol=1e-10)
 
 
 @pytest.mark.parametrize("params", [{}, {"fit_intercept": False}, {"solver": "normal"}])

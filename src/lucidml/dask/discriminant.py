@@ -1,9 +1,12 @@
 """Linear and quadratic discriminant analysis fitted chunk by chunk on a Dask array."""
 
 
+import numpy as np
+
 from ..discriminant import LinearDiscriminantAnalysis as _LocalLDA
 from ..discriminant import QuadraticDiscriminantAnalysis as _LocalQDA
 from ..discriminant._classes import check_two_classes, class_priors
+from ..discriminant.linear import correlation_scale, ledoit_wolf_from_moments
 from ._base import DaskEstimator
 from ._chunks import compute, map_chunks, tree_reduce
 from ._classify import classification_data
@@ -14,8 +17,18 @@ def _chunk_scatter(X, y, classes):
     return class_scatter(finite(X), class_index(y, classes), len(classes))
 
 
+def _chunk_fourth_moment(X, y, classes, means, scale):
+    """Σᵢ ‖zᵢ‖⁴ over the chunk for the standardized class-centred rows zᵢ = (xᵢ − μ_cᵢ) / D."""
+    z = (np.asarray(X, dtype=np.float64) - means[class_index(y, classes)]) / scale
+    return float(np.sum(np.einsum("ij,ij->i", z, z) ** 2))
+
+
+def _add(a, b):
+    return a + b
+
+
 def _class_statistics(estimator, local, X, y):
-    """Validated inputs reduced to (feature names, counts, scatters); ``classes_``, ``priors_`` and
+    """Validated inputs reduced to (X, y, feature names, counts, scatters); ``classes_``, ``priors_`` and
     ``means_`` set on ``local``."""
     X, y, names, classes = classification_data(X, y)
     check_two_classes(classes)
@@ -25,7 +38,7 @@ def _class_statistics(estimator, local, X, y):
     counts, means, scatters = compute(tree_reduce(map_chunks(_chunk_scatter, X, y, classes), merge_moments))[0]
     local.priors_ = class_priors(counts, estimator.priors)
     local.means_ = means
-    return X, names, counts, scatters
+    return X, y, names, counts, scatters
 
 
 class LinearDiscriminantAnalysis(DaskEstimator):
@@ -41,10 +54,10 @@ class LinearDiscriminantAnalysis(DaskEstimator):
     ----------
     priors, n_components, tol
         As :class:`lucidml.discriminant.LinearDiscriminantAnalysis`.
-    shrinkage : float in [0, 1] or None, default=None
-        Σ ← (1 − s) Σ + s (tr Σ / d) I. ``"auto"`` (Ledoit–Wolf) is not available here: its
-        estimate needs a second pass over the class-centred rows; fit the in-memory estimator
-        for it.
+    shrinkage : "auto", float in [0, 1] or None, default=None
+        Σ ← (1 − s) Σ + s (tr Σ / d) I. ``"auto"``: the Ledoit–Wolf s of the standardized features,
+        as in memory, from a second pass that sums Σᵢ ‖zᵢ‖⁴ of the standardized class-centred rows
+        over the chunks (``lucidml.discriminant.linear.ledoit_wolf_from_moments``).
 
     Attributes
     ----------
@@ -82,11 +95,15 @@ n_components_, n_features_in_, feature_names_in_
     def fit(self, X, y):
         """Estimate φ, μ_c and the shared Σ from the chunks; find the Fisher directions."""
         local = self._new_local()
-        if self.shrinkage == "auto":
-            raise ValueError("lucidml.dask.LinearDiscriminantAnalysis does not support shrinkage='auto' (the "
-                             "Ledoit-Wolf estimate needs the centred rows); pass a shrinkage in [0, 1].")
-        X, names, counts, scatters = _class_statistics(self, local, X, y)
-        local._finish(counts, scatters.sum(axis=0), None, X.dtype)
+        X, y, names, counts, scatters = _class_statistics(self, local, X, y)
+        scatter = scatters.sum(axis=0)
+        coefficient = None
+        if self.shrinkage == "auto":  # Ledoit–Wolf: a second pass for Σᵢ ‖zᵢ‖⁴
+            scale = correlation_scale(scatter / counts.sum())
+            parts = map_chunks(_chunk_fourth_moment, X, y, local.classes_, local.means_, scale)
+            fourth = compute(tree_reduce(parts, _add))[0]
+            coefficient = ledoit_wolf_from_moments(scatter / counts.sum(), fourth, counts.sum())
+        local._finish(counts, scatter, coefficient, X.dtype)
         return self._publish(local, X.shape[1], names)
 
 
@@ -133,6 +150,6 @@ class QuadraticDiscriminantAnalysis(DaskEstimator):
     def fit(self, X, y):
         """Estimate φ, μ_c and Σ_c for every class from the chunks."""
         local = self._new_local()
-        X, names, counts, scatters = _class_statistics(self, local, X, y)
+        X, _, names, counts, scatters = _class_statistics(self, local, X, y)
         local._finish(counts, scatters, X.dtype)
         return self._publish(local, X.shape[1], names)
