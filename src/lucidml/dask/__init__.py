@@ -18,5 +18,7 @@ from .linear import LinearRegression, Ridge
 from .logistic import LogisticRegression
 from .naive_bayes import GaussianNB
 
-__all__ = ["GaussianNB", "KMeans", "LinearDiscriminantAnalysis", "LinearRegression", "LogisticRegression", "ParallelPostFit", "QuadraticDiscriminantAnalysis",
-           "Ridge"]
+__all__ = [
+    "GaussianNB", "KMeans", "LinearDiscriminantAnalysis", "LinearRegression", "LogisticRegression", "ParallelPostFit",
+    "QuadraticDiscriminantAnalysis", "Ridge",
+]
