@@ -10,12 +10,19 @@ def class_statistics(X, y, priors=None):
     """Return (classes, class index of each sample, counts n_c, priors φ_c, means μ_c)."""
     check_classification_targets(y)
     classes, class_index, counts = np.unique(y, return_inverse=True, return_counts=True)
+    check_two_classes(classes)
+    means = class_sums(X, class_index, len(classes)) / counts[:, None]
+    return classes, class_index, counts, class_priors(counts, priors), means
+
+
+def check_two_classes(classes):
+    """Refuse a target with fewer than two classes."""
     if len(classes) < 2:
         raise ValueError(f"Discriminant analysis needs at least two classes; y has only 1 class ({classes[0]}).")
-    n_samples = X.shape[0]
+
+
+def class_priors(counts, priors=None):
+    """φ: the given ``priors`` (checked), or the class frequencies n_c / m."""
     if priors is None:
-        priors = counts / n_samples
-    else:
-        priors = check_class_prior(priors, len(classes), "priors")
-    means = class_sums(X, class_index, len(classes)) / counts[:, None]
-    return classes, class_index, counts, priors, means
+        return counts / counts.sum()
+    return check_class_prior(priors, len(counts), "priors")

@@ -106,24 +106,40 @@ class LinearDiscriminantAnalysis(
         validate_params(self)
         X, y = check_fit_data(self, X, y, float32=True)
         self.classes_, class_index, counts, self.priors_, self.means_ = class_statistics(X, y, self.priors)
-        n_samples, n_features = X.shape
+        self._check_dimensions(X.shape[1])
+        scatter = _within_class_scatter(X, self.means_, class_index)
+        # Ledoit–Wolf needs the centred rows themselves; the other estimates only their scatter.
+        coefficient = centred = None
+        if self.shrinkage == "auto":
+            coefficient = ledoit_wolf_of_rows(scatter / X.shape[0], X - self.means_[class_index])
+        elif self.shrinkage is None and X.shape[0] < X.shape[1]:
+            centred = X - self.means_[class_index]  # a wide table is whitened from its rows
+        return self._finish(counts, scatter, coefficient, X.dtype, centred)
+
+    def _check_dimensions(self, n_features):
+        """Refuse a d × d problem that does not fit in memory, or too many components; return
+        the largest number of Fisher directions, min(c − 1, d) (``classes_`` must be set)."""
         check_square_fits(self, n_features, copies=3, what="scatter, covariance, whitening")
         max_components = min(len(self.classes_) - 1, n_features)
         if self.n_components is not None and self.n_components > max_components:
             raise ValueError(
                 f"n_components={self.n_components} is larger than min(n_classes - 1, n_features) = {max_components}."
             )
+        return max_components
 
-        scatter = _within_class_scatter(X, self.means_, class_index)
-        # Ledoit–Wolf needs the centred rows themselves, and so does whitening a wide table by
-        # their SVD; the other estimates need only the scatter.
-        wide = self.shrinkage is None and n_samples < n_features
-        centred = X - self.means_[class_index] if self.shrinkage == "auto" or wide else None
-        self.covariance_ = _shrink(scatter / n_samples, centred, self.shrinkage)
+    def _finish(self, counts, scatter, coefficient, dtype, centred=None):
+        """Σ, the discriminant functions and Fisher's directions from the class counts n_c, the
+        within-class scatter Σᵢ (xᵢ − μ_cᵢ)(xᵢ − μ_cᵢ)ᵀ (float64) and, for ``shrinkage="auto"``, the
+        Ledoit–Wolf coefficient; ``classes_``, ``priors_`` and ``means_`` are set. The one finishing step
+        of ``fit`` and of ``lucidml.dask.LinearDiscriminantAnalysis`` (scatter merged from chunks).
+        ``centred``: the n × d class-centred rows of a table with fewer rows than columns (no
+        shrinkage), whitened by their SVD, O(n²d), instead of the d × d eigenproblem, O(d³)."""
+        n_samples, n_features = int(round(counts.sum())), scatter.shape[0]
+        max_components = self._check_dimensions(n_features)
+        self.covariance_ = _shrink(scatter / n_samples, self.shrinkage, coefficient)
         with blas_threads(1 if n_features <= SMALL_MATRIX else None):
-            # Σ⁺ = W Wᵀ; with fewer samples than features Σ has rank < n, and the SVD of the
-            # n × d centred rows (O(n²d)) gives the same W as the d × d eigenproblem (O(d³)).
-            whiten = _whitening_of_rows(centred, self.tol) if wide else _whitening(self.covariance_, self.tol)
+            # Σ⁺ = W Wᵀ, the same W either way
+            whiten = _whitening(self.covariance_, self.tol) if centred is None else _whitening_of_rows(centred, self.tol)
 
         # Discriminant functions δ_c(x) = x·(Σ⁻¹μ_c) − ½ μ_c·Σ⁻¹μ_c + log φ_c.
         white_means = self.means_ @ whiten
@@ -153,7 +169,7 @@ class LinearDiscriminantAnalysis(
         # and projections out), as scikit-learn's.
         for name in ("means_", "covariance_", "coef_", "intercept_", "scalings_", "xbar_", "_class_coef",
                      "_class_intercept", "explained_variance_ratio_"):
-            setattr(self, name, getattr(self, name).astype(X.dtype, copy=False))
+            setattr(self, name, getattr(self, name).astype(dtype, copy=False))
         return self
 
     def predict_joint_log_proba(self, X):
@@ -234,13 +250,44 @@ def _whitening_of_rows(centred, tol):
     return vt[keep].T / singular[keep] / scale[:, None]
 
 
-def _shrink(covariance, centred, shrinkage):
+def correlation_scale(covariance):
+    """The standard deviations D of Σ, with 1 for a constant feature (which keeps its zero variance)."""
+    scale = np.sqrt(np.diag(covariance))
+    scale[scale == 0] = 1.0
+    return scale
+
+
+def ledoit_wolf_of_rows(covariance, centred):
+    """The Ledoit–Wolf coefficient s of the standardized class-centred rows (scikit-learn's formula)."""
+    return float(ledoit_wolf_shrinkage(centred / correlation_scale(covariance), assume_centered=True))
+
+
+def ledoit_wolf_from_moments(covariance, fourth, n_samples):
+    """The same coefficient from sums only: R = D⁻¹ΣD⁻¹ and Σᵢ ‖zᵢ‖⁴ of the standardized rows zᵢ.
+
+    Ledoit & Wolf (2004) on the p standardized features, in their notation
+        δ = ‖R − (tr R / p) I‖²_F / p,    β = min(δ, (Σᵢ ‖zᵢ‖⁴ / n − ‖R‖²_F) / (p n)),    s = β / δ,
+    (s = 0 when β = 0, and for a single feature), which is what ``ledoit_wolf_of_rows`` computes from
+    the rows themselves; ``lucidml.dask.LinearDiscriminantAnalysis`` sums Σᵢ ‖zᵢ‖⁴ over its chunks.
+    """
+    p = covariance.shape[0]
+    if p == 1:
+        return 0.0
+    scale = correlation_scale(covariance)
+    correlation = covariance / np.outer(scale, scale)
+    frobenius = float(np.sum(correlation**2))
+    delta = (frobenius - np.trace(correlation) ** 2 / p) / p
+    beta = min(delta, (fourth / n_samples - frobenius) / (p * n_samples))
+    return 0.0 if beta == 0 else float(beta / delta)
+
+
+def _shrink(covariance, shrinkage, coefficient=None):
     """Σ shrunk towards a multiple of the identity: (1 − s)Σ + s (tr Σ / d) I for a given s.
 
-    ``"auto"`` works on the standardized features, as scikit-learn does: the Ledoit–Wolf s of the
-    correlation matrix R, R shrunk towards (tr R / d) I, then scaled back. On unscaled features a
-    target proportional to I would pull every variance towards the mean variance, which for
-    features of very different units (wine: 0.01 to 1,000) ruins the discriminant.
+    ``"auto"`` works on the standardized features, as scikit-learn does: the Ledoit–Wolf s
+    (``coefficient``) of the correlation matrix R, R shrunk towards (tr R / d) I, then scaled back.
+    On unscaled features a target proportional to I would pull every variance towards the mean
+    variance, which for features of very different units (wine: 0.01 to 1,000) ruins the discriminant.
     """
     if shrinkage is None:
         return covariance
@@ -248,9 +295,7 @@ def _shrink(covariance, centred, shrinkage):
     if shrinkage != "auto":
         target = np.trace(covariance) / d
         return (1.0 - shrinkage) * covariance + shrinkage * target * np.eye(d)
-    scale = np.sqrt(np.diag(covariance))
-    scale[scale == 0] = 1.0  # a constant feature keeps its zero variance
+    scale = correlation_scale(covariance)
     correlation = covariance / np.outer(scale, scale)
-    s = ledoit_wolf_shrinkage(centred / scale, assume_centered=True)
-    shrunk = (1.0 - s) * correlation + s * (np.trace(correlation) / d) * np.eye(d)
+    shrunk = (1.0 - coefficient) * correlation + coefficient * (np.trace(correlation) / d) * np.eye(d)
     return np.outer(scale, scale) * shrunk

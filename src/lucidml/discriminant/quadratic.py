@@ -71,17 +71,28 @@ class QuadraticDiscriminantAnalysis(GenerativeClassifierMixin, ClassifierMixin, 
         self.classes_, class_index, counts, self.priors_, self.means_ = class_statistics(X, y, self.priors)
         n_features = X.shape[1]
         check_square_fits(self, n_features, copies=2 * len(self.classes_), what="a covariance and its factor per class")
+        scatters = np.empty((len(self.classes_), n_features, n_features))
+        for c in range(len(self.classes_)):
+            centred = X[class_index == c] - self.means_[c]
+            scatters[c] = centred.T @ centred
+        return self._finish(counts, scatters, X.dtype)
+
+    def _finish(self, counts, scatters, dtype):
+        """Σ_c, their Cholesky factors and log-determinants from the class counts n_c and scatter
+        matrices Σ_{yᵢ=c} (xᵢ − μ_c)(xᵢ − μ_c)ᵀ (float64); ``classes_``, ``priors_`` and ``means_``
+        are set. The one finishing step of ``fit`` and of ``lucidml.dask.QuadraticDiscriminantAnalysis``
+        (scatters merged from chunks)."""
+        n_features = scatters.shape[1]
         covariances, factors = [], []
         for c, label in enumerate(self.classes_):
             if counts[c] < 2:
                 raise ValueError(f"y has only 1 sample in class {label}, so its covariance is ill defined.")
-            centred = X[class_index == c] - self.means_[c]
-            cov = (1.0 - self.reg_param) * (centred.T @ centred) / counts[c] + self.reg_param * np.eye(n_features)
+            cov = (1.0 - self.reg_param) * scatters[c] / counts[c] + self.reg_param * np.eye(n_features)
             lower = cholesky_or_none(cov)
             if lower is None:
                 raise ValueError(
                     f"The covariance matrix of class {label} is singular (constant or collinear features, "
-                    f"or {counts[c]} samples for {n_features} features); increase reg_param."
+                    f"or {counts[c]:g} samples for {n_features} features); increase reg_param."
                 )
             covariances.append(cov)
             factors.append(lower)
@@ -89,7 +100,7 @@ class QuadraticDiscriminantAnalysis(GenerativeClassifierMixin, ClassifierMixin, 
         # L⁻¹ once per class, so that scoring is one matrix product per class.
         self._inverse_factors = np.array([scipy.linalg.lapack.dtrtri(lower, lower=1)[0] for lower in factors])
         self._half_log_dets = np.array([np.sum(np.log(np.diag(lower))) for lower in factors])
-        self.means_ = self.means_.astype(X.dtype, copy=False)  # scikit-learn's dtype; scores stay float64
+        self.means_ = self.means_.astype(dtype, copy=False)  # scikit-learn's dtype; scores stay float64
         return self
 
     def predict_joint_log_proba(self, X):

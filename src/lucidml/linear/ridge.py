@@ -129,16 +129,21 @@ class Ridge(RegressorMixin, BaseEstimator):
         residual = (Y - y_mean) - (product_in_precision(X, coef) - x_mean @ coef)
         if sample_weight is not None:
             residual *= np.sqrt(sample_weight)[:, None]
+        rss = np.einsum("ij,ij->j", residual, residual)
+        return self._finish(coef, x_mean, y_mean, lower, dof, rss, n, np.ndim(y) == 1, X.dtype)
+
+    def _finish(self, coef, x_mean, y_mean, lower, dof, rss, n_samples, single, dtype):
+        """Set the fitted attributes from the solution ``coef`` (n_features, n_targets), the means,
+        the Cholesky factor (or None), the degrees of freedom and the residual sums of squares per
+        target. The one finishing step of ``fit`` and of ``lucidml.dask.Ridge``."""
         sigma2 = None
         if dof is not None:
-            free = n - dof - int(self.fit_intercept)
-            sigma2 = np.einsum("ij,ij->j", residual, residual) / np.maximum(free, 1e-12)
-
-        single = np.ndim(y) == 1
+            free = n_samples - dof - int(self.fit_intercept)
+            sigma2 = rss / np.maximum(free, 1e-12)
         # The data's precision, as scikit-learn's: float32 in, float32 coefficients out.
         coef = coef.T[0] if single else coef.T
-        self.coef_ = in_precision(coef, X.dtype)
-        self.intercept_ = in_precision(intercept_from_means(x_mean, y_mean[0] if single else y_mean, coef), X.dtype)
+        self.coef_ = in_precision(coef, dtype)
+        self.intercept_ = in_precision(intercept_from_means(x_mean, y_mean[0] if single else y_mean, coef), dtype)
         self.sigma2_ = None if sigma2 is None else (float(sigma2[0]) if single else sigma2)
         self._x_mean = x_mean
         self._gram_factor = lower  # Cholesky factor of XᵀSX + αI (centred), or None

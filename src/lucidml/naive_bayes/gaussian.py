@@ -92,21 +92,27 @@ class GaussianNB(_BaseNB):
         self._total_moments = (np.zeros(1), np.zeros((1, n_features)), np.zeros((1, n_features)))
 
     def _accumulate(self, X, class_index, weight):
+        self._absorb(class_moments(X, class_index, weight, len(self.classes_)),
+                     class_moments(X, np.zeros(X.shape[0], dtype=np.intp), np.ones(X.shape[0]), 1), X.dtype)
+
+    def _absorb(self, moments, total_moments, dtype):
+        """Merge one batch's (count, mean, M2) per class, and its unweighted (count, mean, M2) over all
+        rows (for ε), into the model and refresh the parameters (kept in ``dtype``).
+
+        The one finishing step of every fit: ``fit``, ``partial_fit`` and ``lucidml.dask.GaussianNB``
+        (whose moments come merged from the chunks of a Dask array) all end here.
+        """
         old_m2 = np.maximum(self.var_ - self.epsilon_, 0.0) * self.class_count_[:, None]
-        self.class_count_, self.theta_, m2 = _merge_moments(
-            (self.class_count_, self.theta_, old_m2), class_moments(X, class_index, weight, len(self.classes_))
-        )
-        self._total_moments = _merge_moments(
-            self._total_moments, class_moments(X, np.zeros(X.shape[0], dtype=np.intp), np.ones(X.shape[0]), 1)
-        )
+        self.class_count_, self.theta_, m2 = merge_moments((self.class_count_, self.theta_, old_m2), moments)
+        self._total_moments = merge_moments(self._total_moments, total_moments)
         total_count, _, total_m2 = self._total_moments
         self.epsilon_ = self.var_smoothing * float(np.max(total_m2 / total_count))
 
         with np.errstate(invalid="ignore", divide="ignore"):
             raw_var = np.where(self.class_count_[:, None] > 0, m2 / self.class_count_[:, None], 0.0)
         # Accumulated in float64; kept in the data's precision, as scikit-learn does.
-        self.theta_ = self.theta_.astype(X.dtype, copy=False)
-        self.var_ = np.maximum(raw_var + self.epsilon_, np.finfo(X.dtype).tiny).astype(X.dtype)
+        self.theta_ = self.theta_.astype(dtype, copy=False)
+        self.var_ = np.maximum(raw_var + self.epsilon_, np.finfo(dtype).tiny).astype(dtype)
         self.class_prior_ = self._class_prior()
 
     def _class_prior(self):
@@ -121,10 +127,13 @@ class GaussianNB(_BaseNB):
         return joint_log_likelihood(X, self.theta_, self.var_, log_prior).astype(X.dtype, copy=False)
 
 
-def _merge_moments(a, b):
+def merge_moments(a, b):
     """Combine (count, mean, M2) of two disjoint batches (Chan, Golub & LeVeque 1979).
 
-    n = n_a + n_b,  μ = μ_a + δ n_b / n,  M2 = M2_a + M2_b + δ² n_a n_b / n,  with δ = μ_b − μ_a.
+    n = n_a + n_b,  μ = μ_a + δ n_b / n,  M2 = M2_a + M2_b + δ² n_a n_b / n,  with δ = μ_b − μ_a,
+    per class (the first axis). M2 holds either the sums of squared deviations of every feature,
+    shape (n_classes, n_features), or the full scatter matrices Σ (x − μ)(x − μ)ᵀ, shape
+    (n_classes, n_features, n_features); then δ² is the outer product δδᵀ.
     """
     count_a, mean_a, m2_a = a
     count_b, mean_b, m2_b = b
@@ -132,5 +141,9 @@ def _merge_moments(a, b):
     n = np.where(count > 0, count, 1.0)[:, None]  # empty classes stay at zero
     delta = mean_b - mean_a
     mean = mean_a + delta * (count_b[:, None] / n)
-    m2 = m2_a + m2_b + delta**2 * (count_a[:, None] * count_b[:, None] / n)
+    share = count_a[:, None] * count_b[:, None] / n
+    if np.ndim(m2_a) == 3:
+        m2 = m2_a + m2_b + delta[:, :, None] * delta[:, None, :] * share[:, :, None]
+    else:
+        m2 = m2_a + m2_b + delta**2 * share
     return count, mean, m2

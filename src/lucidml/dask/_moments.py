@@ -1,0 +1,55 @@
+"""Per-chunk sufficient statistics and their merge: the engine of the chunked generative and
+least-squares fits.
+
+Every chunk returns, per class, its count n, mean μ and scatter M2 = Σ (x − μ)(x − μ)ᵀ (or only
+its diagonal) about its *own* mean, computed in float64; two chunks' statistics are merged with
+the pairwise update of Chan, Golub & LeVeque (``lucidml.naive_bayes.gaussian.merge_moments``),
+so no raw sum of squares Σ xxᵀ is ever formed and a large mean costs no digits.
+"""
+
+import numpy as np
+
+from ..naive_bayes._gaussian_kernels import class_moments
+from ..naive_bayes.gaussian import merge_moments
+from ._chunks import check_finite_chunk
+
+__all__ = ["class_index", "class_scatter", "diagonal_moments", "merge_pair", "merge_moments"]
+
+
+def class_index(y, classes):
+    """The index of every label of ``y`` in the sorted ``classes`` (all labels must be there)."""
+    index = np.minimum(np.searchsorted(classes, y), len(classes) - 1)
+    unknown = classes[index] != y
+    if unknown.any():
+        raise ValueError(f"y contains labels {np.unique(y[unknown])!r} that are not in classes {classes!r}.")
+    return index
+
+
+def class_scatter(X, index, n_classes):
+    """(n_c, μ_c, Σ_{yᵢ=c} (xᵢ − μ_c)(xᵢ − μ_c)ᵀ) per class in float64, shapes (C,), (C, d), (C, d, d)."""
+    X = np.asarray(X, dtype=np.float64)
+    d = X.shape[1]
+    count, mean, scatter = np.zeros(n_classes), np.zeros((n_classes, d)), np.zeros((n_classes, d, d))
+    for c in range(n_classes):
+        rows = X[index == c]
+        if len(rows):
+            count[c], mean[c] = len(rows), rows.mean(axis=0)
+            centred = rows - mean[c]
+            scatter[c] = centred.T @ centred
+    return count, mean, scatter
+
+
+def diagonal_moments(X, index, n_classes):
+    """(n_c, μ_c, Σ_{yᵢ=c} (xᵢⱼ − μ_cj)²) per class: GaussianNB's compiled two-pass kernel."""
+    return class_moments(X, index, np.ones(X.shape[0]), n_classes)
+
+
+def merge_pair(a, b):
+    """Merge two tuples of (count, mean, M2) statistics element by element."""
+    return tuple(merge_moments(x, y) for x, y in zip(a, b))
+
+
+def finite(X, name="X"):
+    """X after the check that it has no NaN or infinity (on the worker)."""
+    check_finite_chunk(X, name)
+    return X
