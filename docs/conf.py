@@ -90,6 +90,7 @@ API_PACKAGES = {
     "lucidml.stats": "Multivariate Gaussian helpers",
     "lucidml.plot": "Plotting",
     "lucidml.io": "Model files",
+    "lucidml.dask": "Data-parallel fitting on Dask",
     "lucidml.datasets": "Datasets",
     "lucidml.utils": "Utilities for developers",
 }
