@@ -65,7 +65,7 @@ class _BaseDecisionTree(BaseEstimator):
                              y_numeric=not self._is_classifier)
         self._check_target(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
-        return self._fit_validated(X, y, sample_weight)
+        return self._fit_validated(X, y, sample_weight, params_checked=True)
 
     def _fit_validated(self, X, y, sample_weight=None, shared=None, params_checked=False):
         """``fit`` on already validated input (the fast path for ensembles).
