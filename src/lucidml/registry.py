@@ -310,9 +310,9 @@ REGISTRY = (
         sklearn_params={"n_estimators": 50, "random_state": 0},
         check_params={"n_estimators": 5},
         expected_failures={
-            "check_sample_weight_equivalence_on_dense_data": "weighted and repeated fits pick different "
-            "stumps on the check's data (not diagnosed further); scikit-learn lists the same expected failure for "
-            "its AdaBoostClassifier",
+            **_weight_equivalence_failures("weighted and repeated fits pick different stumps on the check's data "
+                                           "(not diagnosed further); scikit-learn lists the same expected failure "
+                                           "for its AdaBoostClassifier, dense and sparse"),
         },
         compiled=True,
     ),
