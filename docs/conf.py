@@ -87,12 +87,12 @@ API_PACKAGES = {
     "lucidml.model_selection": "Model selection: bias and variance, feature subsets, comparisons",
     "lucidml.preprocessing": "Preprocessing: outlier filtering, model-based imputation",
     "lucidml.theory": "Learning theory",
-    "lucidml.stats": "Multivariate Gaussian helpers",
+    "lucidml.stats": "Multivariate Gaussian helpers and fits",
     "lucidml.plot": "Plotting",
     "lucidml.io": "Model files",
     "lucidml.dask": "Data-parallel fitting on Dask",
     "lucidml.datasets": "Datasets",
-    "lucidml.utils": "Utilities for developers",
+    "lucidml.utils": "Utilities: the notes' small numerics, and helpers for developers",
 }
 
 

@@ -8,7 +8,8 @@ from sklearn.cluster import AgglomerativeClustering
 from sklearn.cluster import KMeans as SKKMeans
 from sklearn.datasets import load_iris, make_blobs
 
-from lucidml.metrics import choose_n_clusters, elbow, gap_statistic, hopkins, silhouette_score
+from lucidml.cluster import choose_n_clusters
+from lucidml.metrics import elbow, gap_statistic, hopkins_statistic, silhouette_score
 
 
 def _blobs(k, seed=0, n=60, d=2, std=0.4):
@@ -21,7 +22,7 @@ def _blobs(k, seed=0, n=60, d=2, std=0.4):
 @pytest.mark.parametrize("d", [1, 2, 5])
 def test_hopkins_uniform_data_is_about_one_half(d):
     rng = np.random.default_rng(d)
-    values = [hopkins(rng.uniform(size=(400, d)), random_state=s) for s in range(30)]
+    values = [hopkins_statistic(rng.uniform(size=(400, d)), random_state=s) for s in range(30)]
     # Beta(m, m) with m = 40 has sd ≈ 0.056; the mean of 30 draws is within ≈ 0.03 of 0.5
     assert abs(np.mean(values) - 0.5) < 0.04
 
@@ -29,39 +30,39 @@ def test_hopkins_uniform_data_is_about_one_half(d):
 @pytest.mark.parametrize("power", ["dimension", 1])
 def test_hopkins_clustered_data_is_near_one(power):
     for seed in range(3):
-        assert hopkins(_blobs(4, seed, std=0.2), power=power, random_state=seed) > 0.9
+        assert hopkins_statistic(_blobs(4, seed, std=0.2), power=power, random_state=seed) > 0.9
 
 
 def test_hopkins_lattice_is_below_one_half():
     grid = np.stack(np.meshgrid(np.arange(25.0), np.arange(25.0)), axis=-1).reshape(-1, 2)
-    assert hopkins(grid, random_state=0) < 0.3
+    assert hopkins_statistic(grid, random_state=0) < 0.3
 
 
 @settings(max_examples=30, deadline=None)
 @given(shift=st.floats(-1e3, 1e3), scale=st.floats(1e-3, 1e3), seed=st.integers(0, 2**16))
 def test_hopkins_is_invariant_to_translation_and_scaling(shift, scale, seed):
     X = _blobs(3, seed % 7, n=20)
-    assert hopkins(X * scale + shift, random_state=seed) == pytest.approx(hopkins(X, random_state=seed), rel=1e-6)
+    assert hopkins_statistic(X * scale + shift, random_state=seed) == pytest.approx(hopkins_statistic(X, random_state=seed), rel=1e-6)
 
 
 def test_hopkins_is_reproducible_and_does_not_mutate():
     X = _blobs(3)
     X_copy = X.copy()
-    assert hopkins(X, random_state=5) == hopkins(X, random_state=5)
+    assert hopkins_statistic(X, random_state=5) == hopkins_statistic(X, random_state=5)
     np.testing.assert_array_equal(X, X_copy)
 
 
 def test_hopkins_errors():
     with pytest.raises(ValueError, match="at least 3"):
-        hopkins(np.zeros((2, 2)))
+        hopkins_statistic(np.zeros((2, 2)))
     with pytest.raises(ValueError, match="identical"):
-        hopkins(np.ones((10, 2)), random_state=0)
-    with pytest.raises(ValueError, match="n_probes"):
-        hopkins(np.random.default_rng(0).normal(size=(10, 2)), n_probes=10)
+        hopkins_statistic(np.ones((10, 2)), random_state=0)
+    with pytest.raises(ValueError, match="sample_size"):
+        hopkins_statistic(np.random.default_rng(0).normal(size=(10, 2)), sample_size=10)
     with pytest.raises(ValueError, match="power"):
-        hopkins(np.random.default_rng(0).normal(size=(10, 2)), power=0)
+        hopkins_statistic(np.random.default_rng(0).normal(size=(10, 2)), power=0)
     with pytest.raises(ValueError, match="NaN|infinity"):
-        hopkins(np.array([[0.0], [1.0], [np.nan]]))
+        hopkins_statistic(np.array([[0.0], [1.0], [np.nan]]))
 
 
 # ---------------------------------------------------------------- gap statistic
@@ -87,6 +88,17 @@ def test_gap_definition_with_sklearn_kmeans():
     np.testing.assert_allclose(result.gap, result.expected_log_w - result.log_w)
     assert (result.standard_error > 0).all()
     assert result.best_k == 3
+
+
+def test_gap_unpacks_as_gaps_and_standard_errors():
+    X = _blobs(3, seed=2, n=30)
+    result = gap_statistic(X, [3, 1, 2, 4], 5, 0)  # n_refs and random_state positional, k sorted
+    gap, standard_error = result
+    assert len(result) == 2
+    np.testing.assert_array_equal(gap, result.gap)
+    np.testing.assert_array_equal(standard_error, result.standard_error)
+    assert result.k_values.tolist() == [1, 2, 3, 4] and gap.shape == standard_error.shape == (4,)
+    np.testing.assert_array_equal(gap_statistic(X, [1, 2, 3, 4], n_refs=5, random_state=0).gap, gap)
 
 
 def test_gap_one_standard_error_rule():
@@ -140,6 +152,19 @@ def test_choose_n_clusters_on_blobs(method, k):
     assert (result.standard_error is not None) == (method == "gap")
 
 
+def test_choose_n_clusters_defaults_to_the_gap_and_is_reexported_by_metrics():
+    import lucidml.metrics
+
+    assert lucidml.metrics.choose_n_clusters is choose_n_clusters
+    X = _blobs(3, seed=5, n=30)
+    default = choose_n_clusters(X, range(1, 6), random_state=0)
+    assert default.method == "gap" and default.best_k == 3
+    gap = gap_statistic(X, range(1, 6), random_state=0)
+    np.testing.assert_array_equal(default.scores, gap.gap)
+    np.testing.assert_array_equal(default.standard_error, gap.standard_error)
+    assert choose_n_clusters(X, range(2, 6), "silhouette", 0).method == "silhouette"
+
+
 def test_choose_n_clusters_scores_are_the_underlying_measures():
     X = _blobs(3, seed=4, n=30)
     sil = choose_n_clusters(X, [2, 3, 4], method="silhouette", clusterer=SKKMeans, n_init=5, random_state=0)
@@ -157,7 +182,7 @@ def test_choose_n_clusters_with_another_clusterer_on_iris():
 
 
 def test_knee_of_a_known_curve():
-    from lucidml.metrics.n_clusters import _knee
+    from lucidml.cluster.n_clusters import _knee
 
     k = np.arange(1, 8)
     assert _knee(k, np.array([100.0, 50.0, 10.0, 8.0, 6.0, 4.0, 2.0])) == 2  # the bend at k = 3

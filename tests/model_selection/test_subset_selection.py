@@ -37,7 +37,7 @@ def test_sbs_follows_algorithm_6_6_on_a_given_criterion():
              frozenset({0, 1, 2}): 0.40,
              frozenset({2, 3}): 0.65, frozenset({0, 3}): 0.75, frozenset({0, 2}): 0.30}
     score, calls = _criterion(table)
-    sbs = SequentialBackwardSelection(n_features_to_select=2)
+    sbs = SequentialBackwardSelection(k_features=2)
     kept = sbs._search(score, 4)
     # step 1 removes feature 1 (0.70, tie with feature 2 goes to the smaller index), step 2 removes feature 2
     assert kept == [0, 3]
@@ -72,7 +72,7 @@ def test_stepwise_stops_when_no_move_beats_tol():
 def test_the_informative_regression_features_are_kept(selector, seed):
     X, y = make_regression(n_samples=120, n_features=8, n_informative=3, noise=5.0, shuffle=False,
                            random_state=seed)
-    params = {"n_features_to_select": 3} if selector is SequentialBackwardSelection else {"tol": 1e-3}
+    params = {"k_features": 3} if selector is SequentialBackwardSelection else {"tol": 1e-3}
     model = selector(LinearRegression(), cv=5, **params).fit(X, y)
     assert model.get_support(indices=True).tolist() == [0, 1, 2]
 
@@ -82,7 +82,7 @@ def test_the_informative_regression_features_are_kept(selector, seed):
 def test_the_informative_classification_features_are_kept_by_the_default_knn(selector, seed):
     X, y = make_classification(n_samples=300, n_features=8, n_informative=3, n_redundant=0, n_clusters_per_class=1,
                                shuffle=False, random_state=seed)
-    params = {"n_features_to_select": 3} if selector is SequentialBackwardSelection else {"tol": 0.01}
+    params = {"k_features": 3} if selector is SequentialBackwardSelection else {"tol": 0.01}
     model = selector(cv=5, **params).fit(X, y)
     assert model.get_support(indices=True).tolist() == [0, 1, 2]
 
@@ -95,7 +95,7 @@ def test_the_informative_classification_features_are_kept_by_the_default_knn(sel
 ])
 def test_sbs_selects_what_scikit_learn_backward_selection_selects(data, estimator, scoring, cv, k):
     X, y = {"diabetes": load_diabetes, "wine": load_wine, "iris": load_iris}[data](return_X_y=True)
-    ours = SequentialBackwardSelection(estimator, n_features_to_select=k, scoring=scoring, cv=cv).fit(X, y)
+    ours = SequentialBackwardSelection(estimator, k, scoring=scoring, cv=cv).fit(X, y)
     theirs = SequentialFeatureSelector(estimator, n_features_to_select=k, direction="backward", scoring=scoring,
                                        cv=cv).fit(X, y)
     np.testing.assert_array_equal(ours.get_support(), theirs.get_support())
@@ -105,9 +105,9 @@ def test_sbs_selects_what_scikit_learn_backward_selection_selects(data, estimato
 
 def test_sbs_sizes_default_to_half_and_accept_a_fraction():
     X, y = make_regression(n_samples=60, n_features=7, n_informative=3, shuffle=False, random_state=0)
-    assert SequentialBackwardSelection(cv=3).fit(X, y).n_features_to_select_ == 3
-    assert SequentialBackwardSelection(n_features_to_select=0.5, cv=3).fit(X, y).n_features_to_select_ == 3
-    everything = SequentialBackwardSelection(n_features_to_select=7, cv=3).fit(X, y)
+    assert SequentialBackwardSelection(cv=3).fit(X, y).k_features_ == 3
+    assert SequentialBackwardSelection(k_features=0.5, cv=3).fit(X, y).k_features_ == 3
+    everything = SequentialBackwardSelection(k_features=7, cv=3).fit(X, y)
     assert everything.get_support().all() and len(everything.scores_) == 1
 
 
@@ -115,7 +115,7 @@ def test_sbs_sizes_default_to_half_and_accept_a_fraction():
 def test_support_transform_and_feature_names(selector):
     X, y = make_regression(n_samples=80, n_features=5, n_informative=2, noise=1.0, shuffle=False, random_state=0)
     frame = pd.DataFrame(X, columns=["a", "b", "c", "d", "e"])
-    params = {"n_features_to_select": 2} if selector is SequentialBackwardSelection else {"tol": 1e-3}
+    params = {"k_features": 2} if selector is SequentialBackwardSelection else {"tol": 1e-3}
     model = selector(LinearRegression(), cv=3, **params).fit(frame, y)
     assert model.get_support().tolist() == [True, True, False, False, False]
     assert model.get_feature_names_out().tolist() == ["a", "b"]
@@ -126,7 +126,7 @@ def test_support_transform_and_feature_names(selector):
 @pytest.mark.parametrize("selector", SELECTORS)
 def test_inside_a_pipeline_tuned_by_grid_search(selector):
     X, y = make_regression(n_samples=90, n_features=6, n_informative=2, noise=1.0, shuffle=False, random_state=1)
-    grid = ({"select__n_features_to_select": [1, 2, 4]} if selector is SequentialBackwardSelection
+    grid = ({"select__k_features": [1, 2, 4]} if selector is SequentialBackwardSelection
             else {"select__tol": [1e-3, 1.0]})
     from sklearn.pipeline import Pipeline
 
@@ -149,9 +149,9 @@ def test_nothing_passed_is_modified(selector):
 
 
 @pytest.mark.parametrize(("selector", "params", "message"), [
-    (SequentialBackwardSelection, {"n_features_to_select": 9}, "exceeds the number of features"),
-    (SequentialBackwardSelection, {"n_features_to_select": 0}, "n_features_to_select"),
-    (SequentialBackwardSelection, {"n_features_to_select": 1.5}, "n_features_to_select"),
+    (SequentialBackwardSelection, {"k_features": 9}, "exceeds the number of features"),
+    (SequentialBackwardSelection, {"k_features": 0}, "k_features"),
+    (SequentialBackwardSelection, {"k_features": 1.5}, "k_features"),
     (StepwiseSelection, {"tol": -0.1}, "'tol'"),
     (StepwiseSelection, {"cv": 1}, "'cv'"),
     (StepwiseSelection, {"estimator": "ridge"}, "'estimator'"),
@@ -181,7 +181,7 @@ def test_scikit_learn_estimator_checks(estimator, check):
 
 def test_the_paths_are_nested_and_the_stepwise_scores_rise():
     X, y = load_diabetes(return_X_y=True)
-    sbs = SequentialBackwardSelection(LinearRegression(), n_features_to_select=2, cv=4).fit(X, y)
+    sbs = SequentialBackwardSelection(LinearRegression(), 2, cv=4).fit(X, y)
     for larger, smaller in zip(sbs.subsets_, sbs.subsets_[1:]):
         assert set(smaller) < set(larger) and len(larger) - len(smaller) == 1
     stepwise = StepwiseSelection(LinearRegression(), cv=4).fit(X, y)

@@ -1,5 +1,7 @@
 """Gaussian homotopy: the global minimum where gradient descent stops in a local one, exact smoothing, stages."""
 
+import inspect
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -38,7 +40,7 @@ def test_double_well_global_minimum_where_gradient_descent_stops_in_the_local_on
     assert plain.success and plain.x[0] == pytest.approx(1.3470, abs=1e-3)  # the other well
     assert _well(plain.x) > _well(np.array([best])) + 2.5  # −2.62 against −5.44
     smoothed = (_well_smoothed, _well_smoothed_grad) if smoothing == "closed_form" else None
-    result = gaussian_homotopy(_well, [2.0], _well_grad, smoothed=smoothed, random_state=0)
+    result = gaussian_homotopy(_well, [2.0], None, _well_grad, smoothed=smoothed, random_state=0)
     assert result.success
     assert result.x[0] == pytest.approx(best, abs=1e-4) and result.grad_norm <= 1e-6
     assert result.fun == pytest.approx(_well(result.x))
@@ -65,7 +67,7 @@ def test_rastrigin_closed_form_smoothing_reaches_the_origin():
     x0 = np.array([3.2, -2.1])
     plain = gradient_descent(_rastrigin, x0, _rastrigin_grad)
     np.testing.assert_allclose(plain.x, [2.98, -1.99], atol=0.01)  # the local minimum next to the start
-    result = gaussian_homotopy(_rastrigin, x0, _rastrigin_grad, sigmas=[1.0, 0.3, 0.1, 0.0],
+    result = gaussian_homotopy(_rastrigin, x0, [1.0, 0.3, 0.1, 0.0], _rastrigin_grad,
                                smoothed=(_rastrigin_smoothed, _rastrigin_smoothed_grad))
     np.testing.assert_allclose(result.x, [0.0, 0.0], atol=1e-6)
     assert result.fun < 1e-10 < plain.fun
@@ -83,7 +85,7 @@ def test_closed_form_agrees_with_the_monte_carlo_estimate():
 
 def test_history_is_recorded_per_stage():
     sigmas = [1.0, 0.5, 0.25, 0.0]
-    result = gaussian_homotopy(_well, [2.0], _well_grad, sigmas=sigmas, n_samples=16, random_state=0)
+    result = gaussian_homotopy(_well, [2.0], sigmas, _well_grad, n_samples=16, random_state=0)
     stages = [entry["stage"] for entry in result.history]
     assert stages == sorted(stages) and set(stages) == {0, 1, 2, 3}
     assert all(entry["sigma"] == sigmas[entry["stage"]] for entry in result.history)
@@ -100,14 +102,14 @@ def test_history_is_recorded_per_stage():
 
 
 def test_the_same_random_state_gives_the_same_run():
-    runs = [gaussian_homotopy(_well, [2.0], _well_grad, n_samples=8, random_state=7) for _ in range(2)]
+    runs = [gaussian_homotopy(_well, [2.0], None, _well_grad, n_samples=8, random_state=7) for _ in range(2)]
     np.testing.assert_array_equal(runs[0].x, runs[1].x)
     assert [e["f"] for e in runs[0].history] == [e["f"] for e in runs[1].history]
 
 
 @pytest.mark.parametrize("method", ["lbfgs", "gradient_descent"])
 def test_other_inner_methods(method):
-    result = gaussian_homotopy(_well, [2.0], _well_grad, smoothed=(_well_smoothed, _well_smoothed_grad),
+    result = gaussian_homotopy(_well, [2.0], None, _well_grad, smoothed=(_well_smoothed, _well_smoothed_grad),
                                method=method, max_iter=20_000)
     assert result.x[0] == pytest.approx(-1.4730, abs=1e-3)
 
@@ -122,10 +124,11 @@ def test_other_inner_methods(method):
     ({"smoothed": (_well_smoothed,)}, TypeError, "pair of callables"),
 ])
 def test_bad_arguments_are_named(kwargs, error, match):
+    assert list(inspect.signature(gaussian_homotopy).parameters)[:4] == ["fun", "x0", "sigmas", "grad"]
     with pytest.raises(error, match=match):
-        gaussian_homotopy(_well, [2.0], _well_grad, **kwargs)
+        gaussian_homotopy(_well, [2.0], **{"sigmas": None, "grad": _well_grad, **kwargs})
     with pytest.raises(ValueError, match="x0"):
-        gaussian_homotopy(_well, [np.inf], _well_grad)
+        gaussian_homotopy(_well, [np.inf], None, _well_grad)
 
 
 @settings(max_examples=25, deadline=None)

@@ -227,3 +227,45 @@ def test_multivariate_sampler_errors():
         sample_multivariate_normal([0.0], [[1.0]], 10, method="svd")
     with pytest.raises(ValueError, match="n_samples"):
         sample_multivariate_normal([0.0], [[1.0]], -1)
+
+
+# ---------------------------------------------------------------- maximum-likelihood fits
+
+@pytest.mark.parametrize("covariance_type", ["full", "diag", "spherical"])
+def test_gaussian_mle_matches_a_one_component_sklearn_mixture(covariance_type):
+    from sklearn.datasets import load_wine
+    from sklearn.mixture import GaussianMixture
+
+    from lucidml.stats import gaussian_mle
+
+    X = load_wine().data[:, :6]
+    mean, covariance = gaussian_mle(X, covariance_type)
+    mixture = GaussianMixture(1, covariance_type=covariance_type, reg_covar=0.0).fit(X)
+    np.testing.assert_allclose(mean, mixture.means_[0], rtol=1e-12)
+    np.testing.assert_allclose(covariance, mixture.covariances_[0], rtol=1e-10)
+    assert np.shape(covariance) == {"full": (6, 6), "diag": (6,), "spherical": ()}[covariance_type]
+
+
+def test_gaussian_mle_closed_forms_and_likelihood_maximum():
+    from lucidml.stats import gaussian_mle
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3)) * [1.0, 2.0, 0.5] + [1.0, -1.0, 3.0]
+    full = gaussian_mle(X).covariance
+    np.testing.assert_allclose(full, np.cov(X, rowvar=False, bias=True), rtol=1e-12)
+    mean, variances = gaussian_mle(X, "diag")
+    np.testing.assert_allclose(variances, X.var(axis=0), rtol=1e-12)
+    spherical = gaussian_mle(X, "spherical").covariance
+    assert spherical == pytest.approx(np.trace(full) / 3, rel=1e-12)
+
+    def loglik(cov):
+        return mvn_logpdf(X, mean, cov).sum()
+
+    # the MLE beats nearby values of its own family
+    for factor in (0.9, 1.1):
+        assert loglik(np.diag(variances)) > loglik(np.diag(variances * [factor, 1, 1]))
+        assert loglik(spherical * np.eye(3)) > loglik(factor * spherical * np.eye(3))
+    with pytest.raises(ValueError, match="covariance_type"):
+        gaussian_mle(X, "tied")
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        gaussian_mle([[np.nan, 1.0]])

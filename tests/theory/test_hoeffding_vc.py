@@ -18,15 +18,15 @@ from lucidml.theory import (
 def test_notes_example_with_the_stated_bound():
     # 000 §8.4: k = 100, γ = 0.1, δ = 0.8. The stated bound ln(2k/δ)/(2γ²) = 50 ln 250 ≈ 276.1;
     # the notes' "≈ 483" is 100 ln 125, the bound without its two factors of 2.
-    assert hoeffding_sample_size(100, 0.1, 0.8) == 277
+    assert hoeffding_sample_size(0.1, 0.8, 100) == 277
     assert 100 * math.log(100 / 0.8) == pytest.approx(482.8, abs=0.05)
-    assert hoeffding_sample_size(100, 0.1, 0.8) != 483
+    assert hoeffding_sample_size(0.1, 0.8, 100) != 483
 
 
 def test_gap_formula():
-    assert hoeffding_gap(100, 1000, 0.05) == pytest.approx(math.sqrt(math.log(2 * 100 / 0.05) / 2000))
+    assert hoeffding_gap(1000, 0.05, 100) == pytest.approx(math.sqrt(math.log(2 * 100 / 0.05) / 2000))
     # one hypothesis: plain two-sided Hoeffding
-    assert hoeffding_gap(1, 50, 0.1) == pytest.approx(math.sqrt(math.log(20) / 100))
+    assert hoeffding_gap(50, 0.1, 1) == pytest.approx(math.sqrt(math.log(20) / 100))
 
 
 @settings(max_examples=300, deadline=None)
@@ -36,41 +36,41 @@ def test_gap_formula():
     delta=st.floats(1e-12, 0.999),
 )
 def test_sample_size_is_the_smallest_m_with_gap_at_most_epsilon(k, epsilon, delta):
-    m = hoeffding_sample_size(k, epsilon, delta)
-    assert hoeffding_gap(k, m, delta) <= epsilon
+    m = hoeffding_sample_size(epsilon, delta, k)
+    assert hoeffding_gap(m, delta, k) <= epsilon
     if m > 1:
-        assert hoeffding_gap(k, m - 1, delta) > epsilon
+        assert hoeffding_gap(m - 1, delta, k) > epsilon
 
 
 @settings(max_examples=200, deadline=None)
 @given(k=st.integers(1, 10**6), m=st.integers(1, 10**6), delta=st.floats(1e-9, 0.999))
 def test_confidence_inverts_the_gap(k, m, delta):
-    gap = hoeffding_gap(k, m, delta)
-    assert hoeffding_confidence(k, m, gap) == pytest.approx(min(1.0, delta), rel=1e-9)
+    gap = hoeffding_gap(m, delta, k)
+    assert hoeffding_confidence(m, gap, k) == pytest.approx(min(1.0, delta), rel=1e-9)
 
 
 def test_monotonicity():
-    assert hoeffding_gap(10, 100, 0.05) > hoeffding_gap(10, 200, 0.05)  # more data, tighter
-    assert hoeffding_gap(1000, 100, 0.05) > hoeffding_gap(10, 100, 0.05)  # bigger class, looser
-    assert hoeffding_sample_size(10**6, 0.05, 0.05) < 2 * hoeffding_sample_size(10**3, 0.05, 0.05)  # grows as ln k
+    assert hoeffding_gap(100, 0.05, 10) > hoeffding_gap(200, 0.05, 10)  # more data, tighter
+    assert hoeffding_gap(100, 0.05, 1000) > hoeffding_gap(100, 0.05, 10)  # bigger class, looser
+    assert hoeffding_sample_size(0.05, 0.05, 10**6) < 2 * hoeffding_sample_size(0.05, 0.05, 10**3)  # grows as ln k
 
 
 def test_huge_class_does_not_overflow():
-    assert math.isfinite(hoeffding_gap(2**2000, 10**6, 0.01))
-    assert hoeffding_confidence(2**2000, 10, 0.01) == 1.0
+    assert math.isfinite(hoeffding_gap(10**6, 0.01, 2**2000))
+    assert hoeffding_confidence(10, 0.01, 2**2000) == 1.0
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: hoeffding_gap(0, 10, 0.1), "n_hypotheses"),
-    (lambda: hoeffding_gap(10, 0, 0.1), "n_samples"),
-    (lambda: hoeffding_gap(10, 10, 1.0), "delta"),
-    (lambda: hoeffding_gap(10, 10, float("nan")), "delta"),
-    (lambda: hoeffding_sample_size(10, 0.0, 0.1), "epsilon"),
-    (lambda: hoeffding_sample_size(10, float("inf"), 0.1), "epsilon"),
-    (lambda: hoeffding_confidence(10, 10, -1.0), "epsilon"),
-    (lambda: vc_bound(5, 3, 0.1), "n_samples"),
-    (lambda: vc_bound(0, 3, 0.1), "vc_dimension"),
-    (lambda: vc_bound(2, 30, 0.1, constant=0.0), "constant"),
+    (lambda: hoeffding_gap(10, 0.1, 0), "n_hypotheses"),
+    (lambda: hoeffding_gap(0, 0.1, 10), "m"),
+    (lambda: hoeffding_gap(10, 1.0, 10), "delta"),
+    (lambda: hoeffding_gap(10, float("nan"), 10), "delta"),
+    (lambda: hoeffding_sample_size(0.0, 0.1, 10), "gamma"),
+    (lambda: hoeffding_sample_size(float("inf"), 0.1, 10), "gamma"),
+    (lambda: hoeffding_confidence(10, -1.0, 10), "gamma"),
+    (lambda: vc_bound(3, 5, 0.1), "m >= vc_dim"),
+    (lambda: vc_bound(3, 0, 0.1), "vc_dim"),
+    (lambda: vc_bound(30, 2, 0.1, constant=0.0), "constant"),
     (lambda: margin_vc_dimension(1.0, 0.0), "margin"),
 ])
 def test_bad_arguments_are_named(call, message):
@@ -80,17 +80,18 @@ def test_bad_arguments_are_named(call, message):
 
 def test_wrong_types():
     with pytest.raises(TypeError):
-        hoeffding_gap(10.5, 10, 0.1)
+        hoeffding_gap(10, 0.1, 10.5)
 
 
 def test_vc_bound_formula_and_constant():
     d, m, delta = 3, 1000, 0.05
     expected = math.sqrt(d / m * math.log(m / d) + math.log(1 / delta) / m)
-    assert vc_bound(d, m, delta) == pytest.approx(expected)
-    assert vc_bound(d, m, delta, constant=3.5) == pytest.approx(3.5 * expected)
+    assert vc_bound(m, d, delta) == pytest.approx(expected)
+    assert vc_bound(m, d, delta, 3.5) == pytest.approx(3.5 * expected)
+    assert vc_bound(m, d, delta, constant=3.5) == pytest.approx(3.5 * expected)
     assert vc_bound(d, d, 0.5) == pytest.approx(math.sqrt(math.log(2) / d))
     # shrinks with m, grows with d
-    assert vc_bound(3, 10_000, 0.05) < vc_bound(3, 1000, 0.05) < vc_bound(30, 1000, 0.05)
+    assert vc_bound(10_000, 3, 0.05) < vc_bound(1000, 3, 0.05) < vc_bound(1000, 30, 0.05)
 
 
 def test_margin_vc_dimension():

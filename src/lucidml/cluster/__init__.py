@@ -8,9 +8,10 @@ from .dbscan import DBSCAN
 from .diana import DIANA
 from .kmeans import KMeans
 from .kmedoids import KMedoids
+from .n_clusters import choose_n_clusters
 from .som import SelfOrganizingMap
 
 __all__ = [
     "AgglomerativeClustering", "BisectingKMeans", "CLARA", "CLARANS", "DBSCAN", "DIANA", "KMeans", "KMedoids",
-    "SelfOrganizingMap",
+    "SelfOrganizingMap", "choose_n_clusters",
 ]

@@ -6,10 +6,10 @@ import numpy as np
 from scipy.spatial import cKDTree
 from sklearn.utils import check_array, check_random_state
 
-__all__ = ["hopkins"]
+__all__ = ["hopkins_statistic"]
 
 
-def hopkins(X, *, n_probes=None, power="dimension", random_state=None):
+def hopkins_statistic(X, sample_size=None, random_state=None, *, power="dimension"):
     """Hopkins statistic H of clustering tendency: near 1 clustered, about 0.5 random, near 0 regular.
 
     Before clustering, ask whether the data have non-random structure at all (the clustering
@@ -37,14 +37,14 @@ def hopkins(X, *, n_probes=None, power="dimension", random_state=None):
     ----------
     X : array-like of shape (n_samples, n_features)
         At least 3 samples.
-    n_probes : int or None, default=None
+    sample_size : int or None, default=None
         m, the number of points of each kind, 1 ≤ m < n_samples. None uses max(1, n/10)
         (the customary 10%, so that removing the sampled points leaves the data's density
         nearly unchanged).
-    power : "dimension" or float, default="dimension"
-        The exponent p > 0.
     random_state : int, RandomState instance or None, default=None
         Draws the uniform probes and the sampled data points.
+    power : "dimension" or float, default="dimension"
+        The exponent p > 0.
 
     Returns
     -------
@@ -54,20 +54,20 @@ def hopkins(X, *, n_probes=None, power="dimension", random_state=None):
     Examples
     --------
     >>> import numpy as np
-    >>> from lucidml.metrics import hopkins
+    >>> from lucidml.metrics import hopkins_statistic
     >>> rng = np.random.default_rng(0)
     >>> blobs = np.vstack([rng.normal(c, 0.05, size=(100, 2)) for c in ([0, 0], [3, 3], [0, 3])])
-    >>> hopkins(blobs, random_state=0) > 0.95
+    >>> hopkins_statistic(blobs, random_state=0) > 0.95
     True
     >>> uniform = rng.uniform(size=(300, 2))
-    >>> 0.3 < hopkins(uniform, random_state=0) < 0.7
+    >>> 0.3 < hopkins_statistic(uniform, random_state=0) < 0.7
     True
     """
     X = check_array(X, dtype=np.float64)
     n_samples, n_features = X.shape
     if n_samples < 3:
         raise ValueError(f"The Hopkins statistic needs at least 3 samples; got {n_samples}.")
-    m = _check_probes(n_probes, n_samples)
+    m = _check_sample_size(sample_size, n_samples)
     p = _check_power(power, n_features)
     rng = check_random_state(random_state)
 
@@ -87,12 +87,12 @@ def hopkins(X, *, n_probes=None, power="dimension", random_state=None):
     return float(u_sum / (u_sum + w_sum))
 
 
-def _check_probes(n_probes, n_samples):
-    if n_probes is None:
+def _check_sample_size(sample_size, n_samples):
+    if sample_size is None:
         return max(1, n_samples // 10)
-    if not isinstance(n_probes, Integral) or isinstance(n_probes, bool) or not 1 <= n_probes < n_samples:
-        raise ValueError(f"n_probes must be an integer in [1, n_samples) = [1, {n_samples}); got {n_probes!r}.")
-    return int(n_probes)
+    if not isinstance(sample_size, Integral) or isinstance(sample_size, bool) or not 1 <= sample_size < n_samples:
+        raise ValueError(f"sample_size must be an integer in [1, n_samples) = [1, {n_samples}); got {sample_size!r}.")
+    return int(sample_size)
 
 
 def _check_power(power, n_features):

@@ -19,7 +19,7 @@ class SequentialBackwardSelection(_SubsetSearch):
     2. find f̂ = argmax_{f ∈ F_k} C(F_k − f), where the criterion C is the mean cross-validated
        score of the model on those features (higher is better);
     3. F_{k−1} = F_k − f̂, k = k − 1;
-    4. stop when k equals ``n_features_to_select``, else go to 2.
+    4. stop when k equals ``k_features``, else go to 2.
 
     Ties go to the feature with the smallest index. Each step costs k cross-validations, the whole
     search about d²/2. The score of every subset on the way is kept, so the curve of score against
@@ -34,7 +34,7 @@ class SequentialBackwardSelection(_SubsetSearch):
         The model whose cross-validated score is the criterion; it is cloned, never fitted itself.
         None: ``lucidml.neighbors.KNeighborsClassifier(n_neighbors=5)`` for class labels (the
         notes' experiment), ``lucidml.linear.LinearRegression`` for other targets.
-    n_features_to_select : int, float or None, default=None
+    k_features : int, float or None, default=None
         How many features to keep: an int in [1, d], a fraction of d in (0, 1], or None for
         half of them (at least one).
     scoring : str, callable or None, default=None
@@ -48,7 +48,8 @@ class SequentialBackwardSelection(_SubsetSearch):
     ----------
     support_ : ndarray of shape (n_features_in_,), dtype bool
         The selected features.
-    n_features_to_select_ : int
+    k_features_ : int
+        The number of features kept.
     subsets_ : list of tuple of int
         ``subsets_[i]``: the column indices kept after i removals (``subsets_[0]`` is every feature).
     scores_ : ndarray of shape (len(subsets_),)
@@ -63,7 +64,7 @@ class SequentialBackwardSelection(_SubsetSearch):
     >>> from lucidml.model_selection import SequentialBackwardSelection
     >>> X, y = make_regression(n_samples=80, n_features=5, n_informative=2, noise=1.0,
     ...                        shuffle=False, random_state=0)
-    >>> sbs = SequentialBackwardSelection(n_features_to_select=2, cv=3).fit(X, y)
+    >>> sbs = SequentialBackwardSelection(k_features=2, cv=3).fit(X, y)
     >>> sbs.get_support(indices=True).tolist()
     [0, 1]
     >>> [len(subset) for subset in sbs.subsets_]
@@ -72,13 +73,13 @@ class SequentialBackwardSelection(_SubsetSearch):
 
     _parameter_constraints = {
         **_SubsetSearch._parameter_constraints,
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), Interval(Real, 0, 1, closed="right"),
+        "k_features": [Interval(Integral, 1, None, closed="left"), Interval(Real, 0, 1, closed="right"),
                                  None],
     }
 
-    def __init__(self, estimator=None, *, n_features_to_select=None, scoring=None, cv=5, n_jobs=None):
+    def __init__(self, estimator=None, k_features=None, scoring=None, cv=5, *, n_jobs=None):
         self.estimator = estimator
-        self.n_features_to_select = n_features_to_select
+        self.k_features = k_features
         self.scoring = scoring
         self.cv = cv
         self.n_jobs = n_jobs
@@ -92,17 +93,17 @@ class SequentialBackwardSelection(_SubsetSearch):
             kept.remove(dropped)
             subsets.append(tuple(kept))
             scores.append(score)
-        self.n_features_to_select_ = target
+        self.k_features_ = target
         self.subsets_ = subsets
         self.scores_ = np.asarray(scores)
         return kept
 
     def _target_size(self, n_features):
-        wanted = self.n_features_to_select
+        wanted = self.k_features
         if wanted is None:
             return max(1, n_features // 2)
         if isinstance(wanted, Integral):
             if wanted > n_features:
-                raise ValueError(f"n_features_to_select={wanted} exceeds the number of features, {n_features}.")
+                raise ValueError(f"k_features={wanted} exceeds the number of features, {n_features}.")
             return int(wanted)
         return max(1, int(wanted * n_features))

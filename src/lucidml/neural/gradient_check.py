@@ -6,40 +6,18 @@ For a scalar function f and a step ε, each partial derivative is estimated by
 
 and compared with the analytic gradient g through the relative error
 ‖g − ĝ‖ / (‖g‖ + ‖ĝ‖), which in float64 with ε = 1e-6 is around 1e-9 for a correct gradient
-and of order 1 for a wrong one.
+and of order 1 for a wrong one. The engine (``numerical_gradient``, ``relative_error``) is
+lucidml.utils.numerics', shared with :func:`lucidml.utils.check_gradient` for users' own models.
 """
 
 import numpy as np
 
+from ..utils.numerics import numerical_gradient, relative_error
 from ._network import Sequential
 from .activations import get_activation
 from .losses import get_loss
 
-__all__ = ["gradient_check", "numerical_gradient", "relative_error"]
-
-
-def numerical_gradient(f, x, eps=1e-6):
-    """Central-difference gradient of the scalar function f at x (x is perturbed in place, then restored)."""
-    grad = np.zeros(x.shape, dtype=np.float64)
-    flat, gflat = x.reshape(-1), grad.reshape(-1)
-    if not np.shares_memory(flat, x):
-        raise ValueError("x must be contiguous so that it can be perturbed in place.")
-    for j in range(flat.size):
-        saved = flat[j]
-        flat[j] = saved + eps
-        f_plus = f()
-        flat[j] = saved - eps
-        f_minus = f()
-        flat[j] = saved
-        gflat[j] = (f_plus - f_minus) / (2 * eps)
-    return grad
-
-
-def relative_error(a, b):
-    """‖a − b‖ / (‖a‖ + ‖b‖), and 0 when both are zero."""
-    a, b = np.ravel(a), np.ravel(b)
-    scale = np.linalg.norm(a) + np.linalg.norm(b)
-    return 0.0 if scale == 0 else float(np.linalg.norm(a - b) / scale)
+__all__ = ["gradient_check", "numerical_gradient", "relative_error"]  # the last two: lucidml.utils.numerics'
 
 
 def gradient_check(target, X, y=None, *, eps=1e-6, random_state=0):

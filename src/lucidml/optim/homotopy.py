@@ -61,7 +61,7 @@ def gaussian_smoothing(fun, grad, sigma, n_samples=64, random_state=None, n_feat
     return smoothed_fun, smoothed_grad
 
 
-def gaussian_homotopy(fun, x0, grad, *, sigmas=None, smoothed=None, n_samples=64, method="bfgs", max_iter=1000,
+def gaussian_homotopy(fun, x0, sigmas, grad, *, smoothed=None, n_samples=64, method="bfgs", max_iter=1000,
                       tol=1e-8, random_state=None, callback=None):
     """Minimize a non-convex f by Gaussian homotopy continuation (seeds: 002 §4.1.3 Remark 4.13, Fig. 4.9).
 
@@ -83,13 +83,15 @@ def gaussian_homotopy(fun, x0, grad, *, sigmas=None, smoothed=None, n_samples=64
 
     Parameters
     ----------
-    fun, grad : callable
-        f and ∇f of one point.
+    fun : callable
+        f of one point (1-D array), returning a float.
     x0 : array-like
         Start of the first stage.
-    sigmas : array-like of float, default=None
+    sigmas : array-like of float or None
         The non-increasing schedule σ₁ ≥ … ≥ σ_K ≥ 0; None means 1, 0.5, 0.25, 0.125, 0.0625, 0
         (choose σ₁ on the scale of the dips to be smoothed away).
+    grad : callable
+        ∇f of one point.
     smoothed : pair of callables (value(x, σ), gradient(x, σ)), default=None
         Closed forms of f_σ and ∇f_σ; then no sampling takes place.
     n_samples : int ≥ 2, default=64
@@ -123,7 +125,7 @@ def gaussian_homotopy(fun, x0, grad, *, sigmas=None, smoothed=None, n_samples=64
     >>> g = lambda x: np.array([4 * x[0] ** 3 - 8 * x[0] + 1])
     >>> f_s = lambda x, s: f(x) + 6 * s**2 * x[0] ** 2 + 3 * s**4 - 4 * s**2
     >>> g_s = lambda x, s: g(x) + 12 * s**2 * x
-    >>> result = gaussian_homotopy(f, [2.0], g, sigmas=[1.0, 0.5, 0.0], smoothed=(f_s, g_s))
+    >>> result = gaussian_homotopy(f, [2.0], [1.0, 0.5, 0.0], g, smoothed=(f_s, g_s))
     >>> result.x.round(3), sorted({entry["stage"] for entry in result.history})
     (array([-1.473]), [0, 1, 2])
     """

@@ -17,6 +17,8 @@ here for all samples at once.
 
 import numpy as np
 
+from ..utils.numerics import softplus
+
 __all__ = ["clip_pairwise", "cross_val_decision", "pairwise_coupling", "sigmoid_fit", "sigmoid_predict"]
 
 _MIN_PROB = 1e-7  # pairwise probabilities are kept inside [1e-7, 1 − 1e-7]
@@ -44,8 +46,11 @@ def cross_val_decision(fit_decision, y, rng, n_folds=5):
 
 
 def _cross_entropy(z, t):
-    """Σ −t log σ(−z) − (1 − t) log σ(z) with p = σ(−z) = 1/(1 + eᶻ), stable for any z."""
-    return np.sum(np.where(z >= 0, t * z + np.log1p(np.exp(-np.abs(z))), (t - 1) * z + np.log1p(np.exp(-np.abs(z)))))
+    """Σ −t log σ(−z) − (1 − t) log σ(z) with p = σ(−z) = 1/(1 + eᶻ), stable for any z.
+
+    −log σ(−z) = softplus(z) and −log σ(z) = softplus(z) − z, so the sum is Σ softplus(z) − (1 − t) z.
+    """
+    return float(np.sum(softplus(z) - (1.0 - t) * z))
 
 
 def sigmoid_fit(decision, y, max_iter=100, min_step=1e-10, sigma=1e-12, eps=1e-5):

@@ -63,7 +63,7 @@ def erm(hypotheses, X, y, *, loss="zero_one"):
 
     ĥ = argmin over h ∈ H = {h₁, …, h_k} of ε̂(h) (seeds 000 §8.2, §8.4). Every hypothesis is
     scored once with :func:`empirical_risk`; ties go to the earliest hypothesis in the list.
-    With probability 1 − δ, ε(ĥ) ≤ min_h ε(h) + 2 ``hoeffding_gap(k, m, δ)`` for the 0-1 loss.
+    With probability 1 − δ, ε(ĥ) ≤ min_h ε(h) + 2 ``hoeffding_gap(m, δ, k)`` for the 0-1 loss.
 
     Parameters
     ----------

@@ -10,7 +10,7 @@ from .hoeffding import _check_delta, _check_positive
 __all__ = ["margin_vc_dimension", "vc_bound"]
 
 
-def vc_bound(vc_dimension, n_samples, delta, *, constant=1.0):
+def vc_bound(m, vc_dim, delta, constant=1.0):
     """The VC bound on the gap between training and generalization error, with a given constant.
 
     If H has VC dimension d, then with probability at least 1 − δ every h ∈ H satisfies
@@ -25,10 +25,11 @@ def vc_bound(vc_dimension, n_samples, delta, *, constant=1.0):
 
     Parameters
     ----------
-    vc_dimension : int
+    m : int
+        m ≥ d, the number of training examples: below d samples the logarithm is negative and
+        the bound says nothing.
+    vc_dim : int
         d ≥ 1 (e.g. n + 1 for linear classifiers in ℝⁿ, 000 §8.5).
-    n_samples : int
-        m ≥ d: below d samples the logarithm is negative and the bound says nothing.
     delta : float
         δ in (0, 1).
     constant : float, default=1.0
@@ -41,17 +42,17 @@ def vc_bound(vc_dimension, n_samples, delta, *, constant=1.0):
     Examples
     --------
     >>> from lucidml.theory import vc_bound
-    >>> round(vc_bound(3, 1000, 0.05), 4)
+    >>> round(vc_bound(1000, 3, 0.05), 4)  # m = 1000 samples, d = 3, δ = 0.05
     0.1429
-    >>> round(vc_bound(3, 1000, 0.05, constant=2.0), 4)
+    >>> round(vc_bound(1000, 3, 0.05, constant=2.0), 4)
     0.2858
     """
-    d = int(check_scalar(vc_dimension, "vc_dimension", Integral, min_val=1))
-    m = int(check_scalar(n_samples, "n_samples", Integral, min_val=1))
+    m = int(check_scalar(m, "m", Integral, min_val=1))
+    d = int(check_scalar(vc_dim, "vc_dim", Integral, min_val=1))
     delta = _check_delta(delta)
     constant = _check_positive(constant, "constant")
     if m < d:
-        raise ValueError(f"The VC bound needs n_samples >= vc_dimension; got n_samples={m} < vc_dimension={d}.")
+        raise ValueError(f"The VC bound needs m >= vc_dim; got m={m} < vc_dim={d}.")
     return constant * math.sqrt(d / m * math.log(m / d) + math.log(1.0 / delta) / m)
 
 

@@ -1,4 +1,4 @@
-"""Shared plumbing: parameter constraints, input checks, the Numba helper."""
+"""Shared plumbing (parameter constraints, input checks, the Numba helper) and the small numerics of the notes."""
 
 from ._interrupt import cancel_flag, cancel_scope, interruptible, raise_if_cancelled
 from ._numba import kernel_tier, njit, set_kernel_tier, unsigned
@@ -11,10 +11,12 @@ from ._param_validation import (
     thread_count,
     validate_params,
 )
+from .numerics import check_gradient, kkt_residual, logit, online_mistakes, sigmoid, softplus
 from .validation import check_sample_weight
 
 __all__ = [
     "HasMethods", "Interval", "InvalidParameterError", "N_JOBS", "Options", "cancel_flag", "cancel_scope",
-    "check_sample_weight", "interruptible", "kernel_tier", "njit", "raise_if_cancelled", "set_kernel_tier", "thread_count", "unsigned",
+    "check_gradient", "check_sample_weight", "interruptible", "kkt_residual", "logit", "online_mistakes", "sigmoid",
+    "softplus", "kernel_tier", "njit", "raise_if_cancelled", "set_kernel_tier", "thread_count", "unsigned",
     "validate_params",
 ]

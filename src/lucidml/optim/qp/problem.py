@@ -12,6 +12,8 @@ import numpy as np
 import scipy.linalg
 from scipy.optimize import linprog
 
+from ...utils.numerics import kkt_residual
+
 __all__ = ["QPResult"]
 
 
@@ -105,16 +107,9 @@ class Problem:
         return result.x[: self.n]
 
     def kkt_residuals(self, x, y, z):
-        """∞-norms of the KKT conditions at (x, y, z)."""
-        stationarity = self.G @ x + self.c + self.A_eq.T @ y + self.A_ineq.T @ z
-        slack = self.A_ineq @ x - self.b_ineq
-        return {
-            "stationarity": _norm(stationarity),
-            "equality": _norm(self.A_eq @ x - self.b_eq),
-            "inequality": _norm(np.maximum(slack, 0.0)),
-            "dual_feasibility": _norm(np.minimum(z, 0.0)),
-            "complementarity": _norm(z * slack),
-        }
+        """∞-norms of the KKT conditions at (x, y, z) (:func:`lucidml.utils.kkt_residual` with ∇f = Gx + c)."""
+        return kkt_residual(self.G @ x + self.c, x, y=y, z=z, A_eq=self.A_eq, b_eq=self.b_eq, A_ineq=self.A_ineq,
+                            b_ineq=self.b_ineq)
 
     def result(self, x, y, z, n_iter, success, message, history):
         return QPResult(x, self.objective(x), y, z, self.kkt_residuals(x, y, z), n_iter, success, message, history)
@@ -135,7 +130,3 @@ def _constraints(A, b, n, kind):
     if A.shape != (b.size, n):
         raise ValueError(f"{kind} constraints: A must be {b.size} × {n}; got shape {A.shape}.")
     return A, b
-
-
-def _norm(v):
-    return float(np.max(np.abs(v))) if v.size else 0.0

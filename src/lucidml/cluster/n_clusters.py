@@ -3,16 +3,16 @@
 import numpy as np
 from sklearn.utils import Bunch, check_array
 
-from .elbow import elbow
-from .gap import _check_k_values, gap_statistic
-from .silhouette import silhouette_score
+from ..metrics.elbow import elbow
+from ..metrics.gap import _check_k_values, gap_statistic
+from ..metrics.silhouette import silhouette_score
 
 __all__ = ["choose_n_clusters"]
 
-_METHODS = ("elbow", "silhouette", "gap")
+_METHODS = ("gap", "silhouette", "elbow")
 
 
-def choose_n_clusters(X, k_values, *, method="silhouette", clusterer=None, random_state=None, **clusterer_params):
+def choose_n_clusters(X, k_range, method="gap", random_state=None, *, clusterer=None, **clusterer_params):
     """Score every number of clusters k with one criterion and pick the best k.
 
     The three ways of seeds 002 §8.5.2 (and the gap statistic that formalizes the elbow):
@@ -23,20 +23,21 @@ def choose_n_clusters(X, k_values, *, method="silhouette", clusterer=None, rando
       (the "knee" of Satopää et al. 2011). Needs at least 3 values of k.
     - ``"silhouette"``: the mean silhouette width of each clustering
       (:func:`lucidml.metrics.silhouette_score`); the largest wins (Figure 8.44). Every k ≥ 2.
-    - ``"gap"``: :func:`lucidml.metrics.gap_statistic` and its 1-standard-error rule; the
-      result also carries ``standard_error``. Extra keyword ``n_refs`` / ``reference`` go there.
+    - ``"gap"`` (the default): :func:`lucidml.metrics.gap_statistic` and its 1-standard-error
+      rule (Tibshirani et al. 2001), the one criterion of the three that can also answer k = 1;
+      the result also carries ``standard_error``. Extra keywords ``n_refs`` / ``reference`` go there.
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-    k_values : iterable of int
+    k_range : iterable of int
         The candidate numbers of clusters (sorted and deduplicated here).
-    method : {"silhouette", "elbow", "gap"}, default="silhouette"
+    method : {"gap", "silhouette", "elbow"}, default="gap"
+    random_state : int, RandomState instance or None, default=None
+        Seeds the clusterer (and the gap's reference sets).
     clusterer : callable or None, default=None
         A clusterer class (or factory) taking ``n_clusters`` and exposing ``labels_``; None uses
         :class:`lucidml.cluster.KMeans`.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the clusterer (and the gap's reference sets).
     **clusterer_params
         Further parameters of the clusterer.
 
@@ -49,19 +50,21 @@ def choose_n_clusters(X, k_values, *, method="silhouette", clusterer=None, rando
     Examples
     --------
     >>> import numpy as np
-    >>> from lucidml.metrics import choose_n_clusters
+    >>> from lucidml.cluster import choose_n_clusters
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(c, 0.3, size=(40, 2)) for c in ([0, 0], [4, 0], [2, 4], [6, 4])])
     >>> result = choose_n_clusters(X, range(2, 8), method="silhouette", random_state=0)
     >>> result.best_k, result.k_values.tolist()
     (4, [2, 3, 4, 5, 6, 7])
+    >>> choose_n_clusters(X, range(1, 8), random_state=0).best_k  # the gap statistic
+    4
     """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}; got {method!r}.")
     X = check_array(X, dtype=np.float64)
-    k_values = _check_k_values(k_values, X.shape[0])
+    k_values = _check_k_values(k_range, X.shape[0])
     if method == "gap":
-        result = gap_statistic(X, k_values, clusterer=clusterer, random_state=random_state, **clusterer_params)
+        result = gap_statistic(X, k_values, random_state=random_state, clusterer=clusterer, **clusterer_params)
         return Bunch(k_values=k_values, scores=result.gap, best_k=result.best_k, method=method,
                      standard_error=result.standard_error)
     if method == "elbow":
@@ -90,7 +93,7 @@ def _knee(k_values, sse):
 
 def _silhouettes(X, k_values, clusterer, random_state, params):
     if clusterer is None:
-        from ..cluster.kmeans import KMeans as clusterer  # here, not at the top: keep metrics light
+        from .kmeans import KMeans as clusterer
     if random_state is not None:
         params = {**params, "random_state": random_state}
     scores = []
