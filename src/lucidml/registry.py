@@ -131,10 +131,9 @@ REGISTRY = (
                         "max_iter": 1000, "tol": 1e-4, "shuffle": False},
         check_params={"standardize": True},
         compiled=True,
-        expected_failures={
-            "check_sample_weight_equivalence_on_dense_data": "an online learner: a sample of weight 2 makes one "
-            "step of double size, not two visits at different times (scikit-learn's SGDClassifier fails it too)",
-        },
+        expected_failures=_weight_equivalence_failures(
+            "an online learner: a sample of weight 2 makes one step of double size, not two visits at different "
+            "times (scikit-learn lists both checks as expected failures of its SGDClassifier)"),
     ),
     EstimatorEntry(
         # PAM; scikit-learn has no k-medoids (scikit-learn-extra's is not a dependency).
