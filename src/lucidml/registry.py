@@ -225,8 +225,8 @@ REGISTRY = (
         compiled=True,
     ),
     # Meta-estimator: the default k-NN fitted on the rows a clustering keeps; no scikit-learn counterpart.
-    # The checks' small tables use k-means distances with every cluster kept whole (the default DBSCAN's
-    # eps=0.5 may call a whole small table noise, which the filter refuses by design).
+    # check_params: k-means distances with every cluster kept whole (the default, a DBSCAN whose eps follows the
+    # data's k-distances, is checked by tests/test_common_defaults.py).
     EstimatorEntry(
         "lucidml.preprocessing.ClusterOutlierFilter",
         kind="classifier",
@@ -308,11 +308,9 @@ REGISTRY = (
         params={"n_estimators": 50, "random_state": 0},
         sklearn_params={"n_estimators": 50, "random_state": 0},
         check_params={"n_estimators": 5},
-        expected_failures={
-            "check_sample_weight_equivalence_on_dense_data": "weighted and repeated fits pick different "
-            "stumps on the check's data (not diagnosed further); scikit-learn lists the same expected failure for "
-            "its AdaBoostClassifier",
-        },
+        expected_failures=_weight_equivalence_failures(
+            "weighted and repeated fits pick different stumps on the check's data (not diagnosed further); "
+            "scikit-learn lists both checks as expected failures of its AdaBoostClassifier"),
         compiled=True,
     ),
     # Histogram trees with second-order (Newton) splits; scikit-learn's GradientBoosting* grows exact trees
@@ -482,9 +480,10 @@ REGISTRY = (
         kind="classifier",
         sklearn="sklearn.svm.LinearSVC",
         # Solved to the optimum, so that the primal (dense, n > d) and the dual (sparse) agree to rounding.
-        # (At the default tol=1e-4 weighted and repeated samples agree only to about 1e-6, and scikit-learn
-        # lists check_sample_weight_equivalence as an expected failure of its LinearSVC; at 1e-10 it passes.)
         check_params={"tol": 1e-10},
+        expected_failures=_weight_equivalence_failures(
+            "at the default tol=1e-4 weighted and repeated fits stop at different iterates (decision values 6e-5 "
+            "apart; passes at tol=1e-10); scikit-learn lists both checks as expected failures of its LinearSVC"),
         compiled=True,
     ),
     # Wrapper feature selectors. scikit-learn's SequentialFeatureSelector(direction="backward") selects what SBS
