@@ -166,6 +166,10 @@ REGISTRY = (
         "lucidml.cluster.SelfOrganizingMap",
         kind="cluster",
         check_params={"shape": (3,)},
+        expected_failures={
+            "check_clustering": "labels_ are map units: the default 10 x 10 map gives the check's 50 points up to 100 "
+            "labels, with gaps at empty units, not its 3 blobs (passes with shape=(3,); no scikit-learn counterpart)",
+        },
         compiled=True,
     ),
     EstimatorEntry(
