@@ -311,3 +311,10 @@ def test_precomputed_matrix_needs_a_zero_diagonal():
     D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1)) + 1.0
     with pytest.raises(ValueError, match="diagonal"):
         KMedoids(2, metric="precomputed").fit(D)
+
+
+def test_clara_records_the_cost_curve_of_its_kept_pam_run():
+    X, _ = make_blobs(n_samples=300, centers=4, random_state=0)
+    model = CLARA(n_clusters=4, random_state=0).fit(X)
+    assert model.loss_curve_.shape == (model.n_iter_ + 1,)  # after BUILD, then after each SWAP iteration
+    assert np.all(np.diff(model.loss_curve_) <= 0)  # a swap is made only when it lowers the cost

@@ -325,3 +325,15 @@ def test_float32_input_is_read_without_a_float64_copy():
     single = Perceptron(**SKLEARN_DEFAULTS, shuffle=False).fit(X.astype(np.float32), y)
     double = Perceptron(**SKLEARN_DEFAULTS, shuffle=False).fit(X.astype(np.float32).astype(np.float64), y)
     np.testing.assert_array_equal(single.coef_, double.coef_)  # the same products of the same values
+
+
+def test_adaline_default_rate_does_not_diverge_on_unscaled_features():
+    """eta0='auto' is 1 / maxᵢ ‖(xᵢ, 1)‖²: the fixed 0.01 overflows on these features (see above), the default fits."""
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = Adaline(random_state=0).fit(X, y)
+    assert clf.eta0_ == pytest.approx(1.0 / (np.max(np.sum(X**2, axis=1)) + 1.0))
+    assert np.all(np.isfinite(clf.coef_)) and clf.score(X, y) > 0.6
+    X, y = _standardized(datasets.load_iris)
+    assert Adaline(eta0=0.3, max_iter=2, tol=None).fit(X, y).eta0_ == 0.3  # a number is used as given

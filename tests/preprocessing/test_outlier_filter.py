@@ -180,3 +180,17 @@ def test_mask_rules_are_nested(labels, size, quantile):
         np.testing.assert_array_equal(far, small)
     counts = {c: np.sum(labels == c) for c in set(labels.tolist()) if c >= 0}
     np.testing.assert_array_equal(small, [c >= 0 and counts[c] >= size for c in labels])
+
+
+def test_default_dbscan_follows_the_scale_of_the_data():
+    """The default ε is the 95th percentile of the 5-distances: at most 5% of rows are noise, at any scale
+    (a fixed eps=0.5 called every row of a table in thousands an outlier), and the planted outliers go."""
+    X, y, is_outlier = _planted()
+    model = ClusterOutlierFilter().fit(X, y)
+    assert model.n_outliers_ <= 0.05 * len(X)
+    assert np.mean(is_outlier[~model.inlier_mask_]) > 0.8  # the rows it drops are planted outliers
+    scaled = ClusterOutlierFilter().fit(1000.0 * X, y)
+    np.testing.assert_array_equal(scaled.inlier_mask_, model.inlier_mask_)
+    assert scaled.clusterer_.eps == pytest.approx(1000.0 * model.clusterer_.eps)
+    with pytest.raises(ValueError, match="1 sample"):
+        ClusterOutlierFilter().fit(X[:1], y[:1])

@@ -59,6 +59,8 @@ class CLARA(_BaseMedoids):
         The cost of the kept medoids on the full data.
     n_iter_ : int
         SWAP iterations of the PAM run that found the kept medoids.
+    loss_curve_ : ndarray of shape (n_iter_ + 1,)
+        That run's cost on its sample after BUILD and after each SWAP iteration (as KMedoids' ``loss_curve_``).
     sample_costs_ : ndarray of shape (number of samples drawn,)
         Full-data cost of each sample's medoids.
     n_features_in_ : int
@@ -105,7 +107,7 @@ class CLARA(_BaseMedoids):
         if size < self.n_clusters:
             raise ValueError(f"sample_size={size} should be >= n_clusters={self.n_clusters}.")
         rng = check_random_state(self.random_state)
-        medoids, self.n_iter_, self.sample_costs_, converged = _clara(
+        medoids, self.n_iter_, self.loss_curve_, self.sample_costs_, converged = _clara(
             X, self.n_clusters, min(size, X.shape[0]), self.n_samples, self.metric, self.max_iter, rng
         )
         if not converged:
@@ -117,7 +119,7 @@ class CLARA(_BaseMedoids):
 def _clara(X, n_clusters, size, n_samples, metric, max_iter, rng):
     """PAM on each sample; keep the medoids with the lowest full-data cost (ties keep the earlier)."""
     n = X.shape[0]
-    best, best_cost, best_iter, best_converged = None, np.inf, 0, True
+    best, best_cost, best_iter, best_curve, best_converged = None, np.inf, 0, np.zeros(0), True
     sample_costs = []
     for _ in range(1 if size >= n else n_samples):  # a sample of all points is the same every time
         if size >= n:
@@ -128,10 +130,10 @@ def _clara(X, n_clusters, size, n_samples, metric, max_iter, rng):
             others = rng.choice(np.setdiff1d(np.arange(n), best), size - n_clusters, replace=False)
             sample = np.sort(np.concatenate([best, others]))
         Dc = submatrix(X, sample, metric)
-        local, _, n_iter, converged = pam_swap(Dc, build(Dc, n_clusters), max_iter, False, REL_TOL)
+        local, curve, n_iter, converged = pam_swap(Dc, build(Dc, n_clusters), max_iter, False, REL_TOL)
         medoids = sample[local]
         cost = float(nearest_medoid(X, medoids, metric)[1].sum())
         sample_costs.append(cost)
         if best is None or cost < best_cost:  # the first sample counts even if its cost is not finite
-            best, best_cost, best_iter, best_converged = medoids, cost, n_iter, converged
-    return best, best_iter, np.array(sample_costs), best_converged
+            best, best_cost, best_iter, best_curve, best_converged = medoids, cost, n_iter, curve, converged
+    return best, best_iter, np.asarray(best_curve), np.array(sample_costs), best_converged

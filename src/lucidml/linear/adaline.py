@@ -56,8 +56,11 @@ class Adaline(_OnlineLinearClassifier):
     ----------
     solver : {"batch", "sgd", "minibatch"}, default="sgd"
         Full-gradient steps, one step per sample, or one step per mini-batch.
-    eta0 : float, default=0.01
-        The (initial) learning rate η > 0.
+    eta0 : float or "auto", default="auto"
+        The (initial) learning rate η > 0. ``"auto"``: η = 1 / maxᵢ ‖(xᵢ, 1)‖² over the training
+        rows (standardized if ``standardize``; of the first batch for ``partial_fit``), the rate at
+        which a per-sample step moves zᵢ at most onto its target, and below 2/L for the batch
+        steps, so that the default fit does not diverge on unscaled features.
     learning_rate : {"constant", "invscaling"}, default="constant"
         The schedule of η, see above.
     power_t : float, default=0.5
@@ -98,6 +101,8 @@ class Adaline(_OnlineLinearClassifier):
         J of each epoch, averaged over the one-vs-rest problems (``partial_fit`` appends one
         entry). For ``"batch"`` J at the start of the step; for ``"sgd"``/``"minibatch"`` the
         mean of each sample's loss taken just before its update (no extra pass over the data).
+    eta0_ : float
+        The (initial) learning rate used: ``eta0``, or its ``"auto"`` value.
     mean_, scale_ : ndarray of shape (n_features,)
         The training means and standard deviations (only with ``standardize=True``).
     n_features_in_ : int
@@ -125,7 +130,7 @@ class Adaline(_OnlineLinearClassifier):
 
     _parameter_constraints: ClassVar[dict] = {
         "solver": [Options({"batch", "sgd", "minibatch"})],
-        "eta0": [Interval(Real, 0, None, closed="neither")],
+        "eta0": [Interval(Real, 0, None, closed="neither"), Options({"auto"})],
         "learning_rate": [Options({"constant", "invscaling"})],
         "power_t": [Interval(Real, 0, None, closed="left")],
         "t0": [Interval(Real, 0, None, closed="neither")],
@@ -143,7 +148,7 @@ class Adaline(_OnlineLinearClassifier):
         self,
         *,
         solver="sgd",
-        eta0=0.01,
+        eta0="auto",
         learning_rate="constant",
         power_t=0.5,
         t0=1.0,
@@ -179,6 +184,7 @@ class Adaline(_OnlineLinearClassifier):
             self.mean_ = X.mean(axis=0)
             scale = X.std(axis=0)
             self.scale_ = np.where(scale > 0, scale, 1.0)  # a constant feature stays as it is
+        self.eta0_ = float(self.eta0) if self.eta0 != "auto" else _auto_rate(self._prepare(X), self.fit_intercept)
 
     def _prepare(self, X):
         if not self.standardize:
@@ -201,13 +207,13 @@ class Adaline(_OnlineLinearClassifier):
             batch_size = 1 if self.solver == "sgd" else min(int(self.batch_size), X.shape[0])
             loss = adaline_minibatch_epoch(
                 X, Y, weight, order, self._coef, self._intercept, active, self.fit_intercept, batch_size,
-                float(self.eta0), power_t, float(self.t0), self._steps,
+                self.eta0_, power_t, float(self.t0), self._steps,
             ) / X.shape[0]  # fmt: skip
         return loss, np.zeros(len(loss), dtype=np.bool_)
 
     def _learning_rates(self, power_t):
         """η_k = eta0 / ((t0 + k)/t0)^power_t for each problem's update count k."""
-        return self.eta0 / ((self.t0 + self._steps) / self.t0) ** power_t
+        return self.eta0_ / ((self.t0 + self._steps) / self.t0) ** power_t
 
     def _coef_intercept(self):
         """w and b for the original features: z = w·(x − μ)/σ + b = (w/σ)·x + (b − (w/σ)·μ)."""
@@ -221,3 +227,11 @@ class Adaline(_OnlineLinearClassifier):
         tags.input_tags.sparse = not self.standardize  # standardizing would densify a sparse X
         return tags
 
+
+
+def _auto_rate(X, fit_intercept):
+    """1 / maxᵢ ‖(xᵢ, 1)‖²: a per-sample step then moves zᵢ at most onto its target (the normalized-LMS
+    bound), and the batch rate stays below 2/L since L ≤ maxᵢ ‖(xᵢ, 1)‖²."""
+    squared = np.asarray(X.multiply(X).sum(axis=1)).ravel() if scipy.sparse.issparse(X) else np.einsum("ij,ij->i", X, X)
+    largest = float(np.max(squared, initial=0.0)) + float(fit_intercept)
+    return 1.0 / largest if largest > 0 else 1.0

@@ -4,6 +4,7 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
+import scipy.spatial
 from sklearn.base import BaseEstimator, ClassifierMixin, ClusterMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
@@ -25,6 +26,18 @@ def _estimator_has(method):
         return hasattr(self.estimator if self.estimator is not None else _default_classifier(), method)
 
     return check
+
+
+# The default DBSCAN: k = min_samples, and ε at this quantile of the k-distances (the fraction of core points).
+DEFAULT_MIN_SAMPLES, DEFAULT_CORE_FRACTION = 5, 0.95
+
+
+def k_distance_eps(X, k, quantile):
+    """ε at the ``quantile`` of the distances of each row to its k-th nearest row (itself the first), so that
+    that fraction of the rows has k rows within ε: core points of DBSCAN(eps=ε, min_samples=k) (002 §8.4)."""
+    distances = scipy.spatial.cKDTree(X).query(X, k=[k])[0][:, 0]
+    eps = float(np.quantile(distances, quantile))
+    return eps if eps > 0 else float(np.finfo(np.float64).tiny)  # duplicated rows: distance 0 still counts
 
 
 def _default_classifier():
@@ -70,8 +83,11 @@ class ClusterOutlierFilter(ClassifierMixin, BaseEstimator):
         ``lucidml.neighbors.KNeighborsClassifier()`` (k-NN, which outliers mislead most).
     clusterer : clusterer or None, default=None
         Any estimator with ``fit`` and a ``labels_`` result (``ClusterMixin``), noise as −1. None
-        means ``lucidml.cluster.DBSCAN()`` for ``"noise"`` and ``"small_clusters"``, and
-        ``lucidml.cluster.KMeans(n_clusters=8, random_state=random_state)`` for ``"distance"``.
+        means, for ``"noise"`` and ``"small_clusters"``, ``lucidml.cluster.DBSCAN(eps=ε̂,
+        min_samples=k)`` with k = min(5, n) and ε̂ read off the sorted k-distance graph of the
+        training rows (002 §8.4): its 95th percentile, so that 95% of the rows are core points
+        and ε̂ follows the scale of X; and ``lucidml.cluster.KMeans(n_clusters=8,
+        random_state=random_state)`` for ``"distance"``.
     method : {"noise", "small_clusters", "distance"}, default="noise"
         Which rows count as outliers (see above).
     min_cluster_size : int, default=5
@@ -149,9 +165,9 @@ class ClusterOutlierFilter(ClassifierMixin, BaseEstimator):
 
     def _filter(self, X, y):
         validate_params(self)
-        X, y = check_fit_data(self, X, y)
+        X, y = check_fit_data(self, X, y, ensure_min_samples=2)
         check_classification_targets(y)
-        self.clusterer_ = clone(self.clusterer) if self.clusterer is not None else self._default_clusterer()
+        self.clusterer_ = clone(self.clusterer) if self.clusterer is not None else self._default_clusterer(X)
         labels = np.asarray(self.clusterer_.fit(X).labels_)
         if labels.shape != (X.shape[0],):
             raise ValueError(f"the clusterer gave labels of shape {labels.shape}; expected ({X.shape[0]},).")
@@ -168,13 +184,14 @@ class ClusterOutlierFilter(ClassifierMixin, BaseEstimator):
     def _classifier(self):
         return clone(self.estimator) if self.estimator is not None else _default_classifier()
 
-    def _default_clusterer(self):
+    def _default_clusterer(self, X):
         from ..cluster import DBSCAN, KMeans
 
         if self.method == "distance":
             seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
             return KMeans(n_clusters=8, random_state=seed)
-        return DBSCAN()
+        k = min(DEFAULT_MIN_SAMPLES, X.shape[0])
+        return DBSCAN(eps=k_distance_eps(X, k, DEFAULT_CORE_FRACTION), min_samples=k)
 
     def _delegate(self, method, X, *args, **kwargs):
         """``estimator_.method`` on the validated X: every row, none dropped."""
