@@ -26,6 +26,7 @@ from ..utils import (
     cancel_scope,
     check_sample_weight,
     interruptible,
+    StageTable,
     raise_if_cancelled,
     thread_count,
     validate_params,
@@ -106,13 +107,17 @@ class _BaseForest(BaseEstimator):
             if hasattr(prototype, "_fit_validated"):
                 validate_params(prototype)  # once for all members, which are copies of it
             source = MemberSource(prototype, shared_tables(prototype, X))
-            members = Parallel(n_jobs=threads, prefer="threads")(
+            verbose = getattr(self, "verbose", 0)
+            # verbose: members come back in order as they finish, one progress row each
+            members = Parallel(n_jobs=threads, prefer="threads", return_as="generator" if verbose else "list")(
                 delayed(self._fit_member_in_scope)(flag, X, y, sw, seed, source) for seed in seeds
             )
+            table = StageTable(verbose, self.n_estimators, begin=len(self.estimators_))
             for (member, features), seed in zip(members, seeds):
                 self.estimators_.append(member)
                 self.estimators_features_.append(features)
                 self._seeds.append(seed)
+                table.row(len(self.estimators_))
         self._flat = self._flatten()
         if self.oob_score:
             if not self.bootstrap:
