@@ -22,11 +22,11 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ..tree._exact_data import shared_tables, tables_of_features
 from ..utils import (
+    StageTable,
     cancel_flag,
     cancel_scope,
     check_sample_weight,
     interruptible,
-    StageTable,
     raise_if_cancelled,
     thread_count,
     validate_params,

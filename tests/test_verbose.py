@@ -1,0 +1,269 @@
+"""``verbose``: every long-running estimator prints its progress in the shared format of
+``lucidml.utils._verbose`` to standard output, the numbers it prints are the ones it records, and
+``verbose=0`` prints nothing."""
+
+import re
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
+
+from lucidml.cluster import BisectingKMeans, KMeans
+from lucidml.decomposition import FactorAnalysis
+from lucidml.ensemble import (
+    AdaBoostClassifier,
+    BaggingRegressor,
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    RandomForestClassifier,
+)
+from lucidml.mixture import BernoulliMixture, GaussianMixture
+from lucidml.neural import GCNClassifier, MLPClassifier
+from lucidml.svm import SVC, SVR
+from lucidml.utils import InvalidParameterError, IterationLog, StageTable
+
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
+IRIS = load_iris(return_X_y=True)
+CANCER = load_breast_cancer(return_X_y=True)
+DIABETES = load_diabetes(return_X_y=True)
+STAGE_ROW = re.compile(r"^ {0,9}\d+(?: +-?[\d.]+| +nan)* +\d+\.\d\d[sm]$")
+ITERATION = re.compile(r"^Iteration (\d+)((?:, \w+ = \S+)+)$")
+
+
+def stage_rows(text, n_columns):
+    """The rows of a StageTable: {stage: [column values]} (Remaining Time left out)."""
+    lines = text.splitlines()
+    rows = {}
+    for line in lines[1:]:
+        assert STAGE_ROW.match(line), line
+        cells = line.split()
+        assert len(cells) == n_columns + 2, line
+        rows[int(cells[0])] = [float(c) for c in cells[1:-1]]
+    return lines[0], rows
+
+
+def iterations(text, name):
+    """{iteration: value of ``name``} from the ``Iteration t, name = v`` lines, in order."""
+    out = []
+    for line in text.splitlines():
+        match = ITERATION.match(line)
+        if match:
+            values = dict(pair.split(" = ") for pair in match.group(2)[2:].split(", "))
+            out.append((int(match.group(1)), float(values[name])))
+    return out
+
+
+# -- the shared helper ---------------------------------------------------------------------------
+def test_stage_table_header_and_schedule(capsys):
+    table = StageTable(1, 250, ["Train Loss"])
+    for stage in range(1, 251):
+        table.row(stage, 1.0 / stage)
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "      Iter       Train Loss   Remaining Time"
+    _, rows = stage_rows(out, 1)
+    # verbose=1: stages 1–10, then every 10th up to 100, then every 100th
+    assert list(rows) == [*range(1, 11), *range(20, 101, 10), 200]
+    assert rows[20] == [0.05]
+
+
+def test_stage_table_every_stage_and_silence(capsys):
+    table = StageTable(2, 30, ["A", "B"], begin=5)
+    for stage in range(6, 31):
+        table.row(stage, stage, -stage)
+    _, rows = stage_rows(capsys.readouterr().out, 2)
+    assert list(rows) == list(range(6, 31)) and rows[7] == [7.0, -7.0]
+    silent = StageTable(0, 30, ["A"])
+    silent.row(1, 0.5)
+    assert capsys.readouterr().out == ""
+
+
+def test_iteration_log_lines(capsys):
+    log = IterationLog(1)
+    log.start(0)
+    log.iteration(3, loss=0.123456789012, n_changed=4)
+    log.converged(37, 1.2e-05, 1e-04)
+    log.converged(5, reason="no label changed")
+    log.stopped(9, "max_iter reached")
+    log.summary("Run 0", n_iter=12)
+    IterationLog(0).iteration(1, loss=1.0)
+    assert capsys.readouterr().out.splitlines() == [
+        "Initialization 0",
+        "Iteration 3, loss = 0.12345679, n_changed = 4",
+        "Converged at iteration 37: change 1.2e-05 < tol 0.0001",
+        "Converged at iteration 5: no label changed",
+        "Stopped at iteration 9: max_iter reached",
+        "Run 0, n_iter = 12",
+    ]
+
+
+# -- ensembles: one StageTable row per stage / tree ---------------------------------------------------
+@pytest.mark.parametrize("make", [
+    lambda: GradientBoostingClassifier(n_estimators=12, verbose=2, random_state=0),  # log-loss: fused scores
+    lambda: GradientBoostingRegressor(n_estimators=12, verbose=2, random_state=0),
+])
+def test_gradient_boosting_prints_train_score(make, capsys):
+    X, y = CANCER if isinstance(make(), GradientBoostingClassifier) else DIABETES
+    model = make().fit(X, y)
+    header, rows = stage_rows(capsys.readouterr().out, 1)
+    assert header.split() == ["Iter", "Train", "Loss", "Remaining", "Time"]
+    assert list(rows) == list(range(1, 13))
+    np.testing.assert_allclose([rows[i + 1][0] for i in range(12)], model.train_score_, atol=5e-5)
+
+
+def test_gradient_boosting_subsample_prints_oob_improvement(capsys):
+    X, y = DIABETES
+    model = GradientBoostingRegressor(n_estimators=25, subsample=0.5, verbose=1, random_state=0).fit(X, y)
+    out = capsys.readouterr().out
+    assert "OOB Improve" in out.splitlines()[0]
+    _, rows = stage_rows(out, 2)
+    assert list(rows) == [*range(1, 11), 20]
+    for stage, (train, oob) in rows.items():
+        assert train == pytest.approx(model.train_score_[stage - 1], abs=5e-5)
+        assert oob == pytest.approx(model.oob_improvement_[stage - 1], abs=5e-5)
+
+
+def test_gradient_boosting_warm_start_continues_numbering(capsys):
+    X, y = DIABETES
+    model = GradientBoostingRegressor(n_estimators=5, warm_start=True, random_state=0).fit(X, y)
+    model.set_params(n_estimators=8, verbose=2).fit(X, y)
+    _, rows = stage_rows(capsys.readouterr().out, 1)
+    assert list(rows) == [6, 7, 8]
+    assert rows[8][0] == pytest.approx(model.train_score_[7], abs=5e-5)
+
+
+def test_adaboost_prints_errors_and_weights(capsys):
+    X, y = CANCER
+    model = AdaBoostClassifier(n_estimators=8, verbose=2, random_state=0).fit(X, y)
+    header, rows = stage_rows(capsys.readouterr().out, 2)
+    assert list(rows) == list(range(1, len(model.estimators_) + 1))
+    for stage, (error, weight) in rows.items():
+        assert error == pytest.approx(model.estimator_errors_[stage - 1], abs=5e-5)
+        assert weight == pytest.approx(model.estimator_weights_[stage - 1], abs=5e-5)
+
+
+@pytest.mark.parametrize("make, data", [
+    (lambda: RandomForestClassifier(n_estimators=15, verbose=1, n_jobs=2, random_state=0), CANCER),
+    (lambda: BaggingRegressor(n_estimators=4, verbose=2, random_state=0), DIABETES),
+])
+def test_forests_print_a_row_per_member(make, data, capsys):
+    model = make().fit(*data)
+    header, rows = stage_rows(capsys.readouterr().out, 0)
+    expected = list(range(1, 11)) if model.n_estimators > 10 else list(range(1, model.n_estimators + 1))
+    assert list(rows)[:len(expected)] == expected
+    assert len(model.estimators_) == model.n_estimators
+
+
+# -- iterative solvers: IterationLog ----------------------------------------------------------------
+def test_gaussian_mixture_prints_lower_bounds(capsys):
+    model = GaussianMixture(3, verbose=2, random_state=0).fit(IRIS[0])
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "Initialization 0"
+    assert re.match(r"^Converged at iteration \d+: change \S+ < tol 0.001$", lines[-1])
+    printed = iterations(out, "lower_bound")
+    assert [t for t, _ in printed] == list(range(1, model.n_iter_ + 1))
+    np.testing.assert_allclose([v for _, v in printed], model.lower_bounds_, rtol=1e-7)
+
+
+def test_em_verbose_1_prints_starts_and_ends_only(capsys):
+    BernoulliMixture(2, n_init=2, verbose=1, max_iter=3, tol=0, random_state=0).fit(IRIS[0] > 3)
+    assert capsys.readouterr().out.splitlines() == [
+        "Initialization 0", "Stopped at iteration 3: max_iter reached",
+        "Initialization 1", "Stopped at iteration 3: max_iter reached",
+    ]
+
+
+def test_factor_analysis_prints_loglike(capsys):
+    model = FactorAnalysis(2, verbose=2).fit(IRIS[0])
+    printed = iterations(capsys.readouterr().out, "loglike")
+    np.testing.assert_allclose([v for _, v in printed], model.loglike_, rtol=1e-7)
+
+
+def test_kmeans_prints_every_lloyd_pass(capsys):
+    model = KMeans(3, n_init=1, verbose=1, random_state=0).fit(IRIS[0])
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "Initialization 0"
+    assert out.splitlines()[-1] == f"Converged at iteration {model.n_iter_}: no label changed"
+    printed = iterations(out, "inertia")
+    assert [t for t, _ in printed] == list(range(1, model.n_iter_ + 1))
+    np.testing.assert_allclose([v for _, v in printed], model.loss_curve_, rtol=1e-7)
+
+
+def test_bisecting_kmeans_prints_each_split(capsys):
+    model = BisectingKMeans(4, verbose=1, random_state=0).fit(IRIS[0])
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3
+    for s, line in enumerate(lines, start=1):
+        match = re.match(rf"^Bisection {s}, n_clusters = {s + 1}, inertia = (\S+)$", line)
+        assert match, line
+        assert float(match.group(1)) == pytest.approx(model.loss_curve_[s], rel=1e-7)
+
+
+@pytest.mark.parametrize("solver", ["adam", "lbfgs"])
+def test_mlp_prints_loss_curve(solver, capsys):
+    model = MLPClassifier((5,), solver=solver, max_iter=6, verbose=1, random_state=0).fit(*IRIS)
+    printed = iterations(capsys.readouterr().out, "loss")
+    assert [t for t, _ in printed] == list(range(1, len(model.loss_curve_) + 1))
+    np.testing.assert_allclose([v for _, v in printed], model.loss_curve_, rtol=1e-7)
+
+
+def test_gcn_prints_loss_curve(capsys):
+    X = np.eye(6)
+    y = np.array([0, -1, -1, 1, -1, -1])
+    A = np.zeros((6, 6))
+    for i, j in [(0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 5)]:
+        A[i, j] = A[j, i] = 1
+    model = GCNClassifier(max_iter=5, verbose=1, random_state=0).fit(X, y, adjacency=A)
+    printed = iterations(capsys.readouterr().out, "loss")
+    np.testing.assert_allclose([v for _, v in printed], model.loss_curve_, rtol=1e-7)
+
+
+# -- compiled solvers: one summary line after the kernel ----------------------------------------------
+def test_svc_prints_one_line_per_sub_problem(capsys):
+    model = SVC(verbose=1).fit(*IRIS)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3
+    for t, (line, pair) in enumerate(zip(lines, ["0 vs 1", "0 vs 2", "1 vs 2"])):
+        match = re.match(rf"^Sub-problem {t} \({pair}\), n_iter = (\d+), objective = (\S+), n_support = \d+$", line)
+        assert match, line
+        assert int(match.group(1)) == model.n_iter_[t]
+        assert float(match.group(2)) == pytest.approx(model.loss_curve_[t][-1], rel=1e-7)
+
+
+def test_svr_prints_one_line(capsys):
+    model = SVR(verbose=1).fit(*DIABETES)
+    line, = capsys.readouterr().out.splitlines()
+    assert line.startswith(f"SMO, n_iter = {model.n_iter_}, objective = ")
+    assert line.endswith(f"n_support = {model.n_support_[0]}")
+
+
+# -- verbose=0 (the default) and bad values -----------------------------------------------------------
+SILENT = [
+    (lambda: GradientBoostingRegressor(n_estimators=5), DIABETES),
+    (lambda: RandomForestClassifier(n_estimators=5), CANCER),
+    (lambda: BaggingRegressor(n_estimators=3), DIABETES),
+    (lambda: AdaBoostClassifier(n_estimators=5), CANCER),
+    (lambda: GaussianMixture(2, random_state=0), IRIS),
+    (lambda: FactorAnalysis(2), IRIS),
+    (lambda: KMeans(3, n_init=2, random_state=0), IRIS),
+    (lambda: BisectingKMeans(3, random_state=0), IRIS),
+    (lambda: MLPClassifier((4,), max_iter=3, random_state=0), IRIS),
+    (lambda: SVC(), IRIS),
+    (lambda: SVR(), DIABETES),
+]
+
+
+@pytest.mark.parametrize("make, data", SILENT)
+def test_verbose_0_prints_nothing(make, data, capsys):
+    model = make()
+    assert model.get_params()["verbose"] in (0, False)
+    model.fit(*data)
+    captured = capsys.readouterr()
+    assert captured.out == ""
+
+
+@pytest.mark.parametrize("make, data", SILENT[:4] + SILENT[6:8] + SILENT[9:])
+def test_verbose_must_be_a_non_negative_int(make, data):
+    with pytest.raises(InvalidParameterError, match="verbose"):
+        make().set_params(verbose=-1).fit(*data)
