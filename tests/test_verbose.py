@@ -17,6 +17,7 @@ from lucidml.ensemble import (
     GradientBoostingRegressor,
     RandomForestClassifier,
 )
+from lucidml.linear import ElasticNet, Lasso, LogisticRegression, SoftmaxRegression
 from lucidml.mixture import BernoulliMixture, GaussianMixture
 from lucidml.neural import GCNClassifier, MLPClassifier
 from lucidml.svm import SVC, SVR
@@ -219,6 +220,35 @@ def test_gcn_prints_loss_curve(capsys):
     np.testing.assert_allclose([v for _, v in printed], model.loss_curve_, rtol=1e-7)
 
 
+@pytest.mark.parametrize("model", [Lasso(0.01, verbose=1), ElasticNet(0.01, l1_ratio=0.5, verbose=2)])
+def test_coordinate_descent_prints_every_sweep(model, capsys):
+    model.fit(*DIABETES)
+    out = capsys.readouterr().out
+    printed = iterations(out, "objective")
+    assert [t for t, _ in printed] == list(range(1, model.n_iter_ + 1))
+    np.testing.assert_allclose([v for _, v in printed], model.loss_curve_, rtol=1e-7)
+    assert re.match(rf"^Converged at iteration {model.n_iter_}: duality gap \S+ < tol \S+$", out.splitlines()[-1])
+
+
+# -- solvers that return before anything is printed: one summary line per problem ----------------------
+@pytest.mark.parametrize("model, labels", [
+    (LogisticRegression(multi_class="ovr", verbose=1), ["class 0 vs rest", "class 1 vs rest", "class 2 vs rest"]),
+    (LogisticRegression(verbose=1, max_iter=300), ["multinomial"]),
+    (SoftmaxRegression(verbose=1, max_iter=300), ["multinomial"]),
+])
+def test_log_loss_models_print_a_line_per_problem(model, labels, capsys):
+    model.fit(*IRIS)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(labels)
+    for line, label, n_iter in zip(lines, labels, np.atleast_1d(model.n_iter_)):
+        match = re.match(rf"^Problem {label}, n_iter = (\d+), loss = (\S+)$", line)
+        assert match, line
+        assert int(match.group(1)) == n_iter
+    # loss_curve_ is the (first) problem's: its last entry is the loss printed on the first line
+    first = re.match(r".*loss = (\S+)$", lines[0]).group(1)
+    assert float(first) == pytest.approx(model.loss_curve_[-1], rel=1e-7)
+
+
 # -- compiled solvers: one summary line after the kernel ----------------------------------------------
 def test_svc_prints_one_line_per_sub_problem(capsys):
     model = SVC(verbose=1).fit(*IRIS)
@@ -251,6 +281,9 @@ SILENT = [
     (lambda: MLPClassifier((4,), max_iter=3, random_state=0), IRIS),
     (lambda: SVC(), IRIS),
     (lambda: SVR(), DIABETES),
+    (lambda: Lasso(0.01), DIABETES),
+    (lambda: LogisticRegression(max_iter=300), IRIS),
+    (lambda: SoftmaxRegression(max_iter=300), IRIS),
 ]
 
 

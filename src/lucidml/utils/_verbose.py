@@ -105,10 +105,11 @@ class IterationLog:
         if self.verbose:
             _emit(f"Iteration {n_iter}" + _pairs(values))
 
-    def converged(self, n_iter, change=None, tol=None, reason=None):
-        """The stopping rule held at iteration ``n_iter``: ``change`` < ``tol``, or ``reason`` in words."""
+    def converged(self, n_iter, change=None, tol=None, reason=None, name="change"):
+        """The stopping rule held at iteration ``n_iter``: ``change`` < ``tol`` (``name`` says what
+        ``change`` is: "duality gap", …), or ``reason`` in words."""
         if self.verbose:
-            why = reason if reason is not None else f"change {change:.3g} < tol {tol:.3g}"
+            why = reason if reason is not None else f"{name} {change:.3g} < tol {tol:.3g}"
             _emit(f"Converged at iteration {n_iter}: {why}")
 
     def stopped(self, n_iter, reason):
