@@ -10,6 +10,7 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 
 from lucidml.cluster import BisectingKMeans, KMeans
 from lucidml.decomposition import FactorAnalysis
+from lucidml.decomposition.ica import ICA
 from lucidml.ensemble import (
     AdaBoostClassifier,
     BaggingRegressor,
@@ -20,7 +21,7 @@ from lucidml.ensemble import (
 from lucidml.linear import ElasticNet, Lasso, LogisticRegression, SoftmaxRegression
 from lucidml.mixture import BernoulliMixture, GaussianMixture
 from lucidml.neural import GCNClassifier, MLPClassifier
-from lucidml.svm import SVC, SVR
+from lucidml.svm import SVC, SVR, LinearSVC
 from lucidml.utils import InvalidParameterError, IterationLog, StageTable
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -209,6 +210,14 @@ def test_mlp_prints_loss_curve(solver, capsys):
     np.testing.assert_allclose([v for _, v in printed], model.loss_curve_, rtol=1e-7)
 
 
+def test_ica_prints_every_epoch(capsys):
+    model = ICA(max_iter=4, verbose=1, random_state=0).fit(IRIS[0])
+    out = capsys.readouterr().out
+    printed = iterations(out, "loss")
+    np.testing.assert_allclose([v for _, v in printed], model.loss_curve_, rtol=1e-7)
+    assert out.splitlines()[-1] == "Stopped at iteration 4: max_iter reached"
+
+
 def test_gcn_prints_loss_curve(capsys):
     X = np.eye(6)
     y = np.array([0, -1, -1, 1, -1, -1])
@@ -261,6 +270,14 @@ def test_svc_prints_one_line_per_sub_problem(capsys):
         assert float(match.group(2)) == pytest.approx(model.loss_curve_[t][-1], rel=1e-7)
 
 
+@pytest.mark.parametrize("dual", [True, False])
+def test_linear_svc_prints_one_line_per_class(dual, capsys):
+    model = LinearSVC(dual=dual, verbose=1).fit(*IRIS)
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(",")[0] for line in lines] == ["Problem 0", "Problem 1", "Problem 2"]
+    assert max(int(re.search(r"n_iter = (\d+)", line).group(1)) for line in lines) == model.n_iter_
+
+
 def test_svr_prints_one_line(capsys):
     model = SVR(verbose=1).fit(*DIABETES)
     line, = capsys.readouterr().out.splitlines()
@@ -282,6 +299,8 @@ SILENT = [
     (lambda: SVC(), IRIS),
     (lambda: SVR(), DIABETES),
     (lambda: Lasso(0.01), DIABETES),
+    (lambda: LinearSVC(), IRIS),
+    (lambda: ICA(max_iter=3, random_state=0), IRIS),
     (lambda: LogisticRegression(max_iter=300), IRIS),
     (lambda: SoftmaxRegression(max_iter=300), IRIS),
 ]
