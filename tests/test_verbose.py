@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 
-from lucidml.cluster import BisectingKMeans, KMeans
+from lucidml.cluster import BisectingKMeans, KMeans, SelfOrganizingMap
 from lucidml.decomposition import FactorAnalysis
 from lucidml.decomposition.ica import ICA
 from lucidml.ensemble import (
@@ -218,6 +218,17 @@ def test_ica_prints_every_epoch(capsys):
     assert out.splitlines()[-1] == "Stopped at iteration 4: max_iter reached"
 
 
+def test_self_organizing_map_prints_batch_epochs_and_online_summary(capsys):
+    batch = SelfOrganizingMap((3, 3), batch=True, n_iter=6, verbose=1, random_state=0).fit(IRIS[0])
+    printed = iterations(capsys.readouterr().out, "quantization_error")
+    assert [t for t, _ in printed] == list(range(1, 7))
+    np.testing.assert_allclose([v for _, v in printed], batch.loss_curve_, rtol=1e-7)
+    online = SelfOrganizingMap((3, 3), n_iter=500, verbose=1, random_state=0).fit(IRIS[0])
+    line, = capsys.readouterr().out.splitlines()
+    match = re.match(r"^Online training, n_iter = 500, quantization_error = (\S+)$", line)
+    assert match and float(match.group(1)) == pytest.approx(online.loss_curve_[-1], rel=1e-7)
+
+
 def test_gcn_prints_loss_curve(capsys):
     X = np.eye(6)
     y = np.array([0, -1, -1, 1, -1, -1])
@@ -299,6 +310,7 @@ SILENT = [
     (lambda: SVC(), IRIS),
     (lambda: SVR(), DIABETES),
     (lambda: Lasso(0.01), DIABETES),
+    (lambda: SelfOrganizingMap((3, 3), batch=True, n_iter=5, random_state=0), IRIS),
     (lambda: LinearSVC(), IRIS),
     (lambda: ICA(max_iter=3, random_state=0), IRIS),
     (lambda: LogisticRegression(max_iter=300), IRIS),
