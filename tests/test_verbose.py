@@ -21,6 +21,7 @@ from lucidml.ensemble import (
 from lucidml.linear import ElasticNet, Lasso, LogisticRegression, SoftmaxRegression
 from lucidml.mixture import BernoulliMixture, GaussianMixture
 from lucidml.neural import GCNClassifier, MLPClassifier
+from lucidml.rl import MDP, SARSA, MDPEnvironment, QLearning
 from lucidml.svm import SVC, SVR, LinearSVC
 from lucidml.utils import InvalidParameterError, IterationLog, StageTable
 
@@ -154,6 +155,24 @@ def test_forests_print_a_row_per_member(make, data, capsys):
     expected = list(range(1, 11)) if model.n_estimators > 10 else list(range(1, model.n_estimators + 1))
     assert list(rows)[:len(expected)] == expected
     assert len(model.estimators_) == model.n_estimators
+
+
+@pytest.mark.parametrize("agent", [QLearning, SARSA])
+def test_tabular_agents_print_each_episode(agent, capsys):
+    rng = np.random.default_rng(0)
+    mdp = MDP(rng.dirichlet(np.ones(4), size=(4, 2)), rng.normal(size=(4, 2)), 0.9)
+    env = MDPEnvironment(mdp, start=0, terminal=(), max_steps=20, random_state=1)
+    model = agent(n_episodes=30, epsilon=0.5, epsilon_decay=0.9, verbose=1, random_state=0).fit(env)
+    header, rows = stage_rows(capsys.readouterr().out, 2)
+    assert header.split() == ["Iter", "Return", "Epsilon", "Remaining", "Time"]
+    assert list(rows) == [*range(1, 11), 20, 30]
+    for episode, (ret, epsilon) in rows.items():
+        assert ret == pytest.approx(model.episode_returns_[episode - 1], abs=5e-5)
+        assert epsilon == pytest.approx(0.5 * 0.9 ** (episode - 1), abs=5e-5)
+    with pytest.raises(ValueError, match="verbose"):
+        agent(n_episodes=2, verbose=-1).fit(env)
+    agent(n_episodes=3, random_state=0).fit(env)
+    assert capsys.readouterr().out == ""
 
 
 # -- iterative solvers: IterationLog ----------------------------------------------------------------
