@@ -18,6 +18,7 @@ from lucidml.ensemble import (
     GradientBoostingRegressor,
     RandomForestClassifier,
 )
+from lucidml.gam import GAMRegressor
 from lucidml.linear import ElasticNet, Lasso, LogisticRegression, SoftmaxRegression
 from lucidml.mixture import BernoulliMixture, GaussianMixture
 from lucidml.neural import GCNClassifier, MLPClassifier
@@ -229,6 +230,16 @@ def test_mlp_prints_loss_curve(solver, capsys):
     np.testing.assert_allclose([v for _, v in printed], model.loss_curve_, rtol=1e-7)
 
 
+def test_gam_regressor_prints_every_sweep(capsys):
+    X, y = DIABETES
+    model = GAMRegressor(smoother="linear", verbose=1).fit(X[:, :3], y)
+    out = capsys.readouterr().out
+    printed = iterations(out, "loss")
+    assert [t for t, _ in printed] == list(range(1, model.n_iter_ + 1))
+    np.testing.assert_allclose([v for _, v in printed], model.loss_curve_, rtol=1e-7)
+    assert out.splitlines()[-1].startswith(f"Converged at iteration {model.n_iter_}: relative change ")
+
+
 def test_ica_prints_every_epoch(capsys):
     model = ICA(max_iter=4, verbose=1, random_state=0).fit(IRIS[0])
     out = capsys.readouterr().out
@@ -329,6 +340,7 @@ SILENT = [
     (lambda: SVC(), IRIS),
     (lambda: SVR(), DIABETES),
     (lambda: Lasso(0.01), DIABETES),
+    (lambda: GAMRegressor(smoother="linear"), DIABETES),
     (lambda: SelfOrganizingMap((3, 3), batch=True, n_iter=5, random_state=0), IRIS),
     (lambda: LinearSVC(), IRIS),
     (lambda: ICA(max_iter=3, random_state=0), IRIS),
