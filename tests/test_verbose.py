@@ -21,7 +21,7 @@ from lucidml.ensemble import (
 from lucidml.gam import GAMRegressor
 from lucidml.linear import ElasticNet, Lasso, LogisticRegression, SoftmaxRegression
 from lucidml.mixture import BernoulliMixture, GaussianMixture
-from lucidml.neural import GCNClassifier, MLPClassifier
+from lucidml.neural import CNNClassifier, GCNClassifier, MLPClassifier
 from lucidml.rl import MDP, SARSA, MDPEnvironment, QLearning
 from lucidml.svm import SVC, SVR, LinearSVC
 from lucidml.utils import InvalidParameterError, IterationLog, StageTable
@@ -257,6 +257,16 @@ def test_self_organizing_map_prints_batch_epochs_and_online_summary(capsys):
     line, = capsys.readouterr().out.splitlines()
     match = re.match(r"^Online training, n_iter = 500, quantization_error = (\S+)$", line)
     assert match and float(match.group(1)) == pytest.approx(online.loss_curve_[-1], rel=1e-7)
+
+
+def test_cnn_prints_loss_curve(capsys):
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    model = CNNClassifier(filters=(2,), max_iter=2, verbose=1, random_state=0).fit(X[:200] / 16, y[:200])
+    printed = iterations(capsys.readouterr().out, "loss")
+    assert [t for t, _ in printed] == [1, 2]
+    np.testing.assert_allclose([v for _, v in printed], model.loss_curve_, rtol=1e-7)
 
 
 def test_gcn_prints_loss_curve(capsys):
