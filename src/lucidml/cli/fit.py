@@ -84,10 +84,11 @@ def run_fit(args, note):
         pipeline.fit(X_train, y_train)
     print(f"{entry.name} on {args.data}: {task}, {X.shape[0]} rows, {X.shape[1]} feature columns"
           + (f", {len(X_train)} for training and {len(X_test)} held out" if X_test is not None else ""))
-    if X_test is not None:
-        print(format_metrics(metrics(task, pipeline, X_test, y_test)))
-    elif task == "clustering":
-        print(format_metrics(metrics(task, pipeline, X_train)))
+    if X_test is not None or task == "clustering":
+        rows = X_train if X_test is None else X_test
+        with working(sys.stderr, f"measuring on {len(rows):,} rows", quiet=args.quiet):
+            values = metrics(task, pipeline, rows, y_test) if X_test is not None else metrics(task, pipeline, X_train)
+        print(format_metrics(values))
     output = args.output or _default_output(args.data)
     from ..io import save
 

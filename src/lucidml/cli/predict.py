@@ -10,6 +10,7 @@ metrics of ``lucidml.cli.evaluate`` against the table's target column.
 import sys
 
 from ..io import ModelFileError
+from ._progress import working
 from ._table import read_table
 from .evaluate import format_metrics, metrics
 from .fit import DataError, as_categories, labels, split_target
@@ -53,12 +54,13 @@ def run_predict(args, note):
     X = features_for(model, frame, args.data, note)
     import pandas as pd
 
-    out = pd.DataFrame({"prediction": model.predict(X)})
-    if args.proba:
-        if not hasattr(model, "predict_proba"):
-            raise DataError(f"{type(model[-1]).__name__} gives no probabilities (--proba)")
-        for label, column in zip(model.classes_, model.predict_proba(X).T):
-            out[f"probability of {label}"] = column
+    if args.proba and not hasattr(model, "predict_proba"):
+        raise DataError(f"{type(model[-1]).__name__} gives no probabilities (--proba)")
+    with working(sys.stderr, f"predicting {len(X):,} rows", quiet=args.quiet):
+        out = pd.DataFrame({"prediction": model.predict(X)})
+        if args.proba:
+            for label, column in zip(model.classes_, model.predict_proba(X).T):
+                out[f"probability of {label}"] = column
     if args.output:
         out.to_csv(args.output, index=False)
         note(f"wrote {len(out)} prediction(s) to {args.output}")
@@ -76,5 +78,7 @@ def run_evaluate(args, note):
     task = {"classifier": "classification", "regressor": "regression"}.get(kind, "clustering")
     if task == "classification":
         y = labels(y)
+    with working(sys.stderr, f"evaluating {type(estimator).__name__} on {X.shape[0]:,} rows", quiet=args.quiet):
+        values = metrics(task, model, X, y)
     print(f"{type(estimator).__name__} on {args.data}: {task}, {X.shape[0]} rows")
-    print(format_metrics(metrics(task, model, X, y)))
+    print(format_metrics(values))

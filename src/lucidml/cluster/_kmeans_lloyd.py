@@ -15,7 +15,7 @@ from itertools import pairwise
 import numpy as np
 import scipy.sparse
 
-from ..utils import raise_if_cancelled, thread_count
+from ..utils import IterationLog, raise_if_cancelled, thread_count
 from ..utils._pool import thread_pool
 from ..utils.linalg import blas_threads
 from ..utils.sparse import csr_parts, row_sq_norms
@@ -232,7 +232,7 @@ class LloydResult:
     distance: np.ndarray  # ‖xᵢ − c_{ℓᵢ}‖² for the final labels and centres
 
 
-def lloyd(data, centers, max_iter, tol):
+def lloyd(data, centers, max_iter, tol, log=None):
     """Lloyd's algorithm from ``centers``: alternate the two steps of coordinate descent on
 
         J(ℓ, c) = Σᵢ wᵢ ‖xᵢ − c_{ℓᵢ}‖²,
@@ -245,7 +245,9 @@ def lloyd(data, centers, max_iter, tol):
 
     The cluster sums Σ wᵢxᵢ are kept from pass to pass and corrected only by the points that
     changed cluster, so a pass costs the distances plus d operations per moving point.
+    ``log`` (a ``utils.IterationLog``) prints J after every pass and how the run stopped.
     """
+    log = IterationLog(0) if log is None else log
     centers = (centers - data.shift).astype(data.dtype, copy=False)
     labels = np.full(data.n_samples, -1, dtype=np.int32)
     distance = np.empty(data.n_samples)
@@ -258,6 +260,7 @@ def lloyd(data, centers, max_iter, tol):
         sums += moved
         sums[weights <= 0] = 0.0  # an emptied cluster: drop the rounding left by the updates
         distortion.append(sse)
+        log.iteration(n_iter, inertia=sse)
         new_centers, relocated = _update_centers(data, centers, sums, weights, labels, distance)
         shift = float(np.sum((new_centers - centers) ** 2))
         centers = new_centers
@@ -265,10 +268,14 @@ def lloyd(data, centers, max_iter, tol):
             # Same labels as the last pass, hence the same centres (unless an empty cluster was
             # re-seeded): J is already final.
             converged, strict = True, not relocated
+            log.converged(n_iter, reason="no label changed")
             break
         if shift <= tol:
             converged = True
+            log.converged(n_iter, shift, tol)
             break
+    if not converged:
+        log.stopped(n_iter, "max_iter reached")
     if not strict:
         labels, distance, sse = _assign_local(data, centers, labels)
     return LloydResult(centers + data.shift, labels, sse, n_iter, distortion, converged, distance)

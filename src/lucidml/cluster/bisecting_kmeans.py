@@ -9,7 +9,7 @@ import scipy.sparse
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from ..utils import N_JOBS, Interval, Options, interruptible, validate_params
+from ..utils import N_JOBS, VERBOSE, Interval, IterationLog, Options, interruptible, validate_params
 from ..utils.sparse import csr_parts, row_sq_norms
 from ..utils.validation import check_fit_data, check_magnitude
 from ._kmeans_lloyd import (
@@ -66,6 +66,10 @@ class BisectingKMeans(_CentroidClusterer):
     n_jobs : None, -1 or int ≥ 1, default=None
         Threads sharing each pass over the data. None follows ``lucidml.set_config(n_threads=...)``
         (every core by default), -1 is every core.
+    verbose : int, default=0
+        Progress on standard output: 1 prints ``Bisection s, n_clusters = k, inertia = J`` after
+        every split (J as in ``loss_curve_[k − 1]``); 2 or more also prints the Lloyd passes of
+        every 2-means run, as :class:`~lucidml.cluster.kmeans.KMeans` does; 0 prints nothing.
 
     Attributes
     ----------
@@ -118,10 +122,12 @@ class BisectingKMeans(_CentroidClusterer):
         "tol": [Interval(Real, 0, None, closed="left")],
         "bisecting_strategy": [Options({"biggest_inertia", "largest_cluster"})],
         "n_jobs": N_JOBS,
+        "verbose": VERBOSE,
     }
 
     def __init__(self, n_clusters=8, *, init="random", n_init=10, random_state=None, max_iter=300, tol=1e-4,
-                 bisecting_strategy="biggest_inertia", n_jobs=None):
+                 bisecting_strategy="biggest_inertia", n_jobs=None,
+                 verbose=0):
         self.n_clusters = n_clusters
         self.init = init
         self.n_init = n_init
@@ -130,6 +136,7 @@ class BisectingKMeans(_CentroidClusterer):
         self.tol = tol
         self.bisecting_strategy = bisecting_strategy
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     @interruptible
     def fit(self, X, y=None, sample_weight=None):
@@ -139,7 +146,8 @@ class BisectingKMeans(_CentroidClusterer):
         check_magnitude(X, self)
         self._check_n_samples(X)
         weight = _sample_weight(sample_weight, X.shape[0])
-        tree = _bisect(X, weight, self.n_clusters, self._two_means(X, weight), self.bisecting_strategy)
+        tree = _bisect(X, weight, self.n_clusters, self._two_means(X, weight), self.bisecting_strategy,
+                       IterationLog(self.verbose))
         self.split_tree_, self.node_centers_, self.node_labels_ = tree.splits, tree.centers, tree.node_labels
         self.cluster_centers_ = tree.centers[tree.leaves]
         self.labels_ = np.empty(X.shape[0], dtype=np.int32)
@@ -175,13 +183,15 @@ class BisectingKMeans(_CentroidClusterer):
         ``n_init`` 2-means runs and returns (labels, the two centres, SSE of each half, converged)."""
         rng = check_random_state(self.random_state)
         tol = tolerance(X, self.tol)
+        passes = IterationLog(self.verbose if self.verbose >= 2 else 0)  # the Lloyd passes from verbose=2
 
         def split(members):
             best = None
             with samples(X[members], weight[members], 2, self.n_jobs) as data:
-                for _ in range(self.n_init):
+                for init in range(self.n_init):
+                    passes.start(init)
                     seeds = random_points(data, 2, rng) if self.init == "random" else kmeans_plusplus(data, 2, rng)
-                    run = lloyd(data, seeds, self.max_iter, tol)
+                    run = lloyd(data, seeds, self.max_iter, tol, passes)
                     if best is None or run.inertia < best.inertia * (1 - 1e-6):
                         best = run
                 sse = np.bincount(best.labels, weights=data.weight * best.distance, minlength=2)
@@ -201,11 +211,12 @@ class _Tree:
     converged: bool
 
 
-def _bisect(X, weight, n_clusters, split, strategy):
+def _bisect(X, weight, n_clusters, split, strategy, log):
     """Grow the bisection tree: split the chosen leaf until there are ``n_clusters`` leaves.
 
     ``leaves`` is kept in depth-first (left-to-right) order, so a split replaces a leaf by its
     two children in place. Only a leaf with two points of positive weight can be split.
+    ``log`` (an ``IterationLog``) prints the total SSE after every split.
     """
     root_center = (X.T @ weight / weight.sum()).astype(X.dtype)
     centers, members, scores, leaves, splits = [root_center], [np.arange(X.shape[0])], [0.0], [0], []
@@ -230,6 +241,7 @@ def _bisect(X, weight, n_clusters, split, strategy):
         leaves[position:position + 1] = [left, right]
         splits.append((parent, left, right))
         curve.append(sum(leaf_sse.values()))
+        log.summary(f"Bisection {s + 1}", n_clusters=len(leaves), inertia=curve[-1])
     node_labels = np.full(2 * n_clusters - 1, -1, dtype=np.intp)
     node_labels[leaves] = np.arange(n_clusters)
     return _Tree(np.array(splits, dtype=np.intp).reshape(-1, 3), np.array(centers), node_labels, leaves,

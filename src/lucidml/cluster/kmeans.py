@@ -14,7 +14,16 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from ..utils import N_JOBS, Interval, Options, check_sample_weight, interruptible, validate_params
+from ..utils import (
+    N_JOBS,
+    VERBOSE,
+    Interval,
+    IterationLog,
+    Options,
+    check_sample_weight,
+    interruptible,
+    validate_params,
+)
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from ._kmeans_lloyd import (
     assign,
@@ -140,6 +149,10 @@ default="k-means++"
         Threads sharing each pass over the data. None follows ``lucidml.set_config(n_threads=...)``
         (every core by default, as scikit-learn's OpenMP), -1 is every core; small problems run on
         one thread.
+    verbose : int, default=0
+        Progress on standard output (as scikit-learn's KMeans): 1 or more prints
+        ``Initialization r`` at each run, ``Iteration t, inertia = J`` after every Lloyd pass (the
+        values of ``loss_curve_`` for the run kept) and how the run stopped; 0 prints nothing.
 
     Attributes
     ----------
@@ -185,10 +198,11 @@ default="k-means++"
         "tol": [Interval(Real, 0, None, closed="left")],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS,
+        "verbose": VERBOSE,
     }
 
     def __init__(self, n_clusters=8, *, init="k-means++", n_init=10, max_iter=300, tol=1e-4, random_state=None,
-                 n_jobs=None):
+                 n_jobs=None, verbose=0):
         self.n_clusters = n_clusters
         self.init = init
         self.n_init = n_init
@@ -196,6 +210,7 @@ default="k-means++"
         self.tol = tol
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     @interruptible
     def fit(self, X, y=None, sample_weight=None):
@@ -210,8 +225,10 @@ default="k-means++"
         tol = tolerance(X, self.tol)
         best = None
         with self._samples(X, sample_weight) as data:
-            for _ in range(n_init):
-                run = lloyd(data, self._initial_centers(data, rng), self.max_iter, tol)
+            log = IterationLog(self.verbose)
+            for init in range(n_init):
+                log.start(init)
+                run = lloyd(data, self._initial_centers(data, rng), self.max_iter, tol, log)
                 # A run that only relabels the kept partition (with a rounding-level SSE change)
                 # does not replace it, so the labels do not depend on rounding.
                 if best is None or (run.inertia < best.inertia

@@ -14,7 +14,7 @@ from sklearn.base import (
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import Interval, Options, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 from ._som_kernels import nearest_units, sum_by_unit, train_online
 
@@ -80,6 +80,11 @@ class SelfOrganizingMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         principal components (±1 standard deviation), which starts the map already ordered.
     random_state : int, RandomState instance or None, default=None
         The initial weights and the order in which online training draws samples.
+    verbose : int, default=0
+        Progress on standard output. Batch training prints ``Iteration t, quantization_error = …``
+        after every epoch (the values of ``loss_curve_``); online training, whose steps run inside
+        one compiled kernel, prints one line once it returns: ``Online training, n_iter = …,
+        quantization_error = …`` (the last entry of ``loss_curve_``). 0 prints nothing.
 
     Attributes
     ----------
@@ -135,10 +140,11 @@ class SelfOrganizingMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         "batch": ["boolean"],
         "init": [Options({"random", "sample", "pca"})],
         "random_state": ["random_state"],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, shape=(10, 10), *, neighborhood="gaussian", learning_rate=0.1, sigma=None, n_iter=None,
-                 batch=False, init="random", random_state=None):
+                 batch=False, init="random", random_state=None, verbose=0):
         self.shape = shape
         self.neighborhood = neighborhood
         self.learning_rate = learning_rate
@@ -147,6 +153,7 @@ class SelfOrganizingMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         self.batch = batch
         self.init = init
         self.random_state = random_state
+        self.verbose = verbose
 
     def fit(self, X, y=None):
         """Train the map on X."""
@@ -159,10 +166,11 @@ class SelfOrganizingMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         sigma0 = max(rows, cols) / 2.0 if self.sigma is None else float(self.sigma)
         W = _initial_weights(X, rows, cols, self.init, rng)
         gaussian = self.neighborhood == "gaussian"
+        log = IterationLog(self.verbose)
         if self.batch:
             n_iter = BATCH_EPOCHS if self.n_iter is None else self.n_iter
             sigma, _ = _schedules(n_iter, -(-n_iter // 2), sigma0, self.learning_rate, gaussian)
-            W, curve = _train_batch(X, W, lattice, sigma, gaussian)
+            W, curve = _train_batch(X, W, lattice, sigma, gaussian, log)
         else:
             n_iter = ORDERING_STEPS + 500 * len(W) if self.n_iter is None else self.n_iter
             sigma, eta = _schedules(n_iter, min(ORDERING_STEPS, n_iter), sigma0, self.learning_rate, gaussian)
@@ -171,6 +179,7 @@ class SelfOrganizingMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
             curve = np.zeros(-(-n_iter // block))
             train_online(X, W, lattice, samples, sigma, eta, gaussian, block, curve)
             curve /= np.bincount(np.arange(n_iter) // block)
+            log.summary("Online training", n_iter=n_iter, quantization_error=curve[-1])
 
         self.weights_ = self.cluster_centers_ = W
         self.lattice_ = lattice
@@ -240,18 +249,20 @@ def _initial_weights(X, rows, cols, init, rng):
     return W.reshape(n_units, X.shape[1])
 
 
-def _train_batch(X, W, lattice, sigma, gaussian):
+def _train_batch(X, W, lattice, sigma, gaussian, log):
     """Kohonen's batch map: w_k = Σ_l h_kl S_l / Σ_l h_kl n_l, one update per epoch.
 
     S_l and n_l are the sum and number of the samples whose BMU is unit l, so one epoch costs a
     BMU search (n·K·d) and two products with the K × K neighbourhood matrix. A unit with no
-    sample in its neighbourhood (possible with "bubble") keeps its weights.
+    sample in its neighbourhood (possible with "bubble") keeps its weights. ``log`` (an
+    ``IterationLog``) prints each epoch's mean distance to the BMU.
     """
     g2 = ((lattice[:, None, :] - lattice[None, :, :]) ** 2).sum(axis=2)
     curve = np.empty(len(sigma))
     for epoch, s in enumerate(sigma):
         bmu, _, dist = nearest_units(X, W)
         curve[epoch] = dist.mean()
+        log.iteration(epoch + 1, quantization_error=curve[epoch])
         H = np.exp(-g2 / (2 * s * s)) if gaussian else (g2 <= s * s).astype(np.float64)
         sums, counts = sum_by_unit(X, bmu, len(W))
         mass = H @ counts

@@ -10,7 +10,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..mixture._base_em import _BaseEM
-from ..utils import Interval, validate_params
+from ..utils import VERBOSE, Interval, validate_params
 from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 
 _LOG_2PI = np.log(2.0 * np.pi)
@@ -59,6 +59,11 @@ class FactorAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseEM)
         Starting Ψ; by default diag(S − ΛΛᵀ) of the PCA start.
     warm_start : bool, default=False
         If True, each ``fit`` after the first starts from the fitted Λ and Ψ.
+    verbose : int, default=0
+        Progress on standard output: 0 prints nothing; 1 prints ``Initialization r`` at each
+        start and ``Converged at iteration t: change c < tol τ`` (or ``Stopped at iteration t``) at
+        its end; 2 or more also prints ``Iteration t, loglike = …`` after every EM iteration (the
+        values of ``loglike_`` for the run kept).
 
     Attributes
     ----------
@@ -99,16 +104,19 @@ class FactorAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseEM)
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "noise_variance_init": ["array-like", None],
         "warm_start": ["boolean"],
+        "verbose": VERBOSE,
     }
 
     _convergence_message = "FactorAnalysis did not converge. You might want to increase the number of iterations."
 
-    def __init__(self, n_components=None, *, tol=1e-2, max_iter=1000, noise_variance_init=None, warm_start=False):
+    def __init__(self, n_components=None, *, tol=1e-2, max_iter=1000, noise_variance_init=None, warm_start=False,
+                 verbose=0):
         self.n_components = n_components
         self.tol = tol
         self.max_iter = max_iter
         self.noise_variance_init = noise_variance_init
         self.warm_start = warm_start
+        self.verbose = verbose
 
     def fit(self, X, y=None):
         """Estimate μ, Λ and Ψ by EM; return self."""
@@ -177,6 +185,8 @@ class FactorAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseEM)
     def _set_fitted(self, params):
         loadings, self.noise_variance_ = params
         self.components_ = np.ascontiguousarray(loadings.T)
+
+    _bound_name = "loglike"
 
     def _store_bounds(self, bounds):
         self.loglike_ = bounds

@@ -14,7 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import Interval, Options, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ..utils.linalg import in_precision, product_in_precision
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._ica_kernels import ica_epoch
@@ -73,6 +73,9 @@ class ICA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Stop when an epoch changes the mean negative log-likelihood by less than tol.
     random_state : int, RandomState instance or None, default=None
         Initial W (a random rotation) and the shuffling.
+    verbose : int, default=0
+        1 or more prints ``Iteration t, loss = −ℓ(W)/m`` after every epoch (the values of
+        ``loss_curve_``) and how the run stopped, on standard output; 0 prints nothing.
 
     Attributes
     ----------
@@ -118,10 +121,12 @@ class ICA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "random_state": ["random_state"],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, n_components=None, *, algorithm="natural_gradient", fun="logistic", whiten=True,
-                 learning_rate=1e-3, batch_size=1, max_iter=200, tol=1e-4, random_state=None):
+                 learning_rate=1e-3, batch_size=1, max_iter=200, tol=1e-4, random_state=None,
+                 verbose=0):
         self.n_components = n_components
         self.algorithm = algorithm
         self.fun = fun
@@ -131,6 +136,7 @@ class ICA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.verbose = verbose
 
     def fit(self, X, y=None):
         """Estimate the unmixing matrix from X (n_samples, n_features)."""
@@ -155,7 +161,8 @@ class ICA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Z = Xc @ self.whitening_.T if self.whiten else Xc
         W0 = scipy.linalg.qr(rng.standard_normal((k, k)))[0]  # a random rotation
         W, losses, converged = _infomax(Z, W0, self.algorithm == "natural_gradient", self.fun == "laplace",
-                             self.learning_rate, self.batch_size, self.max_iter, self.tol, rng)
+                             self.learning_rate, self.batch_size, self.max_iter, self.tol, rng,
+                                        IterationLog(self.verbose))
         self.unmixing_ = in_precision(W, X.dtype)
         components = W @ self.whitening_ if self.whiten else W.copy()  # in W's float64, rounded below
         self.components_ = in_precision(components, X.dtype)
@@ -211,8 +218,9 @@ def _whitening_matrix(Xc, k):
     return (Vt[:k] / s[:k, None] * np.sqrt(n)).astype(Xc.dtype, copy=False)
 
 
-def _infomax(Z, W, natural, laplace, eta, batch_size, max_iter, tol, rng):
-    """Stochastic ascent of ℓ(W) on the rows of Z, one epoch per iteration; (W, loss per epoch, converged)."""
+def _infomax(Z, W, natural, laplace, eta, batch_size, max_iter, tol, rng, log):
+    """Stochastic ascent of ℓ(W) on the rows of Z, one epoch per iteration; (W, loss per epoch, converged).
+    ``log`` (an ``IterationLog``) prints each epoch's loss."""
     W = np.ascontiguousarray(W)
     Z = np.ascontiguousarray(Z)
     batch_size = min(batch_size, Z.shape[0])
@@ -223,8 +231,11 @@ def _infomax(Z, W, natural, laplace, eta, batch_size, max_iter, tol, rng):
             raise ValueError("ICA diverged (W is no longer finite): lower learning_rate, or rescale X if its "
                              "values are extremely small or large.")
         losses.append(_negative_log_likelihood(Z, W, laplace))
+        log.iteration(len(losses), loss=losses[-1])
         if len(losses) > 1 and abs(losses[-2] - losses[-1]) < tol:
+            log.converged(len(losses), abs(losses[-2] - losses[-1]), tol)
             return W, losses, True
+    log.stopped(len(losses), "max_iter reached")
     return W, losses, False
 
 

@@ -21,7 +21,7 @@ from ..tree._nodes import TREE_LEAF
 from ..tree._random import new_state
 from ..tree._store import Store
 from ..tree._traversal import sum_leaf_values, tree_rows
-from ..utils import Interval, Options, cancel_flag, check_sample_weight, njit, raise_if_cancelled
+from ..utils import VERBOSE, Interval, Options, StageTable, cancel_flag, check_sample_weight, njit, raise_if_cancelled
 from ..utils.validation import FLOAT_DTYPES, check_predict_data
 
 # A grown boosting tree's leaves and their samples: leaf ℓ (``nodes[ℓ]["left_child"] == -1``)
@@ -95,6 +95,11 @@ COMMON_DOC = """
         Keep the fitted stages and add new ones up to ``n_estimators`` (same data expected).
     random_state : int, RandomState or None
         Draws the subsamples, the bin subsample and the validation split.
+    verbose : int, default=0
+        Progress on standard output: 0 prints nothing; 1 prints a header and the training loss
+        (with the out-of-bag improvement when subsample < 1) and the estimated remaining time for
+        stages 1–10, then every 10th, every 100th, …; 2 or more prints every stage. The losses
+        printed are those of ``train_score_``.
 
     Attributes
     ----------
@@ -142,6 +147,7 @@ class _BaseGradientBoosting(BaseEstimator):
         "criterion": [Options({"friedman_mse", "squared_error", "newton"})],
         "warm_start": ["boolean"],
         "random_state": ["random_state"],
+        "verbose": VERBOSE,
     }
 
     def __sklearn_tags__(self):
@@ -224,6 +230,12 @@ class _BaseGradientBoosting(BaseEstimator):
         # The log-losses return the training loss at f with the gradients at f: a stage's score
         # is then filled in by the next stage's gradient pass (one pass over the data saved).
         fused = hasattr(loss, "gradients_and_loss") and n_inbag == n
+        do_oob = n_inbag < n
+        table = StageTable(self.verbose, self.n_estimators, ["Train Loss", "OOB Improve"] if do_oob else ["Train Loss"],
+                           begin=len(stages))
+
+        def report(j):  # the row of 0-based stage j, once its training loss is known
+            table.row(j + 1, scores[j], *([oob[0][j]] if do_oob else []))
 
         for stage in range(len(stages), self.n_estimators):
             in_bag = all_rows
@@ -236,6 +248,7 @@ class _BaseGradientBoosting(BaseEstimator):
                 g, h, current = loss.gradients_and_loss(y, raw, w)
                 if scores and scores[-1] is None:
                     scores[-1] = current
+                    report(len(scores) - 1)
             else:
                 g, h = loss.gradients(y, raw, w)
             for k in range(K):
@@ -278,6 +291,8 @@ class _BaseGradientBoosting(BaseEstimator):
             elif oob is not None:  # a warm start went on without subsampling
                 oob[0].append(np.nan)
                 oob[1].append(np.nan)
+            if not fused:
+                report(stage)
             if validation is not None:
                 X_val, y_val, w_val, raw_val = validation
                 for k, (nodes, value) in enumerate(trees):
@@ -289,6 +304,7 @@ class _BaseGradientBoosting(BaseEstimator):
                 history[stage % history.size] = val_loss
         if scores and scores[-1] is None:
             scores[-1] = loss(y, raw, w)
+            report(len(scores) - 1)
 
     def _finish(self, stages, scores, oob):
         """Put the trees, one after another, into nodes_ / node_values_ / tree_roots_ and set the summaries."""

@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ..tree._exact_data import dense_for_exact_search, shared_tables, tables_of_features
 from ..utils import (
+    StageTable,
     cancel_flag,
     cancel_scope,
     check_sample_weight,
@@ -107,13 +108,17 @@ class _BaseForest(BaseEstimator):
                 validate_params(prototype)  # once for all members, which are copies of it
             X = dense_for_exact_search(prototype, X)  # once for all members
             source = MemberSource(prototype, shared_tables(prototype, X))
-            members = Parallel(n_jobs=threads, prefer="threads")(
+            verbose = getattr(self, "verbose", 0)
+            # verbose: members come back in order as they finish, one progress row each
+            members = Parallel(n_jobs=threads, prefer="threads", return_as="generator" if verbose else "list")(
                 delayed(self._fit_member_in_scope)(flag, X, y, sw, seed, source) for seed in seeds
             )
+            table = StageTable(verbose, self.n_estimators, begin=len(self.estimators_))
             for (member, features), seed in zip(members, seeds):
                 self.estimators_.append(member)
                 self.estimators_features_.append(features)
                 self._seeds.append(seed)
+                table.row(len(self.estimators_))
         self._flat = self._flatten()
         if self.oob_score:
             if not self.bootstrap:

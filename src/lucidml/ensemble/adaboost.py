@@ -12,7 +12,16 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ..tree._exact_data import dense_for_exact_search, shared_tables
-from ..utils import HasMethods, Interval, check_sample_weight, interruptible, raise_if_cancelled, validate_params
+from ..utils import (
+    VERBOSE,
+    HasMethods,
+    Interval,
+    StageTable,
+    check_sample_weight,
+    interruptible,
+    raise_if_cancelled,
+    validate_params,
+)
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._forest_base import fresh_member
 from ._forest_predict import FlatForest
@@ -54,6 +63,11 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         Shrinkage ν of every α_k.
     random_state : int, RandomState instance or None, default=None
         Seeds the learners' own ``random_state`` (drawn as scikit-learn draws them).
+    verbose : int, default=0
+        Progress on standard output: 0 prints nothing; 1 prints one row per round (rounds 1–10,
+        then every 10th, every 100th, …) with the weighted error r_k, the learner weight α_k
+        (those of ``estimator_errors_`` and ``estimator_weights_``) and the estimated remaining
+        time; 2 or more prints every round.
 
     Attributes
     ----------
@@ -87,13 +101,15 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
+        "verbose": VERBOSE,
     }
 
-    def __init__(self, n_estimators=50, *, estimator=None, learning_rate=1.0, random_state=None):
+    def __init__(self, n_estimators=50, *, estimator=None, learning_rate=1.0, random_state=None, verbose=0):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.random_state = random_state
+        self.verbose = verbose
 
     @interruptible
     def fit(self, X, y, sample_weight=None):
@@ -110,7 +126,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"{type(prototype).__name__} does not accept sample_weight; AdaBoost needs it.")
         self.estimators_, self.estimator_weights_, self.estimator_errors_ = _samme(
             X, codes, sw / sw.sum(), prototype, self.n_classes_, self.n_estimators, self.learning_rate,
-            check_random_state(self.random_state),
+            check_random_state(self.random_state), StageTable(self.verbose, self.n_estimators,
+                                                              ["Weighted Error", "Learner Weight"]),
         )
         self._flat = self._flatten(X.shape[1])
         return self
@@ -201,8 +218,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         return sum(w * e.feature_importances_ for w, e in zip(weights, self.estimators_)) / weights.sum()
 
 
-def _samme(X, y, w, prototype, K, n_rounds, nu, rng):
-    """Algorithm 10 with the SAMME weight; returns (learners, α, r). y holds codes 0..K−1."""
+def _samme(X, y, w, prototype, K, n_rounds, nu, rng, table):
+    """Algorithm 10 with the SAMME weight; returns (learners, α, r). y holds codes 0..K−1; ``table``
+    (a ``StageTable``) prints each kept round."""
     learners, alphas, errors = [], np.zeros(n_rounds), np.ones(n_rounds)
     X = dense_for_exact_search(prototype, X)  # a sparse X, once for every round
     shared = shared_tables(prototype, X)  # every round's tree searches the same X: prepare it once
@@ -227,6 +245,7 @@ def _samme(X, y, w, prototype, K, n_rounds, nu, rng):
         learners.append(learner)
         errors[k] = r
         alphas[k] = nu * (np.log((1.0 - max(r, _MIN_ERROR)) / max(r, _MIN_ERROR)) + np.log(K - 1.0))
+        table.row(k + 1, errors[k], alphas[k])
         if r <= 0.0:  # perfect fit: nothing left to reweight
             break
         w = w * np.exp(alphas[k] * miss * (w > 0))

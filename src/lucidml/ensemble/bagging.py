@@ -4,7 +4,7 @@ from numbers import Integral, Real
 
 from sklearn.base import ClassifierMixin, RegressorMixin
 
-from ..utils import N_JOBS, HasMethods, Interval, Options
+from ..utils import N_JOBS, VERBOSE, HasMethods, Interval, Options
 from ._forest_base import _BaseForest, _ForestClassifierMixin, _ForestRegressorMixin
 
 _BAGGING_CONSTRAINTS = {
@@ -18,6 +18,7 @@ _BAGGING_CONSTRAINTS = {
     "warm_start": ["boolean"],
     "n_jobs": N_JOBS,
     "random_state": ["random_state"],
+    "verbose": VERBOSE,
 }
 
 
@@ -72,6 +73,10 @@ class BaggingClassifier(_ForestClassifierMixin, ClassifierMixin, _BaseBagging):
         ensembles on small data run on one thread.
     random_state : int, RandomState instance or None, default=None
         Seeds of the bootstrap draws and of the members.
+    verbose : int, default=0
+        Progress on standard output: 0 prints nothing; 1 prints one row per member as the members
+        are collected (members 1–10, then every 10th, every 100th, …) with the estimated remaining
+        time; 2 or more prints every member.
 
     Attributes
     ----------
@@ -104,7 +109,7 @@ class BaggingClassifier(_ForestClassifierMixin, ClassifierMixin, _BaseBagging):
 
     def __init__(self, n_estimators=10, *, estimator=None, max_samples=1.0, max_features=1.0, bootstrap=True,
                  bootstrap_features=False, oob_score=False, voting="soft", warm_start=False, n_jobs=None,
-                 random_state=None):
+                 random_state=None, verbose=0):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.max_samples = max_samples
@@ -116,6 +121,7 @@ class BaggingClassifier(_ForestClassifierMixin, ClassifierMixin, _BaseBagging):
         self.warm_start = warm_start
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose
 
 
 class BaggingRegressor(_ForestRegressorMixin, RegressorMixin, _BaseBagging):
@@ -128,7 +134,7 @@ class BaggingRegressor(_ForestRegressorMixin, RegressorMixin, _BaseBagging):
     ----------
     estimator : estimator or None, default=None
         The member; None is an unpruned :class:`lucidml.tree.DecisionTreeRegressor`.
-    n_estimators, max_samples, max_features, bootstrap, bootstrap_features, oob_score, warm_start, n_jobs, random_state
+    n_estimators, max_samples, max_features, bootstrap, bootstrap_features, oob_score, warm_start, n_jobs, random_state, verbose
         As in :class:`BaggingClassifier`; ``oob_score_`` is the out-of-bag R².
 
     Attributes
@@ -157,7 +163,8 @@ class BaggingRegressor(_ForestRegressorMixin, RegressorMixin, _BaseBagging):
     _parameter_constraints = dict(_BAGGING_CONSTRAINTS)
 
     def __init__(self, n_estimators=10, *, estimator=None, max_samples=1.0, max_features=1.0, bootstrap=True,
-                 bootstrap_features=False, oob_score=False, warm_start=False, n_jobs=None, random_state=None):
+                 bootstrap_features=False, oob_score=False, warm_start=False, n_jobs=None, random_state=None,
+                 verbose=0):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.max_samples = max_samples
@@ -168,3 +175,4 @@ class BaggingRegressor(_ForestRegressorMixin, RegressorMixin, _BaseBagging):
         self.warm_start = warm_start
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose

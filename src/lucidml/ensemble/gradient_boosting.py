@@ -51,7 +51,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     def __init__(self, n_estimators=100, *, loss="squared_error", learning_rate=0.1, subsample=1.0, max_depth=3,
                  max_leaf_nodes=None, min_samples_leaf=1, l2_regularization=0.0, max_bins=255,
                  validation_fraction=0.1, n_iter_no_change=None, tol=1e-4, alpha=0.9, init=None,
-                 criterion="friedman_mse", warm_start=False, random_state=None):
+                 criterion="friedman_mse", warm_start=False, random_state=None, verbose=0):
         self.loss = loss
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators
@@ -69,6 +69,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         self.criterion = criterion
         self.warm_start = warm_start
         self.random_state = random_state
+        self.verbose = verbose
 
     @interruptible
     def fit(self, X, y, sample_weight=None):
@@ -120,7 +121,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
     def __init__(self, n_estimators=100, *, loss="log_loss", learning_rate=0.1, subsample=1.0, max_depth=3,
                  max_leaf_nodes=None, min_samples_leaf=1, l2_regularization=0.0, max_bins=255,
                  validation_fraction=0.1, n_iter_no_change=None, tol=1e-4, init=None,
-                 criterion="friedman_mse", warm_start=False, random_state=None):
+                 criterion="friedman_mse", warm_start=False, random_state=None, verbose=0):
         self.loss = loss
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators
@@ -137,6 +138,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         self.criterion = criterion
         self.warm_start = warm_start
         self.random_state = random_state
+        self.verbose = verbose
 
     @interruptible
     def fit(self, X, y, sample_weight=None):

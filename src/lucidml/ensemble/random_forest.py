@@ -8,7 +8,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ..tree._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
-from ..utils import N_JOBS, Interval, Options
+from ..utils import N_JOBS, VERBOSE, Interval, Options
 from ._forest_base import _BaseForest, _ForestClassifierMixin, _ForestRegressorMixin
 
 _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf", "min_weight_fraction_leaf",
@@ -30,6 +30,7 @@ _FOREST_CONSTRAINTS = {
     "oob_score": ["boolean"],
     "n_jobs": N_JOBS,
     "random_state": ["random_state"],
+    "verbose": VERBOSE,
     "warm_start": ["boolean"],
     "max_samples": [Interval(Integral, 1, None, closed="left"), Interval(Real, 0.0, 1.0, closed="right"), None],
 }
@@ -90,6 +91,10 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, _BaseRando
         forests on small data run on one thread.
     random_state : int, RandomState instance or None, default=None
         Bootstrap samples and feature draws.
+    verbose : int, default=0
+        Progress on standard output: 0 prints nothing; 1 prints one row per tree as the trees
+        are collected (trees 1–10, then every 10th, every 100th, …) with the estimated remaining
+        time; 2 or more prints every tree.
     warm_start : bool, default=False
         Keep the fitted trees and add new ones up to ``n_estimators``.
     class_weight : dict, "balanced", "balanced_subsample" or None, default=None
@@ -138,7 +143,7 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, _BaseRando
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features="sqrt", max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, max_bins=None, bootstrap=True, oob_score=False,
                  voting="soft", n_jobs=None, random_state=None, warm_start=False, class_weight=None,
-                 max_samples=None):
+                 max_samples=None, verbose=0):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -155,6 +160,7 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, _BaseRando
         self.voting = voting
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose
         self.warm_start = warm_start
         self.class_weight = class_weight
         self.max_samples = max_samples
@@ -193,7 +199,7 @@ class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, _BaseRandomFo
         As in :class:`RandomForestClassifier`.
     max_features : {"sqrt", "log2"}, int, float or None, default=1.0
         Candidate features per split.
-    bootstrap, oob_score, n_jobs, random_state, warm_start, max_samples
+    bootstrap, oob_score, n_jobs, random_state, warm_start, max_samples, verbose
         As in :class:`RandomForestClassifier`; ``oob_score_`` is the out-of-bag R².
 
     Attributes
@@ -227,7 +233,7 @@ class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, _BaseRandomFo
     def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=1.0, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, max_bins=None, bootstrap=True, oob_score=False,
-                 n_jobs=None, random_state=None, warm_start=False, max_samples=None):
+                 n_jobs=None, random_state=None, warm_start=False, max_samples=None, verbose=0):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -243,5 +249,6 @@ class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, _BaseRandomFo
         self.oob_score = oob_score
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose
         self.warm_start = warm_start
         self.max_samples = max_samples

@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
 from ..utils.validation import check_fit_data, check_predict_data
 from ._smoothers import fit_component, group_by_value
 
@@ -57,6 +57,10 @@ class GAMRegressor(RegressorMixin, BaseEstimator):
         Backfitting sweeps at most (the notes use 100).
     tol : float, default=1e-4
         Relative change of the fitted components at which backfitting stops.
+    verbose : int, default=0
+        1 or more prints ``Iteration t, loss = …`` after every backfitting sweep (the weighted
+        mean squared residual, as in ``loss_curve_``) and how the fit stopped, on standard output;
+        0 prints nothing.
 
     Attributes
     ----------
@@ -93,14 +97,16 @@ class GAMRegressor(RegressorMixin, BaseEstimator):
         "span": [Interval(Real, 0, 1, closed="right")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
+        "verbose": VERBOSE,
     }
 
-    def __init__(self, *, smoother="spline", smoothing=1.0, span=0.3, max_iter=100, tol=1e-4):
+    def __init__(self, *, smoother="spline", smoothing=1.0, span=0.3, max_iter=100, tol=1e-4, verbose=0):
         self.smoother = smoother
         self.smoothing = smoothing
         self.span = span
         self.max_iter = max_iter
         self.tol = tol
+        self.verbose = verbose
 
     def fit(self, X, y, sample_weight=None):
         """Fit α and the components fⱼ to X (n_samples, n_features) and y (n_samples,)."""
@@ -111,7 +117,8 @@ class GAMRegressor(RegressorMixin, BaseEstimator):
         self.intercept_ = float(np.dot(sw, y) / sw.sum())
         groups = [group_by_value(X[:, j]) for j in range(X.shape[1])]
         self.components_, losses, converged = _backfit(
-            groups, y - self.intercept_, sw, self._smoother_params(), self.max_iter, self.tol
+            groups, y - self.intercept_, sw, self._smoother_params(), self.max_iter, self.tol,
+            IterationLog(self.verbose),
         )
         self.loss_curve_ = np.array(losses)
         self.n_iter_ = len(losses)
@@ -166,8 +173,10 @@ def backfit_sweep(groups, target, w, F, components, params, center_weight=None, 
     return residual
 
 
-def _backfit(groups, target, w, params, max_iter, tol):
-    """Backfit centred components to ``target`` (= y − α) until they stop changing; returns (components, losses, converged)."""
+def _backfit(groups, target, w, params, max_iter, tol, log=None):
+    """Backfit centred components to ``target`` (= y − α) until they stop changing; returns (components, losses, converged).
+    ``log`` (an ``IterationLog``) prints each sweep's loss."""
+    log = IterationLog(0) if log is None else log
     F = np.zeros((len(target), len(groups)))
     components = [None] * len(groups)
     losses = []
@@ -175,7 +184,11 @@ def _backfit(groups, target, w, params, max_iter, tol):
         F_old = F.copy()
         residual = backfit_sweep(groups, target, w, F, components, params, freeze_knots=sweep >= KNOT_SEARCH_SWEEPS)
         losses.append(float(np.dot(w, residual**2) / w.sum()))
+        log.iteration(sweep + 1, loss=losses[-1])
         change = np.linalg.norm(F - F_old)
-        if change <= tol * max(np.linalg.norm(F_old), np.finfo(np.float64).tiny):
+        scale = max(np.linalg.norm(F_old), np.finfo(np.float64).tiny)
+        if change <= tol * scale:
+            log.converged(sweep + 1, change / scale, tol, name="relative change")
             return components, losses, True
+    log.stopped(max_iter, "max_iter reached")
     return components, losses, False

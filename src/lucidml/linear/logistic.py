@@ -11,7 +11,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from ._log_loss import LogLoss, minimize_log_loss
 
@@ -66,6 +66,10 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         order, as the notes' online learner does.
     random_state : int, RandomState instance or None, default=None
         Shuffling of ``"sgd"``.
+    verbose : int, default=0
+        1 or more prints, on standard output, one line per problem (one, or one per class for "ovr") once its solver has returned:
+        ``Problem "multinomial" / "binary" / "class c vs rest", n_iter = …, loss = …`` (the iterations taken and the final penalized loss, the
+        last entry of ``loss_curve_``); 0 prints nothing.
 
     Attributes
     ----------
@@ -103,10 +107,12 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "random_state": ["random_state"],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, penalty="l2", *, C=1.0, fit_intercept=True, solver="lbfgs", multi_class="auto", max_iter=100,
-                 tol=1e-4, class_weight=None, eta0=0.5, batch_size=32, shuffle=True, random_state=None):
+                 tol=1e-4, class_weight=None, eta0=0.5, batch_size=32, shuffle=True, random_state=None,
+                 verbose=0):
         self.penalty = penalty
         self.C = C
         self.fit_intercept = fit_intercept
@@ -119,6 +125,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         self.batch_size = batch_size
         self.shuffle = shuffle
         self.random_state = random_state
+        self.verbose = verbose
 
     def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features) and class labels y."""
@@ -136,17 +143,22 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
                    batch_size=self.batch_size, shuffle=self.shuffle, random_state=self.random_state)
 
         multinomial = n_classes > 2 and self.multi_class != "ovr"
+        log = IterationLog(self.verbose)
         if n_classes == 2 or multinomial:
             model = "binary" if n_classes == 2 else "full"
             loss = LogLoss(X, y_index, n_classes, weight, l2, self.fit_intercept, model)
             results = [minimize_log_loss(loss, np.zeros(loss.size), **fit)]
             thetas = [loss.unpack(results[0].x)]
+            log.summary(f"Problem {'binary' if n_classes == 2 else 'multinomial'}", n_iter=results[0].n_iter,
+                        loss=_final_loss(results[0]))
         else:
             results, thetas = [], []
             for c in range(n_classes):
                 loss = LogLoss(X, (y_index == c).astype(np.float64), 2, weight, l2, self.fit_intercept, "binary")
                 results.append(minimize_log_loss(loss, np.zeros(loss.size), **fit))
                 thetas.append(loss.unpack(results[-1].x))
+                log.summary(f"Problem class {self.classes_[c]} vs rest", n_iter=results[-1].n_iter,
+                            loss=_final_loss(results[-1]))
         # The fitted model keeps the data's precision (float32 in, float32 out), as scikit-learn's.
         self.coef_ = np.vstack([W for W, _ in thetas]).astype(X.dtype)
         self.intercept_ = np.concatenate([b for _, b in thetas]).astype(X.dtype)
@@ -233,3 +245,8 @@ def _warn_if_separable(estimator, X, y):
         warnings.warn("The training data are linearly separable: without a penalty the maximum-likelihood weights "
                       "are infinite, and the returned ones only reflect where the solver stopped. Use penalty='l2'.",
                       UserWarning, stacklevel=3)
+
+
+def _final_loss(result):
+    """The last recorded penalized loss of a ``minimize_log_loss`` result (NaN if none was recorded)."""
+    return result.history[-1]["f"] if result.history else float("nan")

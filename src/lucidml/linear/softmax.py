@@ -7,7 +7,7 @@ import scipy.special
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import Interval, Options, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from ._log_loss import LogLoss, minimize_log_loss
 from .logistic import _sample_weight, _warn_if_separable, _warn_if_unconverged, encode_classes
@@ -50,6 +50,10 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         Whether ``"sgd"`` reshuffles the samples every epoch; False visits them in the data's
         order, as the notes' online learner does.
     random_state : int, RandomState instance or None, default=None
+    verbose : int, default=0
+        1 or more prints, on standard output, one line per fit once its solver has returned:
+        ``Problem multinomial, n_iter = …, loss = …`` (the iterations taken and the final penalized loss, the
+        last entry of ``loss_curve_``); 0 prints nothing.
 
     Attributes
     ----------
@@ -82,10 +86,12 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "random_state": ["random_state"],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, *, C=1.0, parametrization="full", fit_intercept=True, solver="lbfgs", max_iter=100, tol=1e-4,
-                 eta0=0.5, batch_size=32, shuffle=True, random_state=None):
+                 eta0=0.5, batch_size=32, shuffle=True, random_state=None,
+                 verbose=0):
         self.C = C
         self.parametrization = parametrization
         self.fit_intercept = fit_intercept
@@ -96,6 +102,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         self.batch_size = batch_size
         self.shuffle = shuffle
         self.random_state = random_state
+        self.verbose = verbose
 
     def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features) and class labels y."""
@@ -116,6 +123,8 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         self.coef_, self.intercept_ = W.astype(X.dtype), b.astype(X.dtype)  # the data's precision
         self.n_iter_ = result.n_iter
         self.loss_curve_ = np.array([h["f"] for h in result.history])
+        IterationLog(self.verbose).summary("Problem multinomial", n_iter=self.n_iter_,
+                                           loss=self.loss_curve_[-1] if self.loss_curve_.size else np.nan)
         _warn_if_unconverged([result], self.max_iter, type(self).__name__)
         if np.isinf(self.C):
             _warn_if_separable(self, X, y)

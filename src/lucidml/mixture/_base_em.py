@@ -7,7 +7,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from ..utils import raise_if_cancelled
+from ..utils import IterationLog, raise_if_cancelled
 
 # A bound may fall by rounding (and, by a hair, where an M-step is regularized: reg_covar, a
 # clipped probability, a floored noise variance); a larger fall means the EM step is wrong.
@@ -51,6 +51,7 @@ class _BaseEM(BaseEstimator):
     """
 
     _convergence_message = "EM stopped at max_iter before the bound changed by less than tol."
+    _bound_name = "lower_bound"  # how ``verbose`` names the bound
 
     def _fit_em(self, X):
         """Run EM on the validated X ``n_init`` times; keep the best run's parameters."""
@@ -58,10 +59,12 @@ class _BaseEM(BaseEstimator):
         warm = getattr(self, "warm_start", False) and hasattr(self, "converged_")
         n_init = 1 if warm else getattr(self, "n_init", 1)
         best, best_final = None, -np.inf
-        for _ in range(n_init):
+        log = IterationLog(getattr(self, "verbose", 0))
+        for init in range(n_init):
+            log.start(init)
             start = self._fitted_params(X) if warm else self._initialize(X, rng)
             previous = self._em_last_bound if warm else -np.inf
-            run = _em(X, start, self._e_step, self._m_step, self.max_iter, self.tol, previous)
+            run = _em(X, start, self._e_step, self._m_step, self.max_iter, self.tol, previous, log, self._bound_name)
             final = run[1][-1] if run[1] else -np.inf
             if best is None or final > best_final:
                 best, best_final = run, final
@@ -80,22 +83,29 @@ class _BaseEM(BaseEstimator):
         return self
 
 
-def _em(X, params, e_step, m_step, max_iter, tol, previous=-np.inf):
+def _em(X, params, e_step, m_step, max_iter, tol, previous=-np.inf, log=None, name="lower_bound"):
     """One EM run from ``params``: (params, bounds, converged, largest drop of the bound beyond rounding).
 
     bounds[t] is the bound at the parameters of iteration t, before its M-step; the run has
     converged when |bounds[t] − bounds[t−1]| < tol (``previous`` stands for bounds[−1]).
+    ``log`` (an ``IterationLog``) prints every iteration at verbose ≥ 2 and the end of the run.
     """
+    log = IterationLog(0) if log is None else log
+    every = log.verbose >= 2
     bounds, worst_drop = [], 0.0
     for _ in range(max_iter):
         raise_if_cancelled()  # Ctrl-C between iterations (utils._interrupt)
         posterior, bound = e_step(X, params)
         params = m_step(X, posterior)
         bounds.append(bound)
+        if every:
+            log.iteration(len(bounds), **{name: bound})
         change = bound - previous
         if change < -_DROP_TOLERANCE * (1.0 + abs(bound)):
             worst_drop = max(worst_drop, -change)
         if abs(change) < tol:
+            log.converged(len(bounds), abs(change), tol)
             return params, bounds, True, worst_drop
         previous = bound
+    log.stopped(len(bounds), "max_iter reached")
     return params, bounds, False, worst_drop

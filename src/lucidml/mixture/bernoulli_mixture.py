@@ -9,7 +9,7 @@ from sklearn.preprocessing import binarize
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import Interval, Options, validate_params
+from ..utils import VERBOSE, Interval, Options, validate_params
 from ..utils.validation import check_fit_data, check_predict_data
 from ._base_mixture import _BaseMixture
 
@@ -58,6 +58,11 @@ class BernoulliMixture(_BaseMixture):
         Seeds the initializations and ``sample``.
     warm_start : bool, default=False
         If True, each ``fit`` after the first starts from the fitted model.
+    verbose : int, default=0
+        Progress on standard output: 0 prints nothing; 1 prints ``Initialization r`` at each
+        start and ``Converged at iteration t: change c < tol τ`` (or ``Stopped at iteration t``) at
+        its end; 2 or more also prints ``Iteration t, lower_bound = …`` after every EM iteration (the
+        values of ``lower_bounds_`` for the run kept).
 
     Attributes
     ----------
@@ -98,10 +103,11 @@ class BernoulliMixture(_BaseMixture):
         "init_params": [Options({"kmeans", "random"})],
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, n_components=1, *, alpha=0.0, binarize=0.0, tol=1e-3, max_iter=100, n_init=1,
-                 init_params="kmeans", random_state=None, warm_start=False):
+                 init_params="kmeans", random_state=None, warm_start=False, verbose=0):
         self.n_components = n_components
         self.alpha = alpha
         self.binarize = binarize
@@ -111,6 +117,7 @@ class BernoulliMixture(_BaseMixture):
         self.init_params = init_params
         self.random_state = random_state
         self.warm_start = warm_start
+        self.verbose = verbose
 
     def _fit(self, X):
         validate_params(self)

@@ -8,7 +8,7 @@ from scipy.linalg import lapack
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from ..utils import Interval, Options, validate_params
+from ..utils import VERBOSE, Interval, Options, validate_params
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data, check_square_fits
 from ._base_mixture import _BaseMixture
 from ._gaussian_model import (
@@ -75,6 +75,11 @@ class GaussianMixture(_BaseMixture):
     warm_start : bool, default=False
         If True, each ``fit`` after the first starts from the fitted model (one run, n_init
         ignored).
+    verbose : int, default=0
+        Progress on standard output: 0 prints nothing; 1 prints ``Initialization r`` at each
+        start and ``Converged at iteration t: change c < tol τ`` (or ``Stopped at iteration t``) at
+        its end; 2 or more also prints ``Iteration t, lower_bound = …`` after every EM iteration (the
+        values of ``lower_bounds_`` for the run kept).
 
     Attributes
     ----------
@@ -131,11 +136,12 @@ class GaussianMixture(_BaseMixture):
         "precisions_init": ["array-like", None],
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, n_components=1, *, covariance_type="full", tol=1e-3, reg_covar=1e-6, max_iter=100,
                  n_init=1, init_params="kmeans", weights_init=None, means_init=None, precisions_init=None,
-                 random_state=None, warm_start=False):
+                 random_state=None, warm_start=False, verbose=0):
         self.n_components = n_components
         self.covariance_type = covariance_type
         self.tol = tol
@@ -148,6 +154,7 @@ class GaussianMixture(_BaseMixture):
         self.precisions_init = precisions_init
         self.random_state = random_state
         self.warm_start = warm_start
+        self.verbose = verbose
 
     def _fit(self, X):
         validate_params(self)

@@ -25,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ..utils import (
     Interval,
+    IterationLog,
     Options,
     cancel_flag,
     check_sample_weight,
@@ -201,6 +202,7 @@ class _BaseNetwork:
         buffer = None if scipy.sparse.issparse(X) or not shuffle else np.empty_like(X)
         decoupled = getattr(self, "weight_decay", "coupled") == "decoupled"
         per_epoch = getattr(self, "forward_per", "batch") == "epoch"
+        log = IterationLog(self.verbose)
         for _ in range(self.max_iter):
             if shuffle:
                 order = order[self._random_state.permutation(n)]  # scikit-learn's shuffle(order)
@@ -209,8 +211,7 @@ class _BaseNetwork:
             self.n_iter_ += 1
             self.t_ += n
             self.loss_curve_.append(self.loss_)
-            if self.verbose:
-                print(f"Iteration {self.n_iter_}, loss = {self.loss_:.8f}")
+            log.iteration(self.n_iter_, loss=self.loss_)
             self._update_no_improvement_count(X_val, Y_val, sw_val)
             self._optimizer.iteration_ends(self.t_)
             if self._no_improvement_count > self.n_iter_no_change:
@@ -265,10 +266,17 @@ class _BaseNetwork:
                           ConvergenceWarning)
 
     def _minimize(self, fun, curve):
+        log = IterationLog(self.verbose)
+
+        def record(intermediate_result):  # after every L-BFGS iteration
+            curve.append(float(intermediate_result.fun))
+            log.iteration(len(curve), loss=curve[-1])
+
         return scipy.optimize.minimize(
             fun, self._net.theta.astype(np.float64), jac=True, method="L-BFGS-B",
             options={"maxiter": self.max_iter, "maxfun": self.max_fun, "gtol": self.tol},
-            callback=lambda intermediate_result: curve.append(float(intermediate_result.fun)))
+            callback=record if self.verbose else lambda intermediate_result: curve.append(
+                float(intermediate_result.fun)))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

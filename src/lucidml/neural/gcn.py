@@ -12,7 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import Interval, Options, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._mlp_base import blas_context
 from ._network import Sequential
@@ -69,6 +69,9 @@ class GCNClassifier(ClassifierMixin, BaseEstimator):
     init : {"glorot", "he", "normal"} or ("uniform", r), default="glorot"
     random_state : int, RandomState instance or None, default=None
         Initial weights and dropout masks.
+    verbose : int, default=0
+        1 or more prints ``Iteration t, loss = J`` after every epoch on standard output (the
+        values of ``loss_curve_``); 0 prints nothing.
 
     Attributes
     ----------
@@ -112,11 +115,12 @@ class GCNClassifier(ClassifierMixin, BaseEstimator):
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "init": [str, tuple],
         "random_state": ["random_state"],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, hidden_layer_sizes=(16,), *, activation="relu", dropout=0.5, learning_rate_init=0.01,
                  weight_decay=5e-4, max_iter=200, tol=1e-4, n_iter_no_change=10, beta_1=0.9, beta_2=0.999,
-                 epsilon=1e-8, init="glorot", random_state=None):
+                 epsilon=1e-8, init="glorot", random_state=None, verbose=0):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
         self.dropout = dropout
@@ -130,6 +134,7 @@ class GCNClassifier(ClassifierMixin, BaseEstimator):
         self.epsilon = epsilon
         self.init = init
         self.random_state = random_state
+        self.verbose = verbose
 
     def fit(self, X, y, adjacency=None):
         """Fit on node features X (n_nodes, n_features), labels y (−1 = unlabelled) and the graph.
@@ -161,7 +166,8 @@ class GCNClassifier(ClassifierMixin, BaseEstimator):
         Y[np.flatnonzero(labelled), codes] = 1.0
         with blas_context(self._net, X.shape[0]):
             self.loss_curve_ = _train(self._net, X, Y, labelled.astype(X.dtype), self._make_adam(),
-                                      self.weight_decay, self.max_iter, self.tol, self.n_iter_no_change)
+                                      self.weight_decay, self.max_iter, self.tol, self.n_iter_no_change,
+                                      IterationLog(self.verbose))
         self._set_graph(None)  # keep no reference to the training graph
         self.n_iter_, self.loss_ = len(self.loss_curve_), self.loss_curve_[-1]
         if self.n_iter_ == self.max_iter:
@@ -232,8 +238,9 @@ class GCNClassifier(ClassifierMixin, BaseEstimator):
                     self.epsilon)
 
 
-def _train(net, X, Y, mask, adam, weight_decay, max_iter, tol, n_iter_no_change):
-    """Full-batch Adam on the masked cross-entropy plus (λ/2)‖W¹‖²; returns the loss curve."""
+def _train(net, X, Y, mask, adam, weight_decay, max_iter, tol, n_iter_no_change, log):
+    """Full-batch Adam on the masked cross-entropy plus (λ/2)‖W¹‖²; returns the loss curve (``log``, an
+    ``IterationLog``, prints each epoch's loss)."""
     first = net.coefs[0].size  # θ starts with W¹
     curve, best, stall = [], np.inf, 0
     for _ in range(max_iter):
@@ -243,6 +250,7 @@ def _train(net, X, Y, mask, adam, weight_decay, max_iter, tol, n_iter_no_change)
         value += 0.5 * weight_decay * float(W1 @ W1)
         adam.step(net.theta, net.grad)
         curve.append(value)
+        log.iteration(len(curve), loss=value)
         stall = 0 if value <= best - tol else stall + 1
         best = min(best, value)
         if stall > n_iter_no_change:

@@ -79,7 +79,8 @@ _SHARED_DOC = """
         Training stops after ``n_iter_no_change`` epochs that improve the training loss (or the
         validation score) by less than tol; for ``"lbfgs"`` the gradient tolerance.
     verbose : bool or int, default=False
-        Print the loss after every epoch.
+        Print ``Iteration t, loss = J`` on standard output after every epoch (every L-BFGS
+        iteration with solver="lbfgs"): the values of ``loss_curve_``.
     warm_start : bool, default=False
         Start ``fit`` from the previous weights.
     momentum : float in [0, 1], default=0.9

@@ -1,10 +1,11 @@
 """Learning from experience: Q-learning, SARSA, and estimating the model then planning."""
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ..utils import StageTable
 from .mdp import MDP
 from .planning import value_iteration
 
@@ -39,10 +40,15 @@ class MDPEnvironment:
 
 
 class _TabularAgent:
-    """ε-greedy episodes on an environment with discrete states and actions, and a Q-table."""
+    """ε-greedy episodes on an environment with discrete states and actions, and a Q-table.
+
+    ``verbose`` (int, default 0): 1 prints one row per episode (episodes 1–10, then every 10th,
+    every 100th, …) with its return (as in ``episode_returns_``), the ε it was played with and
+    the estimated remaining time, on standard output; 2 or more prints every episode.
+    """
 
     def __init__(self, *, gamma=0.99, learning_rate=0.1, epsilon=0.1, epsilon_decay=1.0, min_epsilon=0.0,
-                 n_episodes=1000, random_state=None):
+                 n_episodes=1000, random_state=None, verbose=0):
         self.gamma = gamma
         self.learning_rate = learning_rate
         self.epsilon = epsilon
@@ -50,6 +56,7 @@ class _TabularAgent:
         self.min_epsilon = min_epsilon
         self.n_episodes = n_episodes
         self.random_state = random_state
+        self.verbose = verbose
 
     def _check(self):
         if not 0.0 <= self.gamma <= 1.0:
@@ -60,6 +67,8 @@ class _TabularAgent:
             raise ValueError("need 0 ≤ min_epsilon ≤ epsilon ≤ 1 and 0 < epsilon_decay ≤ 1.")
         if self.n_episodes < 1:
             raise ValueError(f"n_episodes must be at least 1; got {self.n_episodes}.")
+        if not isinstance(self.verbose, Integral) or self.verbose < 0:
+            raise ValueError(f"verbose must be an int ≥ 0 or a bool; got {self.verbose!r}.")
 
     def fit(self, env):
         """Learn Q from ``n_episodes`` episodes on ``env`` (a gymnasium environment or an MDPEnvironment)."""
@@ -70,9 +79,11 @@ class _TabularAgent:
         self._visits = np.zeros((n_states, n_actions))
         self.episode_returns_ = []
         epsilon = self.epsilon
+        table = StageTable(self.verbose, self.n_episodes, ["Return", "Epsilon"])
         for episode in range(self.n_episodes):
             state, _ = env.reset(seed=int(rng.randint(2**31)) if episode == 0 else None)
             self.episode_returns_.append(self._episode(env, state, epsilon, rng))
+            table.row(episode + 1, self.episode_returns_[-1], epsilon)
             epsilon = max(self.min_epsilon, epsilon * self.epsilon_decay)
         self.policy_ = np.argmax(self.q_, axis=1)
         return self
@@ -97,7 +108,8 @@ class QLearning(_TabularAgent):
     After each step (s, a, r, s'):  Q(s, a) ← Q(s, a) + α [r + γ max_a' Q(s', a') − Q(s, a)],
     the bracket without the max term when s' ends the episode. Actions are ε-greedy in Q; ε is
     multiplied by ``epsilon_decay`` after every episode, down to ``min_epsilon``. α is the
-    constant ``learning_rate`` or, with ``"visits"``, 1/n(s, a) (Robbins–Monro).
+    constant ``learning_rate`` or, with ``"visits"``, 1/n(s, a) (Robbins–Monro). With
+    ``verbose`` ≥ 1 each episode's return and ε are printed as the episodes run, one row each.
 
     Attributes
     ----------

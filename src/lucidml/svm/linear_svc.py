@@ -13,7 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
 from ..utils.linalg import SMALL_MATRIX, blas_threads
 from ..utils.rows import as_rows
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data, class_weights
@@ -68,6 +68,11 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         Multiplies C per class ("balanced": n_samples / (n_classes · count)).
     random_state : int, RandomState instance or None, default=None
         The order of the coordinates.
+    verbose : int, default=0
+        1 or more prints, on standard output, one line per binary problem (the positive class)
+        once its solver has returned (the dual sweeps run inside one compiled kernel):
+        ``Problem c, n_iter = …, objective = …``, the length and last entry of that problem's
+        objective curve; 0 prints nothing.
 
     Attributes
     ----------
@@ -103,10 +108,12 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
         "class_weight": [dict, Options({"balanced"}), None],
         "random_state": ["random_state"],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, *, loss="squared_hinge", dual="auto", C=1.0, tol=1e-4, max_iter=1000, fit_intercept=True,
-                 intercept_scaling=1.0, class_weight=None, random_state=None):
+                 intercept_scaling=1.0, class_weight=None, random_state=None,
+                 verbose=0):
         self.loss = loss
         self.dual = dual
         self.C = C
@@ -116,6 +123,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         self.intercept_scaling = intercept_scaling
         self.class_weight = class_weight
         self.random_state = random_state
+        self.verbose = verbose
 
     def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features) and class labels y; sample_weight multiplies C per sample."""
@@ -146,6 +154,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         if not dual:  # the primal works on x̃ = (x, s) explicitly, in X's precision
             X = np.hstack([X, np.full((X.shape[0], 1), bias, X.dtype)]) if bias else np.ascontiguousarray(X)
         W, curves, converged = [], [], True
+        log = IterationLog(self.verbose)
         for k in positives:
             sign = np.where(y_index == k, 1.0, -1.0)
             if n_classes == 2:  # binary: every sample weighted by its own class
@@ -162,6 +171,8 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
             W.append(w)
             curves.append(curve)
             converged &= ok
+            log.summary(f"Problem {self.classes_[k]}", n_iter=len(curve),
+                        objective=curve[-1] if len(curve) else np.nan)
         W = np.array(W)
         self.coef_ = W[:, :-1]
         self.intercept_ = W[:, -1] * bias

@@ -11,7 +11,17 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import N_JOBS, Options, cancel_flag, check_sample_weight, interruptible, thread_count, validate_params
+from ..utils import (
+    N_JOBS,
+    VERBOSE,
+    IterationLog,
+    Options,
+    cancel_flag,
+    check_sample_weight,
+    interruptible,
+    thread_count,
+    validate_params,
+)
 from ..utils._pool import thread_pool
 from ..utils.linalg import blas_threads
 from ..utils.validation import class_weights
@@ -106,6 +116,11 @@ class SVC(ClassifierMixin, _BaseSVM):
         Sub-problems solved in parallel threads (joblib); the compiled solver releases the GIL.
         None follows ``lucidml.set_config(n_threads=...)`` (every core by default), -1 is every core; small
         problems run on one thread.
+    verbose : int, default=0
+        1 or more prints, on standard output, one line per binary sub-problem once its SMO has
+        returned (the iterations run inside one compiled kernel): ``Sub-problem t (classes),
+        n_iter = …, objective = …, n_support = …``, the values of ``n_iter_`` and of the last entry
+        of ``loss_curve_``; 0 prints nothing.
 
     Attributes
     ----------
@@ -157,12 +172,13 @@ class SVC(ClassifierMixin, _BaseSVM):
         "solver": [Options({"smo", "simplified"})],
         "multiclass": [Options({"ovo", "ovr"})],
         "n_jobs": N_JOBS,
+        "verbose": VERBOSE,
     }
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  probability=False, tol=1e-3, cache_size=200, class_weight=None, max_iter=-1,
                  decision_function_shape="ovr", break_ties=False, random_state=None, solver="smo",
-                 multiclass="ovo", n_jobs=None):
+                 multiclass="ovo", n_jobs=None, verbose=0):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -180,6 +196,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.solver = solver
         self.multiclass = multiclass
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     @interruptible
     def fit(self, X, y, sample_weight=None):
@@ -217,6 +234,11 @@ class SVC(ClassifierMixin, _BaseSVM):
         self._scheme = scheme
         self.n_iter_ = np.array([sol.n_iter for sol in solutions], dtype=np.int32)
         self.loss_curve_ = [sol.objective for sol in solutions]
+        log = IterationLog(self.verbose)
+        for t, ((classes, _, _), sol) in enumerate(zip(problems, solutions)):
+            log.summary(f"Sub-problem {t} ({' vs '.join(str(self.classes_[c]) for c in classes)})", n_iter=sol.n_iter,
+                        objective=sol.objective[-1] if len(sol.objective) else np.nan,
+                        n_support=int(np.count_nonzero(sol.alpha)))
         self.fit_status_ = int(any(sol.status for sol in solutions))
         if self.fit_status_:
             warnings.warn(f"SMO stopped at max_iter={self.max_iter} before the KKT conditions held to tol={self.tol}; "

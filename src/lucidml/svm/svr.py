@@ -9,7 +9,7 @@ from sklearn.base import RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import Interval, check_sample_weight, interruptible, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, check_sample_weight, interruptible, validate_params
 from ..utils.linalg import blas_threads
 from ._base import _BaseSVM, solve_dual
 
@@ -50,6 +50,10 @@ class SVR(RegressorMixin, _BaseSVM):
         Memory for kernel columns in MB.
     max_iter : int, default=-1
         SMO iterations at most; −1 for no limit (in practice max(10⁷, 200·n)).
+    verbose : int, default=0
+        1 or more prints, on standard output, one line once the SMO has returned (its iterations
+        run inside one compiled kernel): ``SMO, n_iter = …, objective = …, n_support = …``, the
+        values of ``n_iter_``, of the last entry of ``loss_curve_`` and of ``n_support_``.
 
     Attributes
     ----------
@@ -88,10 +92,11 @@ class SVR(RegressorMixin, _BaseSVM):
     _parameter_constraints: ClassVar[dict] = {
         **_BaseSVM._parameter_constraints,
         "epsilon": [Interval(Real, 0, None, closed="left")],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0, epsilon=0.1,
-                 shrinking=True, cache_size=200, max_iter=-1):
+                 shrinking=True, cache_size=200, max_iter=-1, verbose=0):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -102,6 +107,7 @@ class SVR(RegressorMixin, _BaseSVM):
         self.shrinking = shrinking
         self.cache_size = cache_size
         self.max_iter = max_iter
+        self.verbose = verbose
 
     @interruptible
     def fit(self, X, y, sample_weight=None):
@@ -129,6 +135,8 @@ class SVR(RegressorMixin, _BaseSVM):
         self.n_support_ = np.array([len(self.support_)], dtype=np.int32)
         self.n_iter_ = sol.n_iter
         self.loss_curve_ = sol.objective
+        IterationLog(self.verbose).summary("SMO", n_iter=sol.n_iter, objective=sol.objective[-1] if len(sol.objective)
+                                           else np.nan, n_support=len(self.support_))
         self.fit_status_ = sol.status
         if sol.status:
             warnings.warn(f"SMO stopped at max_iter={self.max_iter} before the KKT conditions held to tol={self.tol}; "

@@ -4,6 +4,7 @@ from ._interrupt import cancel_flag, cancel_scope, interruptible, raise_if_cance
 from ._numba import kernel_tier, njit, set_kernel_tier, unsigned
 from ._param_validation import (
     N_JOBS,
+    VERBOSE,
     HasMethods,
     Interval,
     InvalidParameterError,
@@ -11,12 +12,13 @@ from ._param_validation import (
     thread_count,
     validate_params,
 )
+from ._verbose import IterationLog, StageTable
 from .numerics import check_gradient, kkt_residual, logit, online_mistakes, sigmoid, softplus
 from .validation import check_sample_weight
 
 __all__ = [
-    "HasMethods", "Interval", "InvalidParameterError", "N_JOBS", "Options", "cancel_flag", "cancel_scope",
-    "check_gradient", "check_sample_weight", "interruptible", "kkt_residual", "logit", "online_mistakes", "sigmoid",
-    "softplus", "kernel_tier", "njit", "raise_if_cancelled", "set_kernel_tier", "thread_count", "unsigned",
-    "validate_params",
+    "HasMethods", "Interval", "InvalidParameterError", "IterationLog", "N_JOBS", "Options", "StageTable", "VERBOSE",
+    "cancel_flag", "cancel_scope", "check_gradient", "check_sample_weight", "interruptible", "kernel_tier",
+    "kkt_residual", "logit", "njit", "online_mistakes", "raise_if_cancelled", "set_kernel_tier", "sigmoid",
+    "softplus", "thread_count", "unsigned", "validate_params",
 ]

@@ -163,6 +163,9 @@ def validate_params(estimator):
 # 0, other negative counts (joblib's "all but k") and non-integers are refused.
 N_JOBS = [Interval(Integral, -1, -1, closed="both"), Interval(Integral, 1, None, closed="left"), None]
 
+# ``verbose``: 0 (silent), 1 (progress lines), 2 and up (every iteration); True/False as 1/0.
+VERBOSE = ["boolean", Interval(Integral, 0, None, closed="left")]
+
 
 def thread_count(n_jobs, work=None, serial_below=0):
     """Threads for a validated ``n_jobs``: every core for -1, at most the cores for a count, and
