@@ -16,9 +16,10 @@ from .discriminant import LinearDiscriminantAnalysis, QuadraticDiscriminantAnaly
 from .kmeans import KMeans
 from .linear import LinearRegression, Ridge
 from .logistic import LogisticRegression
+from .mixture import GaussianMixture
 from .naive_bayes import GaussianNB
 
 __all__ = [
-    "GaussianNB", "KMeans", "LinearDiscriminantAnalysis", "LinearRegression", "LogisticRegression", "ParallelPostFit",
-    "QuadraticDiscriminantAnalysis", "Ridge",
+    "GaussianMixture", "GaussianNB", "KMeans", "LinearDiscriminantAnalysis", "LinearRegression", "LogisticRegression",
+    "ParallelPostFit", "QuadraticDiscriminantAnalysis", "Ridge",
 ]
