@@ -12,6 +12,7 @@ estimator to dask data block by block.
 """
 
 from ._predict import ParallelPostFit
+from .decomposition import PCA, TruncatedSVD
 from .discriminant import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
 from .kmeans import KMeans
 from .linear import LinearRegression, Ridge
@@ -21,5 +22,5 @@ from .naive_bayes import GaussianNB
 
 __all__ = [
     "GaussianMixture", "GaussianNB", "KMeans", "LinearDiscriminantAnalysis", "LinearRegression", "LogisticRegression",
-    "ParallelPostFit", "QuadraticDiscriminantAnalysis", "Ridge",
+    "ParallelPostFit", "PCA", "QuadraticDiscriminantAnalysis", "Ridge", "TruncatedSVD",
 ]

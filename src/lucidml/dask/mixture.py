@@ -106,7 +106,7 @@ class GaussianMixture(DaskEstimator):
     >>> X = np.vstack([rng.normal(-3, 1, (200, 2)), rng.normal(3, 1, (200, 2))])
     >>> gm = GaussianMixture(2, means_init=[[-1.0, -1.0], [1.0, 1.0]]).fit(da.from_array(X, chunks=(100, 2)))
     >>> gm.means_.round(1)
-    array([[-3. , -3.1],
+    array([[-3.1, -3. ],
            [ 3. ,  3. ]])
     >>> gm.predict(da.from_array(np.array([[-3.0, -3.0], [3.0, 3.0]]))).compute()
     array([0, 1])
