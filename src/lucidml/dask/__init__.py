@@ -14,13 +14,16 @@ estimator to dask data block by block.
 from ._predict import ParallelPostFit
 from .decomposition import PCA, TruncatedSVD
 from .discriminant import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
+from .glm import PoissonRegressor
 from .kmeans import KMeans
 from .linear import LinearRegression, Ridge
 from .logistic import LogisticRegression
 from .mixture import GaussianMixture
 from .naive_bayes import GaussianNB
+from .softmax import SoftmaxRegression
 
 __all__ = [
     "GaussianMixture", "GaussianNB", "KMeans", "LinearDiscriminantAnalysis", "LinearRegression", "LogisticRegression",
-    "ParallelPostFit", "PCA", "QuadraticDiscriminantAnalysis", "Ridge", "TruncatedSVD",
+    "ParallelPostFit", "PCA", "PoissonRegressor", "QuadraticDiscriminantAnalysis", "Ridge", "SoftmaxRegression",
+    "TruncatedSVD",
 ]
