@@ -70,8 +70,9 @@ class PCA(DaskEstimator):
 
     Attributes
     ----------
-    components_, explained_variance_, explained_variance_ratio_, singular_values_, mean_, scale_,
-    noise_variance_, n_components_, n_samples_, n_features_in_, feature_names_in_
+    components_, explained_variance_, explained_variance_ratio_, singular_values_
+        As :class:`lucidml.decomposition.PCA`.
+    mean_, scale_, noise_variance_, n_components_, n_samples_, n_features_in_, feature_names_in_
         As :class:`lucidml.decomposition.PCA`.
 
     Examples
@@ -138,7 +139,8 @@ class TruncatedSVD(DaskEstimator):
 
     Attributes
     ----------
-    components_, singular_values_, explained_variance_, explained_variance_ratio_,
+    components_, singular_values_, explained_variance_, explained_variance_ratio_
+        As :class:`lucidml.decomposition.TruncatedSVD`.
     n_features_in_, feature_names_in_
         As :class:`lucidml.decomposition.TruncatedSVD`.
 

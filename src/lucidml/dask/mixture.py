@@ -91,8 +91,9 @@ class GaussianMixture(DaskEstimator):
 
     Attributes
     ----------
-    weights_, means_, covariances_, precisions_, precisions_cholesky_, converged_, n_iter_,
-    lower_bound_, lower_bounds_, n_features_in_, feature_names_in_
+    weights_, means_, covariances_, precisions_, precisions_cholesky_
+        As :class:`lucidml.mixture.GaussianMixture`.
+    converged_, n_iter_, lower_bound_, lower_bounds_, n_features_in_, feature_names_in_
         As :class:`lucidml.mixture.GaussianMixture`.
 
     Examples
