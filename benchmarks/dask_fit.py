@@ -122,7 +122,7 @@ def main(argv=None):
                  "dask-ml": lambda: dask_ml.decomposition.PCA(5, svd_solver="full").fit(X),
                  "lucidml in memory": lambda: PCA(5, svd_solver="full").fit(Xn)},
                 lambda name, m: float(np.sum(m.explained_variance_ratio_))),
-            "GaussianMixture(8, diag), same start": (
+            "GaussianMixture(8,diag) same start": (
                 {"lucidml.dask": lambda: ld.GaussianMixture(8, covariance_type="diag", **gm_start).fit(X),
                  "lucidml in memory": lambda: GaussianMixture(8, covariance_type="diag", **gm_start).fit(Xn)},
                 lambda name, m: m.lower_bound_),
