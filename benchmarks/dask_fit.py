@@ -4,9 +4,9 @@
 A LocalCluster of 2 workers × 1 thread (threads in this process, or worker processes with
 ``--processes``) holds a random float64 array generated on the workers (``dask.array.random``),
 persisted in ``chunks`` row chunks. Each case is timed ``repeats`` times, the contenders taking
-turns, and the median wall time of one fit is printed with a quality figure (inertia, R², accuracy)
+turns, and the median wall time of one fit is printed with a quality figure (inertia, R², accuracy, mean Poisson deviance, explained variance ratio, EM bound)
 for each (the SSE of each model's centres is computed by this script alike for all): lucidml.dask;
-dask-ml; the in-memory lucidml estimator on the computed array (the time
+dask-ml (no Gaussian mixture there); the in-memory lucidml estimator on the computed array (the time
 of the fit only, not of the gathering). Threads: BLAS is held to one thread
 (``threadpoolctl``), as the workers are.
 """
@@ -23,7 +23,9 @@ from threadpoolctl import threadpool_limits
 
 import lucidml.dask as ld
 from lucidml.cluster import KMeans
-from lucidml.linear import LinearRegression, LogisticRegression
+from lucidml.decomposition import PCA
+from lucidml.linear import LinearRegression, LogisticRegression, PoissonRegressor
+from lucidml.mixture import GaussianMixture
 
 
 def _median_times(contenders, repeats):
@@ -46,6 +48,7 @@ def main(argv=None):
     parser.add_argument("--processes", action="store_true")
     args = parser.parse_args(argv)
     import dask_ml.cluster
+    import dask_ml.decomposition
     import dask_ml.linear_model
 
     n, d = args.rows, args.features
@@ -60,7 +63,9 @@ def main(argv=None):
         w = np.linspace(-1.0, 1.0, d)
         y_reg = (X @ w + state.normal(size=n, chunks=chunk)).persist()
         y_cls = (y_reg > 0).astype(int).persist()
-        Xn, yn_reg, yn_cls = X.compute(), y_reg.compute(), y_cls.compute()
+        y_cnt = state.poisson(da.exp(0.5 * (X @ w) / np.sqrt(d) / 4.0)).astype(float).persist()
+        Xn, yn_reg, yn_cls, yn_cnt = X.compute(), y_reg.compute(), y_cls.compute(), y_cnt.compute()
+        gm_start = {"weights_init": np.full(8, 1 / 8), "means_init": centres, "precisions_init": np.ones((8, d))}
         init = Xn[:8].copy()
 
         def inertia(model):
@@ -72,6 +77,13 @@ def main(argv=None):
         def r2(model, Xs, ys):
             residual = ys - model.predict(Xs)
             return 1.0 - float((residual ** 2).sum() / ((ys - ys.mean()) ** 2).sum())
+
+        def deviance(model):
+            """Mean Poisson deviance of the counts, computed here alike for every contender."""
+            mu = np.asarray(model.predict(Xn), dtype=np.float64)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                term = np.where(yn_cnt > 0, yn_cnt * np.log(yn_cnt / mu), 0.0)
+            return float(2.0 * np.mean(term - (yn_cnt - mu)))
 
         def accuracy(model, Xs, ys):
             return float((model.predict(Xs) == ys).mean())
@@ -100,6 +112,20 @@ def main(argv=None):
                  "dask-ml": lambda: dask_ml.linear_model.LogisticRegression(solver="lbfgs").fit(X, y_cls),
                  "lucidml in memory": lambda: LogisticRegression().fit(Xn, yn_cls)},
                 lambda name, m: accuracy(m.to_local() if name == "lucidml.dask" else m, Xn, yn_cls)),
+            "PoissonRegressor (L-BFGS)": (
+                {"lucidml.dask": lambda: ld.PoissonRegressor(alpha=0.0).fit(X, y_cnt),
+                 "dask-ml": lambda: dask_ml.linear_model.PoissonRegression(solver="lbfgs", C=1e10).fit(X, y_cnt),
+                 "lucidml in memory": lambda: PoissonRegressor(alpha=0.0, solver="lbfgs").fit(Xn, yn_cnt)},
+                lambda name, m: deviance(m.to_local() if name == "lucidml.dask" else m)),
+            "PCA(5) (exact: TSQR / full SVD)": (
+                {"lucidml.dask": lambda: ld.PCA(5).fit(X),
+                 "dask-ml": lambda: dask_ml.decomposition.PCA(5, svd_solver="full").fit(X),
+                 "lucidml in memory": lambda: PCA(5, svd_solver="full").fit(Xn)},
+                lambda name, m: float(np.sum(m.explained_variance_ratio_))),
+            "GaussianMixture(8,diag) same start": (
+                {"lucidml.dask": lambda: ld.GaussianMixture(8, covariance_type="diag", **gm_start).fit(X),
+                 "lucidml in memory": lambda: GaussianMixture(8, covariance_type="diag", **gm_start).fit(Xn)},
+                lambda name, m: m.lower_bound_),
         }
         for case, (contenders, quality) in cases.items():
             times, models = _median_times(contenders, args.repeats)

@@ -318,7 +318,11 @@ def test_parallel_post_fit_runs_any_fitted_estimator_lazily(client):
     lambda X, y: ld.Ridge(alpha=3.0).fit(X, y.astype(float)),
     lambda X, y: ld.KMeans(3, random_state=0).fit(X),
     lambda X, y: ld.LogisticRegression().fit(X, y),
-], ids=["GaussianNB", "LDA", "QDA", "LinearRegression", "Ridge", "KMeans", "LogisticRegression"])
+    lambda X, y: ld.SoftmaxRegression().fit(X, y),
+    lambda X, y: ld.PoissonRegressor().fit(X, y),
+    lambda X, y: ld.GaussianMixture(3, random_state=0).fit(X),
+], ids=["GaussianNB", "LDA", "QDA", "LinearRegression", "Ridge", "KMeans", "LogisticRegression", "SoftmaxRegression",
+        "PoissonRegressor", "GaussianMixture"])
 def test_to_local_round_trips_through_lucidml_io(client, make):
     X, y = _classification(seed=7, n=400, offset=0.0)
     fitted = make(da.from_array(X, chunks=(100, -1)), da.from_array(y, chunks=100))

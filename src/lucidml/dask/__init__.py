@@ -12,13 +12,18 @@ estimator to dask data block by block.
 """
 
 from ._predict import ParallelPostFit
+from .decomposition import PCA, TruncatedSVD
 from .discriminant import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
+from .glm import PoissonRegressor
 from .kmeans import KMeans
 from .linear import LinearRegression, Ridge
 from .logistic import LogisticRegression
+from .mixture import GaussianMixture
 from .naive_bayes import GaussianNB
+from .softmax import SoftmaxRegression
 
 __all__ = [
-    "GaussianNB", "KMeans", "LinearDiscriminantAnalysis", "LinearRegression", "LogisticRegression", "ParallelPostFit",
-    "QuadraticDiscriminantAnalysis", "Ridge",
+    "GaussianMixture", "GaussianNB", "KMeans", "LinearDiscriminantAnalysis", "LinearRegression", "LogisticRegression",
+    "ParallelPostFit", "PCA", "PoissonRegressor", "QuadraticDiscriminantAnalysis", "Ridge", "SoftmaxRegression",
+    "TruncatedSVD",
 ]

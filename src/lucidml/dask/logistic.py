@@ -1,6 +1,5 @@
 """Logistic regression on a Dask array: L-BFGS whose loss and gradient are summed over the chunks."""
 
-import warnings
 
 import numpy as np
 
@@ -10,15 +9,15 @@ from ..linear.logistic import _warn_if_unconverged
 from ..optim.quasi_newton import lbfgs
 from ..utils import Options
 from ._base import DaskEstimator
-from ._chunks import compute, map_chunks, tree_reduce
 from ._classify import classification_data
 from ._moments import class_index, finite
+from ._objective import ChunkedObjective, warn_if_separable
 
 
 def _targets(y, classes, model, positive):
     """The chunk's labels as LogLoss reads them: 0/1 (``positive`` class, or ``classes[1]``), or indices."""
     index = class_index(y, classes)
-    if model == "full":
+    if model != "binary":
         return index
     return (index == (1 if positive is None else positive)).astype(np.float64)
 
@@ -26,57 +25,17 @@ def _targets(y, classes, model, positive):
 def _chunk_loss(X, y, classes, model, positive, fit_intercept, theta):
     """(Σ ℓᵢ, Σ ∂ℓᵢ/∂θ) of one chunk, by lucidml's own LogLoss on the chunk (no penalty: added once)."""
     X = finite(np.ascontiguousarray(X))
-    loss = LogLoss(X, _targets(y, classes, model, positive), len(classes) if model == "full" else 2, None, 0.0,
+    loss = LogLoss(X, _targets(y, classes, model, positive), 2 if model == "binary" else len(classes), None, 0.0,
                    fit_intercept, model)
     total, weighted_dZ, _ = loss._evaluate(theta)
     return total, loss._data_gradient(weighted_dZ, ALL)
 
 
-def _add(a, b):
-    return a[0] + b[0], a[1] + b[1]
-
-
-def _chunk_separable(X, y, coef, intercept, classes):
-    """Whether the linear scores classify every row of the chunk correctly."""
-    scores = np.asarray(X) @ coef.T + intercept
-    predicted = classes[(scores[:, 0] >= 0).astype(int)] if scores.shape[1] == 1 else classes[scores.argmax(axis=1)]
-    return bool(np.all(predicted == y))
-
-
-class _ChunkedLogLoss:
-    """f and ∇f of the penalized mean log loss (lucidml.linear._log_loss.LogLoss's objective), with the
-    data terms summed over the chunks on the workers: per evaluation only θ travels to them and
-    one (value, gradient) pair per chunk comes back."""
-
-    def __init__(self, X, y, classes, model, positive, l2, fit_intercept):
-        self.X, self.y, self.classes, self.model, self.positive = X, y, classes, model, positive
-        self.l2, self.fit_intercept, self.n = l2, fit_intercept, float(X.shape[0])
-        self.n_vectors = len(classes) if model == "full" else 1
-        self.size = self.n_vectors * (X.shape[1] + fit_intercept)
-        self._cached = None
-
-    def unpack(self, theta):
-        theta = theta.reshape(self.n_vectors, -1)
-        if self.fit_intercept:
-            return theta[:, :-1], theta[:, -1]
-        return theta, np.zeros(self.n_vectors)
-
-    def _compute(self, theta):
-        if self._cached is None or not np.array_equal(self._cached[0], theta):
-            parts = map_chunks(_chunk_loss, self.X, self.y, self.classes, self.model, self.positive,
-                               self.fit_intercept, theta)
-            total, data_grad = compute(tree_reduce(parts, _add))[0]
-            W, _ = self.unpack(theta)
-            f = total / self.n + 0.5 * self.l2 * float(np.sum(W * W))
-            penalty = np.hstack([self.l2 * W, np.zeros((self.n_vectors, int(self.fit_intercept)))])
-            self._cached = (theta.copy(), f, (data_grad / self.n + penalty).ravel())
-        return self._cached
-
-    def fun(self, theta):
-        return self._compute(theta)[1]
-
-    def grad(self, theta):
-        return self._compute(theta)[2]
+def log_loss(X, y, classes, model, positive, l2, fit_intercept):
+    """The chunked penalized mean log loss of LogLoss's ``model`` ("binary", "full" or "reference")."""
+    n_vectors = {"binary": 1, "full": len(classes), "reference": len(classes) - 1}[model]
+    return ChunkedObjective(X, y, _chunk_loss, (classes, model, positive, fit_intercept), l2, fit_intercept,
+                            n_vectors)
 
 
 class LogisticRegression(DaskEstimator):
@@ -150,7 +109,7 @@ class LogisticRegression(DaskEstimator):
             problems = [("binary", c) for c in range(len(classes))]
         results, thetas = [], []
         for model, positive in problems:
-            loss = _ChunkedLogLoss(X, y, classes, model, positive, l2, self.fit_intercept)
+            loss = log_loss(X, y, classes, model, positive, l2, self.fit_intercept)
             results.append(lbfgs(loss.fun, np.zeros(loss.size), loss.grad, max_iter=self.max_iter, tol=self.tol,
                                  ftol=_FTOL))
             thetas.append(loss.unpack(results[-1].x))
@@ -162,9 +121,5 @@ class LogisticRegression(DaskEstimator):
         local._multinomial = multinomial
         _warn_if_unconverged(results, self.max_iter, type(self).__name__)
         if penalty == "none":
-            parts = map_chunks(_chunk_separable, X, y, local.coef_, local.intercept_, classes)
-            if all(compute(*parts)):
-                warnings.warn("The training data are linearly separable: without a penalty the maximum-likelihood "
-                              "weights are infinite, and the returned ones only reflect where the solver stopped. "
-                              "Use penalty='l2'.", UserWarning, stacklevel=2)
+            warn_if_separable(X, y, local.coef_, local.intercept_, classes, "Use penalty='l2'.")
         return self._publish(local, X.shape[1], names)

@@ -196,6 +196,11 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                                                 self.power_iteration_normalizer, rng)
             else:
                 values, Vt = solvers.arpack(X, mean, scale, k, self.tol, rng)
+        return self._finish(values, Vt, total_var, mean, scale, n, d, k, ratio, X.dtype)
+
+    def _finish(self, values, Vt, total_var, mean, scale, n, d, k, ratio, dtype):
+        """The fitted attributes from the eigenvalues λ (variances along the rows of Vt, largest first),
+        the total variance and the (standardized) moments; shared with ``lucidml.dask.PCA``."""
         _, Vt = _flip_signs(None, Vt)
 
         ratios = values / total_var if total_var > 0 else np.zeros_like(values)
@@ -215,8 +220,8 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                      "singular_values_"):
             value = getattr(self, name)
             if value is not None:
-                setattr(self, name, value.astype(X.dtype, copy=False))
-        self.noise_variance_ = X.dtype.type(self.noise_variance_)
+                setattr(self, name, value.astype(dtype, copy=False))
+        self.noise_variance_ = dtype.type(self.noise_variance_)
         return self
 
     def _deflation(self, C, k, ratio, rng):

@@ -38,28 +38,51 @@ def estimate_gaussians(X, resp, covariance_type, reg_covar):
     μ_kμ_kᵀ loses no digits. Returns (Gaussians, number of covariances that needed more
     regularization than reg_covar).
     """
-    nk = resp.sum(axis=0) + 10 * np.finfo(np.float64).eps
+    return gaussians_from_sums(responsibility_sums(X, resp, covariance_type), covariance_type, reg_covar,
+                               lambda: float(np.mean(X**2, dtype=np.float64)))
+
+
+def responsibility_sums(X, resp, covariance_type):
+    """The sufficient statistics of the M-step, sums over the samples (so that the sums of row
+    blocks add up to those of all rows): (Σᵢ rᵢₖ, Σᵢ rᵢₖ xᵢ, second moments), the second moments
+    Σᵢ rᵢₖ xᵢxᵢᵀ (K, d, d) for "full", Σᵢ xᵢxᵢᵀ (d, d) for "tied", Σᵢ rᵢₖ xᵢ² (K, d) otherwise.
+    """
     # Sums over the samples through sum_of_row_products: a float32 X is multiplied in float32
     # blocks summed in float64, never copied to float64; the parameters are float64 either way.
-    means = sum_of_row_products(X, resp).T / nk[:, None]
-    n_features = X.shape[1]
+    counts = resp.sum(axis=0)
+    first = sum_of_row_products(X, resp).T
+    if covariance_type == "full":
+        second = np.stack([sum_of_row_products(X * resp[:, k : k + 1].astype(X.dtype), X)
+                           for k in range(resp.shape[1])])
+    elif covariance_type == "tied":
+        second = sum_of_row_products(X, X)
+    else:
+        second = sum_of_row_products(X * X, resp).T
+    return counts, first, second
+
+
+def gaussians_from_sums(sums, covariance_type, reg_covar, data_variance):
+    """The M-step's parameters from :func:`responsibility_sums` (of all the samples); ``data_variance``
+    is a callable giving the mean of the squared (centred) data, for the jitter of a singular Σ."""
+    counts, first, second = sums
+    nk = counts + 10 * np.finfo(np.float64).eps
+    means = first / nk[:, None]
+    n_features = means.shape[1]
     if covariance_type == "full":
         cov = np.empty((len(nk), n_features, n_features))
         for k in range(len(nk)):
-            scatter = sum_of_row_products(X * resp[:, k : k + 1].astype(X.dtype), X)
-            cov[k] = scatter / nk[k] - np.outer(means[k], means[k])
+            cov[k] = second[k] / nk[k] - np.outer(means[k], means[k])
             cov[k] = 0.5 * (cov[k] + cov[k].T)  # the two triangles of XᵀRX round differently
             cov[k].flat[:: n_features + 1] += reg_covar
     elif covariance_type == "tied":
-        cov = (sum_of_row_products(X, X) - (means.T * nk) @ means) / nk.sum()
+        cov = (second - (means.T * nk) @ means) / nk.sum()
         cov = 0.5 * (cov + cov.T)
         cov.flat[:: n_features + 1] += reg_covar
     else:
-        cov = sum_of_row_products(X * X, resp).T / nk[:, None] - means**2 + reg_covar
+        cov = second / nk[:, None] - means**2 + reg_covar
         if covariance_type == "spherical":
             cov = cov.mean(axis=1)
-    cov, prec_chol, n_fixed = precision_cholesky(cov, covariance_type,
-                                                 lambda: float(np.mean(X**2, dtype=np.float64)))
+    cov, prec_chol, n_fixed = precision_cholesky(cov, covariance_type, data_variance)
     return Gaussians(nk / nk.sum(), means, cov, prec_chol), n_fixed
 
 
