@@ -122,7 +122,7 @@ def test_shrinkage_handles_more_features_than_samples():
         assert np.linalg.eigvalsh(lda.covariance_).min() > 0  # shrunk Σ is invertible
         assert lda.score(X, y) > 0.9
     plain = LinearDiscriminantAnalysis(shrinkage=0.3).fit(X, y).covariance_
-    raw = LinearDiscriminantAnalysis().fit(X, y).covariance_
+    raw = LinearDiscriminantAnalysis(store_covariance=True).fit(X, y).covariance_
     np.testing.assert_allclose(plain, 0.7 * raw + 0.3 * np.trace(raw) / 60 * np.eye(60))
 
 
@@ -194,3 +194,33 @@ def test_wide_tables_whiten_by_the_svd_of_the_rows(monkeypatch):
                                atol=1e-10 * np.abs(square.decision_function(X_test)).max())
     np.testing.assert_allclose(np.abs(wide.transform(X_test)), np.abs(square.transform(X_test)), rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(wide.explained_variance_ratio_, square.explained_variance_ratio_, rtol=1e-10)
+
+
+def test_wide_tables_skip_the_square_covariance_unless_asked(monkeypatch):
+    """store_covariance=None: a wide table without shrinkage forms no d × d matrix (not even the
+    scatter), so neither its memory check nor the matrix applies; True keeps Σ, False drops it."""
+    import lucidml.discriminant.linear as linear
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 500))
+    y = rng.integers(0, 2, 40)
+    X[y == 1, :3] += 2.0
+
+    def no_square(*args, **kwargs):
+        raise AssertionError("a d x d scatter was formed")
+
+    monkeypatch.setattr(linear, "_within_class_scatter", no_square)
+    lean = LinearDiscriminantAnalysis().fit(X, y)
+    assert not hasattr(lean, "covariance_")
+    monkeypatch.undo()
+    full = LinearDiscriminantAnalysis(store_covariance=True).fit(X, y)
+    centred = X - full.means_[np.searchsorted(full.classes_, y)]
+    np.testing.assert_allclose(full.covariance_, centred.T @ centred / len(y))
+    np.testing.assert_allclose(lean.decision_function(X), full.decision_function(X), rtol=1e-10, atol=1e-10)
+    tall = rng.normal(size=(200, 4)), rng.integers(0, 2, 200)
+    assert LinearDiscriminantAnalysis().fit(*tall).covariance_.shape == (4, 4)  # formed anyway: kept
+    dropped = LinearDiscriminantAnalysis(store_covariance=False).fit(*tall)
+    assert not hasattr(dropped, "covariance_")
+    # A refit on a wide table does not keep the previous (tall) table's Σ.
+    model = LinearDiscriminantAnalysis().fit(*tall)
+    assert not hasattr(model.fit(X, y), "covariance_")

@@ -84,7 +84,8 @@ n_components_, n_features_in_, feature_names_in_
     """
 
     _local_class = _LocalLDA
-    _parameter_constraints = _LocalLDA._parameter_constraints
+    # The chunks always send their d × d scatters, so Σ is always kept (store_covariance=None).
+    _parameter_constraints = {k: v for k, v in _LocalLDA._parameter_constraints.items() if k != "store_covariance"}
 
     def __init__(self, *, priors=None, shrinkage=None, n_components=None, tol=1e-4):
         self.priors = priors

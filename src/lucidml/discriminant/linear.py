@@ -54,6 +54,12 @@ class LinearDiscriminantAnalysis(
         A direction of Σ counts as degenerate when its singular value, on the scale of
         standardized features, is below ``tol`` times the largest (scale-free, so features in
         very different units are fine).
+    store_covariance : bool or None, default=None
+        Keep the d × d matrix Σ as ``covariance_``. None keeps it whenever the fit forms it anyway
+        (as many rows as columns, or a shrinkage) and skips it on a wide table without shrinkage,
+        whose fit then needs O(n d) memory and time O(n² d) instead of the d × d matrix's O(d²) and
+        O(n d²) (NCI-60, 57 × 6,830: 0.4 GiB and most of the fit). True always keeps it, False never
+        (scikit-learn's default ``solver="svd"`` keeps it only when asked).
 
     Attributes
     ----------
@@ -61,7 +67,7 @@ class LinearDiscriminantAnalysis(
     priors_ : ndarray of shape (n_classes,)
     means_ : ndarray of shape (n_classes, n_features)
     covariance_ : ndarray of shape (n_features, n_features)
-        The pooled (maximum-likelihood, possibly shrunk) Σ.
+        The pooled (maximum-likelihood, possibly shrunk) Σ; present as ``store_covariance`` says.
     coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
         Σ⁻¹μ_c (for two classes, the difference of the two rows, as scikit-learn).
     intercept_ : ndarray of shape (n_classes,), or (1,)
@@ -93,33 +99,41 @@ class LinearDiscriminantAnalysis(
         "shrinkage": [Options({"auto"}), Interval(Real, 0, 1, closed="both"), None],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "tol": [Interval(Real, 0, None, closed="left")],
+        "store_covariance": ["boolean", None],
     }
 
-    def __init__(self, *, priors=None, shrinkage=None, n_components=None, tol=1e-4):
+    def __init__(self, *, priors=None, shrinkage=None, n_components=None, tol=1e-4, store_covariance=None):
         self.priors = priors
         self.shrinkage = shrinkage
         self.n_components = n_components
         self.tol = tol
+        self.store_covariance = store_covariance
 
     def fit(self, X, y):
         """Estimate φ, μ_c and the shared Σ; find the Fisher directions."""
         validate_params(self)
         X, y = check_fit_data(self, X, y, float32=True)
         self.classes_, class_index, counts, self.priors_, self.means_ = class_statistics(X, y, self.priors)
-        self._check_dimensions(X.shape[1])
-        scatter = _within_class_scatter(X, self.means_, class_index)
+        # A wide table without shrinkage is whitened from its centred rows (O(n d) memory); the
+        # d × d scatter is formed only when the estimate needs it or the user asked for Σ.
+        wide = self.shrinkage is None and X.shape[0] < X.shape[1]
+        needs_square = not wide or bool(self.store_covariance)
+        self._check_dimensions(X.shape[1], square=needs_square)
+        scatter = _within_class_scatter(X, self.means_, class_index) if needs_square else None
         # Ledoit–Wolf needs the centred rows themselves; the other estimates only their scatter.
         coefficient = centred = None
         if self.shrinkage == "auto":
             coefficient = ledoit_wolf_of_rows(scatter / X.shape[0], X - self.means_[class_index])
-        elif self.shrinkage is None and X.shape[0] < X.shape[1]:
-            centred = X - self.means_[class_index]  # a wide table is whitened from its rows
+        elif wide:
+            centred = X - self.means_[class_index]
         return self._finish(counts, scatter, coefficient, X.dtype, centred)
 
-    def _check_dimensions(self, n_features):
-        """Refuse a d × d problem that does not fit in memory, or too many components; return
-        the largest number of Fisher directions, min(c − 1, d) (``classes_`` must be set)."""
-        check_square_fits(self, n_features, copies=3, what="scatter, covariance, whitening")
+    def _check_dimensions(self, n_features, square=True):
+        """Refuse a d × d problem that does not fit in memory (``square``: the fit forms d × d
+        matrices), or too many components; return the largest number of Fisher directions,
+        min(c − 1, d) (``classes_`` must be set)."""
+        if square:
+            check_square_fits(self, n_features, copies=3, what="scatter, covariance, whitening")
         max_components = min(len(self.classes_) - 1, n_features)
         if self.n_components is not None and self.n_components > max_components:
             raise ValueError(
@@ -133,13 +147,19 @@ class LinearDiscriminantAnalysis(
         Ledoit–Wolf coefficient; ``classes_``, ``priors_`` and ``means_`` are set. The one finishing step
         of ``fit`` and of ``lucidml.dask.LinearDiscriminantAnalysis`` (scatter merged from chunks).
         ``centred``: the n × d class-centred rows of a table with fewer rows than columns (no
-        shrinkage), whitened by their SVD, O(n²d), instead of the d × d eigenproblem, O(d³)."""
-        n_samples, n_features = int(round(counts.sum())), scatter.shape[0]
-        max_components = self._check_dimensions(n_features)
-        self.covariance_ = _shrink(scatter / n_samples, self.shrinkage, coefficient)
+        shrinkage), whitened by their SVD, O(n²d), instead of the d × d eigenproblem, O(d³); the
+        scatter is then None unless Σ is to be stored."""
+        n_samples, n_features = int(round(counts.sum())), self.means_.shape[1]
+        max_components = self._check_dimensions(n_features, square=scatter is not None)
+        covariance = None if scatter is None else _shrink(scatter / n_samples, self.shrinkage, coefficient)
         with blas_threads(1 if n_features <= SMALL_MATRIX else None):
             # Σ⁺ = W Wᵀ, the same W either way
-            whiten = _whitening(self.covariance_, self.tol) if centred is None else _whitening_of_rows(centred, self.tol)
+            whiten = _whitening(covariance, self.tol) if centred is None else _whitening_of_rows(centred, self.tol)
+        keep_covariance = self.store_covariance is not False and covariance is not None
+        if keep_covariance:
+            self.covariance_ = covariance
+        elif hasattr(self, "covariance_"):
+            del self.covariance_  # a refit must not keep the previous data's Σ
 
         # Discriminant functions δ_c(x) = x·(Σ⁻¹μ_c) − ½ μ_c·Σ⁻¹μ_c + log φ_c.
         white_means = self.means_ @ whiten
@@ -167,8 +187,8 @@ class LinearDiscriminantAnalysis(
         self.explained_variance_ratio_ = (eigenvalues / total if total > 0 else eigenvalues)[: self.n_components_]
         # Computed in float64; the model is kept in the data's precision (float32 in, float32 scores
         # and projections out), as scikit-learn's.
-        for name in ("means_", "covariance_", "coef_", "intercept_", "scalings_", "xbar_", "_class_coef",
-                     "_class_intercept", "explained_variance_ratio_"):
+        for name in ("means_", "coef_", "intercept_", "scalings_", "xbar_", "_class_coef", "_class_intercept",
+                     "explained_variance_ratio_") + (("covariance_",) if keep_covariance else ()):
             setattr(self, name, getattr(self, name).astype(dtype, copy=False))
         return self
 
