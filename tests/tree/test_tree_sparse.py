@@ -101,8 +101,9 @@ def test_sparse_fit_and_predict_equal_dense(name):
 
 
 def test_default_tree_on_sparse_input_is_the_exact_tree_or_the_255_bin_tree(monkeypatch):
-    """max_bins=None means the exact search: a sparse X is searched from a dense copy, growing
-    the dense X's tree; when that copy would exceed SPARSE_DENSE_BYTES, on 255 bins instead."""
+    """max_bins=None means the exact search: a sparse X is searched on its nonzeros
+    (_sparse_columns), growing the dense X's tree. With categorical features the search reads
+    dense columns: a dense copy, or 255 bins when that copy would exceed SPARSE_DENSE_BYTES."""
     from lucidml.tree import _exact_data
 
     X, y, _ = _sparse_data(n_samples=600, n_features=10, density=0.5)  # > 255 distinct values per column
@@ -110,17 +111,51 @@ def test_default_tree_on_sparse_input_is_the_exact_tree_or_the_255_bin_tree(monk
     sparse = DecisionTreeClassifier(random_state=0, max_depth=5).fit(scipy.sparse.csr_matrix(X), y)
     np.testing.assert_array_equal(sparse.tree_.threshold, exact.tree_.threshold)
     np.testing.assert_array_equal(sparse.tree_.feature, exact.tree_.feature)
-    forest = RandomForestClassifier(5, random_state=0).fit(scipy.sparse.csc_matrix(X), y)
-    np.testing.assert_array_equal(forest.predict_proba(X), RandomForestClassifier(5, random_state=0).fit(X, y)
-                                  .predict_proba(X))
+    # Unit weights keep every sum exact, so ties between splits go the same way as dense (bootstrap
+    # counts divided by the largest one would round differently in another order of summation).
+    forest = RandomForestClassifier(5, bootstrap=False, random_state=0).fit(scipy.sparse.csc_matrix(X), y)
+    np.testing.assert_array_equal(forest.predict_proba(X),
+                                  RandomForestClassifier(5, bootstrap=False, random_state=0).fit(X, y).predict_proba(X))
 
+    codes = X.copy()
+    codes[:, 0] = np.round(np.abs(codes[:, 0]) * 3)  # a categorical feature (small non-negative codes)
+    sparse_codes = scipy.sparse.csr_matrix(codes)
+    dense = DecisionTreeClassifier(random_state=0, max_depth=5, categorical_features=[0]).fit(codes, y)
+    copied = DecisionTreeClassifier(random_state=0, max_depth=5, categorical_features=[0]).fit(sparse_codes, y)
+    np.testing.assert_array_equal(copied.tree_.feature, dense.tree_.feature)
     monkeypatch.setattr(_exact_data, "SPARSE_DENSE_BYTES", X.size * 8 - 1)  # one byte too few
-    sparse = DecisionTreeClassifier(random_state=0, max_depth=5).fit(scipy.sparse.csr_matrix(X), y)
-    histogram = DecisionTreeClassifier(random_state=0, max_depth=5, max_bins=255).fit(X, y)
-    np.testing.assert_array_equal(sparse.tree_.threshold, histogram.tree_.threshold)
-    np.testing.assert_array_equal(sparse.apply(scipy.sparse.csr_matrix(X)), histogram.apply(X))
-    paths = sparse.decision_path(scipy.sparse.csr_matrix(X[:20]))
-    np.testing.assert_array_equal(paths.toarray(), histogram.decision_path(X[:20]).toarray())
+    binned = DecisionTreeClassifier(random_state=0, max_depth=5, categorical_features=[0]).fit(sparse_codes, y)
+    histogram = DecisionTreeClassifier(random_state=0, max_depth=5, max_bins=255, categorical_features=[0]).fit(codes, y)
+    np.testing.assert_array_equal(binned.tree_.threshold, histogram.tree_.threshold)
+    np.testing.assert_array_equal(binned.apply(sparse_codes), histogram.apply(codes))
+    paths = binned.decision_path(sparse_codes[:20])
+    np.testing.assert_array_equal(paths.toarray(), histogram.decision_path(codes[:20]).toarray())
+
+
+def test_sparse_exact_search_grows_the_dense_tree():
+    """Negative values (zeros in the middle of the order), NaN among the nonzeros, columns of few or
+    many nonzeros (walked or bisected), zero weights, the random splitter and max_features: the
+    tree on the CSC nonzeros is the dense X's tree. Integer targets and weights that are powers
+    of two keep every sum exact, so ties fall the same way."""
+    rng = np.random.default_rng(1)
+    for trial in range(40):
+        n, d = int(rng.integers(5, 200)), int(rng.integers(1, 30))
+        A = scipy.sparse.random(n, d, density=rng.uniform(0.02, 0.8), random_state=trial, format="csr")
+        A.data = np.round(A.data * 5 - (2 if trial % 2 == 0 else 0), 1)
+        if trial % 3 == 0:
+            A.data[rng.random(A.data.size) < 0.1] = np.nan
+        A.eliminate_zeros()
+        w = rng.choice([0.0, 1.0, 2.0, 4.0], n) if trial % 4 == 0 else None
+        if w is not None:
+            w[0] = 1.0
+        kw = dict(random_state=trial, max_features=[None, "sqrt", 0.5][trial % 3], splitter=["best", "random"][trial % 2])
+        for model, target in ((DecisionTreeClassifier, rng.integers(0, 3, n)),
+                              (DecisionTreeRegressor, rng.integers(-3, 4, n).astype(float))):
+            sparse = model(**kw).fit(A, target, sample_weight=w)
+            dense = model(**kw).fit(A.toarray(), target, sample_weight=w)
+            np.testing.assert_array_equal(sparse.tree_.feature, dense.tree_.feature)
+            np.testing.assert_array_equal(sparse.tree_.threshold, dense.tree_.threshold)
+            np.testing.assert_array_equal(sparse.tree_.missing_go_to_left, dense.tree_.missing_go_to_left)
 
 
 def test_adaboost_on_sparse_input():
@@ -174,3 +209,26 @@ def test_forest_and_boosting_keep_float32():
                  lambda: GradientBoostingClassifier(n_estimators=10, random_state=0)):
         np.testing.assert_array_equal(make().fit(X32, y).predict_proba(X32),
                                       make().fit(X32.astype(np.float64), y).predict_proba(X32.astype(np.float64)))
+
+
+def test_a_mostly_zero_dense_table_is_searched_on_its_nonzeros(monkeypatch):
+    """A dense bag of words (few nonzeros, node-sorted search) is searched as CSC; the tree is the
+    one the dense search grows, and a table with many nonzeros, or categorical features, stays dense."""
+    from lucidml.tree import _exact_data
+
+    rng = np.random.default_rng(0)
+    counts = rng.poisson(0.05, size=(400, 300)).astype(float)
+    y = (counts[:, :5].sum(axis=1) > 0).astype(int) ^ (rng.random(400) < 0.1)
+    tree = DecisionTreeClassifier(random_state=0)
+    assert scipy.sparse.isspmatrix_csc(_exact_data.exact_search_input(tree, counts))
+    assert not scipy.sparse.issparse(_exact_data.exact_search_input(tree, counts + 1.0))
+    assert not scipy.sparse.issparse(
+        _exact_data.exact_search_input(DecisionTreeClassifier(categorical_features=[0]), counts))
+    on_nonzeros = DecisionTreeClassifier(random_state=0).fit(counts, y)
+    forest = RandomForestClassifier(10, bootstrap=False, random_state=0).fit(counts, y)
+    monkeypatch.setattr(_exact_data, "SPARSE_SEARCH_DENSITY", -1.0)  # never: the dense node-sorted search
+    dense = DecisionTreeClassifier(random_state=0).fit(counts, y)
+    np.testing.assert_array_equal(on_nonzeros.tree_.feature, dense.tree_.feature)
+    np.testing.assert_array_equal(on_nonzeros.tree_.threshold, dense.tree_.threshold)
+    dense_forest = RandomForestClassifier(10, bootstrap=False, random_state=0).fit(counts, y)
+    np.testing.assert_array_equal(forest.predict_proba(counts), dense_forest.predict_proba(counts))

@@ -20,7 +20,7 @@ from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
-from ..tree._exact_data import dense_for_exact_search, shared_tables, tables_of_features
+from ..tree._exact_data import exact_search_input, shared_tables, tables_of_features
 from ..utils import (
     StageTable,
     cancel_flag,
@@ -106,7 +106,7 @@ class _BaseForest(BaseEstimator):
             prototype = clone(self._member_prototype())
             if hasattr(prototype, "_fit_validated"):
                 validate_params(prototype)  # once for all members, which are copies of it
-            X = dense_for_exact_search(prototype, X)  # once for all members
+            X = exact_search_input(prototype, X)  # once for all members
             source = MemberSource(prototype, shared_tables(prototype, X))
             verbose = getattr(self, "verbose", 0)
             # verbose: members come back in order as they finish, one progress row each

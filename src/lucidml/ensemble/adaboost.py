@@ -11,7 +11,7 @@ from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
-from ..tree._exact_data import dense_for_exact_search, shared_tables
+from ..tree._exact_data import exact_search_input, shared_tables
 from ..utils import (
     VERBOSE,
     HasMethods,
@@ -222,7 +222,7 @@ def _samme(X, y, w, prototype, K, n_rounds, nu, rng, table):
     """Algorithm 10 with the SAMME weight; returns (learners, α, r). y holds codes 0..K−1; ``table``
     (a ``StageTable``) prints each kept round."""
     learners, alphas, errors = [], np.zeros(n_rounds), np.ones(n_rounds)
-    X = dense_for_exact_search(prototype, X)  # a sparse X, once for every round
+    X = exact_search_input(prototype, X)  # a sparse X, once for every round
     shared = shared_tables(prototype, X)  # every round's tree searches the same X: prepare it once
     if shared is not None:
         validate_params(prototype)  # once: every round's learner is a copy of it

@@ -7,7 +7,9 @@ with the same pieces)::
     │                   (bin_value_ranges: each bin's min/max)     gradient boosting, sparse X)
     │     _exact_data   presorted: every column's sample order,    (exact trees: max_bins=None)
     │                   uint32; or node-sorted (_node_sort): each
-    │                   node sorts the features it draws
+    │                   node sorts the features it draws; or, for
+    │                   a sparse or mostly-zero X, each node sorts
+    │                   only its nonzeros (_sparse_columns)
     ▼
     _histogram          build_histogram: per node, feature and bin, (count, Σw or Σw per class,
     │                   Σtarget) from one SampleStats record; larger child = parent − smaller
@@ -45,7 +47,12 @@ depth D visits each row once per level):
   the table. A forest gathers the values from X copied column by column, once per ensemble (n · d
   · 4 bytes when the values are exact in float32). ``_exact_data.node_sorted`` picks the cheaper
   way from d, k and the columns' numbers of distinct values.
-- **histogram search** (``max_bins``, sparse X, gradient boosting): binning O(d · n log n) once,
+- **sparse exact search** (a sparse X, or a dense one with at most 10% nonzeros that would be
+  node-sorted): X as CSC, once per fit or ensemble; per node and examined feature, its nonzeros
+  in the node found by walking the column (O(nnz_f)) or bisecting it per sample (O(m log nnz_f)),
+  whichever is cheaper, and only those p sorted, O(p log p); the zeros go to a child at once. Per
+  node O(k' · (min(nnz_f, m log nnz_f) + p log p)), whatever the width; memory O(nnz + n).
+- **histogram search** (``max_bins``, gradient boosting, a large sparse X with categorical features): binning O(d · n log n) once,
   then O(d · m) per node to build the smaller child's histogram (the larger one by subtraction)
   and O(d · bins) to scan it; n · d bytes for the bin codes.
 """

@@ -106,7 +106,7 @@ def sweep_absolute_error(col, y, w, total, scoring, rank_of, work):
     """
     if rank_of is None:
         return -np.inf, -1
-    idx, xf, start, _, end = col
+    idx, xf, start, _, end, _ = col
     ae = work.abs_errors
     n = end - start
     _abs_error_pass(idx, start, end, 1, y, w, work, ae[0])

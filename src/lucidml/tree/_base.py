@@ -22,7 +22,7 @@ from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._binning import apply_bins, bin_value_ranges, fit_bin_edges
 from ._builder import ExactWork, HistData, HistWork, Rules, Target, Work, grow_tree
 from ._criteria import ABSOLUTE_ERROR
-from ._exact_data import dense_for_exact_search, exact_data
+from ._exact_data import exact_data, exact_search_input
 from ._histogram import SampleStats
 from ._pruning import ccp_path, prune_ccp, prune_error
 from ._random import new_state
@@ -31,9 +31,10 @@ from ._tree import tree_from_store
 
 _NO_LIMIT = np.iinfo(np.int64).max // 4
 _POOL_BYTES = 128 * 2**20  # memory for histograms kept for subtraction
-# max_bins=None asks for the exact search, which reads dense columns: a sparse X is made dense
-# when that fits (``_exact_data.dense_for_exact_search``), else it is grown on this many
-# histogram bins (exact for every feature with at most this many distinct values).
+# max_bins=None asks for the exact search, which reads a sparse X's nonzeros (_sparse_columns).
+# With categorical features it reads dense columns: a sparse X is then made dense when that fits
+# (``_exact_data.exact_search_input``), else it is grown on this many histogram bins (exact for
+# every feature with at most this many distinct values).
 SPARSE_MAX_BINS = 255
 
 
@@ -94,7 +95,7 @@ class _BaseDecisionTree(BaseEstimator):
         weight_unit = float(weight.max())
         weight = weight / weight_unit
         criterion = self._criterion_code()
-        X = dense_for_exact_search(self, X)
+        X = exact_search_input(self, X)
         sparse = scipy.sparse.issparse(X)
         if criterion == ABSOLUTE_ERROR and sparse:
             raise TypeError("criterion='absolute_error' grows exact trees, which need dense data; use X.toarray() "
@@ -110,7 +111,7 @@ class _BaseDecisionTree(BaseEstimator):
         max_leaf_nodes = -1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
 
         exact = hist = None  # one of the two modes; Numba compiles only the one given
-        if self.max_bins is None and not sparse:
+        if self.max_bins is None and not (sparse and is_cat.any()):
             exact = exact_data(X, samples, rules.max_features, shared)
         else:
             stats = SampleStats(code=y_codes, weight=weight, target=weight * y_values if not self._is_classifier

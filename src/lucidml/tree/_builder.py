@@ -26,6 +26,7 @@ from ._criteria import NEWTON, class_counts, class_impurity, regression_stats
 from ._histogram import build_histogram, find_split_hist, node_sums, partition_hist
 from ._nodes import TREE_LEAF, TREE_UNDEFINED
 from ._random import seed_node
+from ._sparse_columns import update_positions
 from ._splitter import (
     CATEGORICAL_SPLIT,
     NO_SPLIT,
@@ -53,7 +54,11 @@ from ._store import enlarged, grow, list_room, new_store
 # ``bin_hi``: thresholds go midway), the histogram column that is zero for an empty bin
 # (``occupancy``, see _histogram.gap_threshold) and the pool of histograms kept for subtraction
 # (``free`` lists its unused slots).
-ExactData = namedtuple("ExactData", ["sidx", "table", "by_column", "presorted", "ids", "values", "known"])
+# A sparse X (``sparse``, node-sorted, _sparse_columns): X's CSC arrays ``indptr``, ``indices``
+# (uint32) and ``data`` (float64), ``position[i]``: sample i's place in sidx[0] (−1 when not
+# grown on), and ``table`` (2, n): two scratch columns; the other modes hold empty CSC arrays.
+ExactData = namedtuple("ExactData", ["sidx", "table", "by_column", "presorted", "ids", "values", "known", "sparse",
+                                     "indptr", "indices", "data", "position"])
 HistData = namedtuple("HistData", ["binned", "samples", "tmp_samples", "edges", "edge_ptr", "n_value_bins",
                                    "bin_values", "bin_lo", "bin_hi", "pool", "scratch", "free", "stats", "gathered",
                                    "occupancy", "all_samples"])
@@ -220,6 +225,8 @@ def _create_node(store, counter, node_tuple, exact, hist, target, rules, work):
     if exact is not None:
         sizes = assign_children(exact, start, end, split, work.exact.best_groups, work.child_of)
         partition_rows(exact.sidx, start, end, work.child_of, sizes, exact.ids[0])
+        if exact.sparse:
+            update_positions(exact, start, end)
 
     decrease = total * impurity
     lo = start

@@ -33,9 +33,14 @@ SAMPLE_IDS = np.uint32
 # else X copied column by column (``columns``; None: the trees read X's rows).
 SharedTables = namedtuple("SharedTables", ["presorted", "order", "columns"])
 _COLUMN_BLOCK = 256  # columns copied (and checked for float32 exactness) at a time
-# A sparse X is made dense for the exact search when the dense copy takes at most this many bytes;
-# a larger one is grown on histograms of a binned copy (n × d bytes, ``_binning``).
+# A sparse X with categorical features is made dense for the exact search when the dense copy
+# takes at most this many bytes; a larger one is grown on histograms of a binned copy (n × d
+# bytes, ``_binning``). Without categorical features a sparse X is searched as it is (CSC).
 SPARSE_DENSE_BYTES = 1 << 30
+# A dense X with at most this share of nonzero values is searched as sparse (exact_search_input).
+SPARSE_SEARCH_DENSITY = 0.1
+# The CSC arrays of the modes that read no sparse X (ExactData's fields must have one type).
+_NO_CSC = (np.zeros(1, np.int64), np.zeros(0, SAMPLE_IDS), np.zeros(0), np.zeros(0, np.int64))
 
 
 def node_sorted(X, max_features):
@@ -92,24 +97,45 @@ def column_table(X):
     return table
 
 
-def dense_for_exact_search(tree, X):
-    """X made dense when it is sparse and ``tree`` (a lucidml tree, or an ensemble's prototype
-    member) grows exact trees and the dense copy takes at most :data:`SPARSE_DENSE_BYTES`; else X.
+def exact_search_input(tree, X):
+    """X as the exact search of ``tree`` (a lucidml tree, or an ensemble's prototype member) reads
+    it, made once for a fit or an ensemble.
 
-    The exact search reads dense columns. Given the dense copy it grows, from a sparse X, the very
-    trees of the same data dense (node-sorted on a word-count table: its columns are mostly
-    zeros, one three-way partition per node and drawn feature, and features constant in an
-    ancestor are skipped). A larger sparse X is grown on 255 histogram bins instead
-    (``_base.SPARSE_MAX_BINS``), from a binned copy of n × d bytes.
+    A sparse X becomes CSC (sorted indices, float64 values), whose nodes read only their nonzeros
+    (``_sparse_columns``), growing the very trees of the same data dense. So does a dense X that
+    the search would sort at its nodes (:func:`node_sorted`) when at most
+    :data:`SPARSE_SEARCH_DENSITY` of its values are nonzero (a bag of words stored dense): its
+    nodes then skip their zeros too. Trees with categorical features read dense columns: a sparse
+    X is made dense for them when the copy takes at most :data:`SPARSE_DENSE_BYTES`, else grown on
+    255 histogram bins (``_base.SPARSE_MAX_BINS``). Anything else is returned as it is.
     """
-    from ._base import _BaseDecisionTree  # (that module imports this one)
+    from ._base import _BaseDecisionTree, _resolve_max_features  # (that module imports this one)
     from ._criteria import ABSOLUTE_ERROR
 
-    if not scipy.sparse.issparse(X) or not isinstance(tree, _BaseDecisionTree) or tree.max_bins is not None:
+    if not isinstance(tree, _BaseDecisionTree) or tree.max_bins is not None or tree._criterion_code() == ABSOLUTE_ERROR:
         return X
-    if tree._criterion_code() == ABSOLUTE_ERROR or X.shape[0] * X.shape[1] * X.dtype.itemsize > SPARSE_DENSE_BYTES:
-        return X
-    return X.toarray()
+    categorical = tree._categorical_mask(X.shape[1]).any()
+    if not scipy.sparse.issparse(X):
+        if categorical or _nonzero_share(X) > SPARSE_SEARCH_DENSITY:
+            return X
+        if not node_sorted(X, _resolve_max_features(tree.max_features, X.shape[1])):
+            return X
+        return _sorted_csc(X)
+    if categorical:
+        return X.toarray() if X.shape[0] * X.shape[1] * X.dtype.itemsize <= SPARSE_DENSE_BYTES else X
+    return _sorted_csc(X)
+
+
+def _nonzero_share(X, n_rows=1024):
+    """The share of nonzero values (NaN counted) in ``n_rows`` evenly spread rows of a dense X."""
+    rows = X[:: max(1, X.shape[0] // n_rows)][:n_rows]
+    return np.count_nonzero(rows) / max(1, rows.size)
+
+
+def _sorted_csc(X):
+    """A sparse X as CSC with sorted row indices and float64 values (not copied when it is one)."""
+    X = scipy.sparse.csc_matrix(X, dtype=np.float64)
+    return X if X.has_sorted_indices else X.sorted_indices()
 
 
 def shared_tables(tree, X):
@@ -118,7 +144,7 @@ def shared_tables(tree, X):
     from ._base import _BaseDecisionTree, _resolve_max_features  # (that module imports this one)
 
     if not isinstance(tree, _BaseDecisionTree) or tree.max_bins is not None or scipy.sparse.issparse(X):
-        return None
+        return None  # (a sparse X is shared as it is: exact_search_input)
     return _tables(X, _resolve_max_features(tree.max_features, X.shape[1]), presorted=True)
 
 
@@ -147,18 +173,28 @@ def exact_data(X, samples, max_features, shared=None):
     without them :func:`node_sorted` decides and the tables are made here. Presorted: only the
     sample ids (uint32) are kept, the sweeps read the values from X in its own precision (a
     float32 X is not copied; thresholds are midpoints computed in float64). Node-sorted: the
-    node-ordered samples and the buffers that a node sorts its drawn features into.
+    node-ordered samples and the buffers that a node sorts its drawn features into; for a sparse
+    X also its CSC arrays and each sample's place in the node order (``_sparse_columns``).
     """
-    if shared is None:
-        shared = _tables(X, max_features, presorted=False)
     m = samples.size
     n_features = X.shape[1]
+    if scipy.sparse.issparse(X):  # node-sorted on the nonzeros (_sparse_columns)
+        X = _sorted_csc(X)  # (a bagging member's columns of the shared CSC X are one already)
+        position = np.full(X.shape[0], -1, np.int64)
+        position[samples] = np.arange(m)
+        return ExactData(sidx=samples.astype(SAMPLE_IDS).reshape(1, m), table=np.zeros((2, X.shape[0])),
+                         by_column=True, presorted=False, ids=np.zeros((3, m), SAMPLE_IDS), values=np.empty(m),
+                         known=np.zeros(n_features, np.uint8), sparse=True, indptr=X.indptr.astype(np.int64),
+                         indices=X.indices.astype(SAMPLE_IDS), data=X.data, position=position)
+    if shared is None:
+        shared = _tables(X, max_features, presorted=False)
     if not shared.presorted:  # node-sorted: the values read from X's rows, or from its columns
         by_column = shared.columns is not None
         return ExactData(sidx=samples.astype(SAMPLE_IDS).reshape(1, m),
                          table=shared.columns if by_column else np.ascontiguousarray(X), by_column=by_column,
                          presorted=False, ids=np.empty((3, m), SAMPLE_IDS), values=np.empty(m),
-                         known=np.zeros(n_features, np.uint8))
+                         known=np.zeros(n_features, np.uint8), sparse=False, indptr=_NO_CSC[0], indices=_NO_CSC[1],
+                         data=_NO_CSC[2], position=_NO_CSC[3])
     X = np.ascontiguousarray(X)
     order = shared.order
     if order is not None and m == X.shape[0]:
@@ -176,4 +212,5 @@ def exact_data(X, samples, max_features, shared=None):
         for f in range(X.shape[1]):
             sidx[f] = samples[np.argsort(X[samples, f])]
     return ExactData(sidx=sidx, table=X, by_column=False, presorted=True, ids=np.empty((1, m), SAMPLE_IDS),
-                     values=np.empty(0), known=np.zeros(0, np.uint8))
+                     values=np.empty(0), known=np.zeros(0, np.uint8), sparse=False, indptr=_NO_CSC[0],
+                     indices=_NO_CSC[1], data=_NO_CSC[2], position=_NO_CSC[3])

@@ -34,6 +34,17 @@ def sort_feature(samples, xf, start, end, idx, values):
         idx[p] = i
         values[p] = xf[i]
     # Then, over contiguous memory, the NaN to the back and the range of the rest.
+    lo, smallest, largest = nan_to_back(values, idx, start, end)
+    if lo == start or (lo == end and smallest == largest):
+        return -1
+    sort_pairs(values, idx, start, lo)
+    return lo
+
+
+@njit(inline="always")
+def nan_to_back(values, idx, start, end):
+    """Move the NaN of ``values[start:end]`` to the back, ``idx`` along; return the position of the
+    first NaN and the smallest and largest of the other values."""
     lo = start
     hi = end
     smallest = np.inf
@@ -48,10 +59,7 @@ def sort_feature(samples, xf, start, end, idx, values):
             smallest = min(smallest, v)
             largest = max(largest, v)
             lo += 1
-    if lo == start or (lo == end and smallest == largest):
-        return -1
-    sort_pairs(values, idx, start, lo)
-    return lo
+    return lo, smallest, largest
 
 
 @njit

@@ -35,6 +35,7 @@ from ._criteria import (
 )
 from ._node_sort import sort_feature
 from ._random import rand_int, rand_uniform
+from ._sparse_columns import clear_range, clear_sparse_feature, keep_sparse_order, sort_sparse_feature
 
 NO_SPLIT = 0
 THRESHOLD_SPLIT = 1
@@ -46,8 +47,10 @@ CATEGORICAL_SPLIT = 2
 MIN_CHILD_SHARE = 1e-10
 
 # One sorted feature of a node: sample ids ``idx[start:end]`` in increasing order of the values
-# ``x`` (a column of X), the NaN from ``end_nn`` on.
-Column = namedtuple("Column", ["idx", "x", "start", "end_nn", "end"])
+# ``x`` (a column of X), the NaN from ``end_nn`` on. ``run_end``: where the run of the smallest
+# value ends when it is known without reading it (a sparse feature's zeros, of which only the
+# last is listed: _sparse_columns), else −1.
+Column = namedtuple("Column", ["idx", "x", "start", "end_nn", "end", "run_end"])
 # A node's samples sidx[:, start:end] and their sums: weighted class counts (a classifier's),
 # total weight, Σ w·y (a regressor's).
 NodeSums = namedtuple("NodeSums", ["start", "end", "counts", "total", "weighted_sum"])
@@ -59,7 +62,10 @@ Scoring = namedtuple("Scoring", ["criterion", "min_samples", "min_weight"])
 @njit(inline="always")
 def feature_values(exact, f):
     """The values of feature f for every sample: a column of X, or a row of X copied column by
-    column, where a node-sorted search that draws features at random gathers them from."""
+    column, where a node-sorted search that draws features at random gathers them from; for a
+    sparse X, the scratch column where the best feature of the node is scattered (_sparse_columns)."""
+    if exact.sparse:
+        return exact.table[1]
     if exact.by_column:
         return exact.table[f]
     return exact.table[:, f]
@@ -81,19 +87,22 @@ def _sweep(col, yk, y, w, node, scoring, missing_left, left):
     One sweep for both tasks: a classifier's (``yk`` given, ``y`` None) moves its weighted class
     counts into ``left`` and keeps the gini/entropy aggregates in O(1) per sample; a regressor's
     (``yk`` None) moves S_L = Σ w·y, for the proxy S_L²/W_L + S_R²/W_R. ``missing_left``: the
-    node's NaN samples start on the left. (Only the arrays it reads are passed: every array
-    argument of a call that is not inlined costs a reference count up and down.)
+    node's NaN samples start on the left. (Only the arrays it reads are passed: every array argument of a call that is not inlined
+    costs a reference count up and down.)
     """
-    idx, xf, start, end_nn, end = col
+    idx, xf, start, end_nn, end, run_end = col
     criterion, total = scoring.criterion, node.total
     # The left child starts with the node's NaN samples (``missing_left``) or nothing. But when
     # more than half of the node shares its smallest value (the zeros of a count column), all
     # but the last of those samples go left at once, as the node's sums minus those of the rest:
     # O(rest) instead of O(run), and the thresholds inside the run would be ties anyway.
     first = start + 1
-    smallest = xf[idx[start]]
-    while first < end_nn and xf[idx[first]] == smallest:
-        first += 1
+    if run_end > 0:
+        first = run_end
+    else:
+        smallest = xf[idx[start]]
+        while first < end_nn and xf[idx[first]] == smallest:
+            first += 1
     if 2 * (first - start) <= end - start:
         first = start
         lo, hi = (end_nn, end) if missing_left else (end, end)
@@ -216,7 +225,7 @@ def set_proxy(idx, start, end, yk, y, target, counts, work):
 @njit
 def _categorical_groups(col, bounds):
     """Runs of equal values (and the NaN run) of a sorted segment: group g is bounds[g]:bounds[g+1]."""
-    idx, xf, start, end_nn, end = col
+    idx, xf, start, end_nn, end, _ = col
     g = 0
     bounds[0] = start
     for p in range(start + 1, end_nn):
@@ -256,6 +265,11 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
     found[0] = 0
     table, state, weight, counts = exact.table, target.state, target.weight, work.counts
     presorted, by_column, is_categorical = exact.presorted, exact.by_column, target.is_categorical
+    # A sparse X (_sparse_columns): each feature is scattered into table[0] and cleared after.
+    sparse, one_zero_enough = exact.sparse, not rules.random_splitter
+    scattered = False
+    zero_lo = zero_hi = start
+    run_end = -1
     drawn = 0
     if in_column_order:
         for f_i in range(n_features):
@@ -277,6 +291,9 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
     best_rank = n_features  # the draw rank of the best feature so far
     searched = False  # whether a feature not constant in the node was searched
     for f_i in range(n_features):
+        if scattered:
+            clear_sparse_feature(table[0], ids[1], start, zero_lo, zero_hi, end)
+            scattered = False
         if f_i >= rules.max_features and searched:
             break  # max_features drawn, constant ones included (scikit-learn's rule), and one searched
         if in_column_order:
@@ -286,7 +303,10 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
             f = _draw(state, features, f_i, draw_rank)
             rank = f_i
             drawn += 1
-        xf = table[f] if by_column else table[:, f]  # (feature_values, from the locals)
+        if sparse:
+            xf = table[0]
+        else:
+            xf = table[f] if by_column else table[:, f]  # (feature_values, from the locals)
         if presorted:
             idx = sidx[f]
             n_miss = count_missing(idx, xf, start, end)
@@ -297,14 +317,19 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
             if known[f]:
                 continue  # constant in an ancestor, so here too
             idx = ids[1]
-            end_nn = sort_feature(sidx[0], xf, start, end, idx, values)
+            if sparse:
+                end_nn, zero_lo, zero_hi, run_end = sort_sparse_feature(exact, f, start, end, idx, values, xf,
+                                                                        one_zero_enough)
+                scattered = end_nn >= 0
+            else:
+                end_nn = sort_feature(sidx[0], xf, start, end, idx, values)
             if end_nn < 0:  # listed for the descendants (_builder._keep_found)
                 found[0] += 1
                 found[found[0]] = f
                 continue
             n_miss = end - end_nn
         searched = True
-        col = Column(idx, xf, start, end_nn, end)
+        col = Column(idx, xf, start, end_nn, end, run_end)
 
         if is_categorical[f]:
             n_groups = _categorical_groups(col, grp_cur)
@@ -317,7 +342,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                 ok = grp_cur[g + 1] - grp_cur[g] >= scoring.min_samples and wg >= scoring.min_weight
                 proxy += pg
             if ok and _better(proxy, rank, best, best_rank):
-                _keep_order(exact, idx, start, end)
+                _keep_order(exact, col, zero_lo, zero_hi)
                 best, best_rank = proxy, rank
                 best_kind = CATEGORICAL_SPLIT
                 best_feature = f
@@ -330,7 +355,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
         if rules.random_splitter:
             proxy, pos, threshold, missing_left = _random_split(col, yk, y, target, node, scoring, work)
             if pos >= 0 and _better(proxy, rank, best, best_rank):
-                _keep_order(exact, idx, start, end)
+                _keep_order(exact, col, zero_lo, zero_hi)
                 best, best_rank, best_kind, best_feature, best_pos = proxy, rank, THRESHOLD_SPLIT, f, pos
                 best_threshold, best_missing_left = threshold, missing_left
             continue
@@ -345,7 +370,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                 proxy, pos = _sweep(col, yk, y, weight, node, scoring, missing_left, counts)
             if pos >= 0 and _better(proxy, rank, best, best_rank):
                 if best_feature != f:  # (the second sweep of the same feature has the same order)
-                    _keep_order(exact, idx, start, end)
+                    _keep_order(exact, col, zero_lo, zero_hi)
                 best, best_rank, best_kind, best_feature, best_pos = proxy, rank, THRESHOLD_SPLIT, f, pos
                 if pos == end_nn - 1:
                     best_threshold = np.inf  # NaN ≤ inf is false: only the NaN go right
@@ -353,6 +378,8 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                     best_threshold = midpoint(xf[idx[pos]], xf[idx[pos + 1]])
                 n_left = pos + 1 - start
                 best_missing_left = missing_left if n_miss > 0 else n_left > end - start - n_left
+    if scattered:
+        clear_sparse_feature(table[0], ids[1], start, zero_lo, zero_hi, end)
     _undo_draws(features, draw_rank, drawn, in_column_order)
     return best_kind, best_feature, best_pos, best_threshold, best_missing_left, best_groups, best
 
@@ -389,10 +416,14 @@ def _better(proxy, rank, best, best_rank):
 
 
 @njit(inline="always")
-def _keep_order(exact, idx, start, end):
+def _keep_order(exact, col, zero_lo, zero_hi):
     """A node-sorted search keeps the sorted order of its best feature so far (the next feature
-    drawn is sorted into the same buffer); a presorted one has it already."""
-    if not exact.presorted:
+    drawn is sorted into the same buffer); a presorted one has it already. A sparse feature's
+    zeros [zero_lo, zero_hi) are listed in full as it is kept (_sparse_columns)."""
+    idx, start, end = col.idx, col.start, col.end
+    if exact.sparse:
+        keep_sparse_order(exact, idx, col.x, start, end, zero_lo, zero_hi, col.run_end)
+    elif not exact.presorted:
         kept = exact.ids[2]
         for p in range(start, end):
             kept[p] = idx[p]
@@ -410,7 +441,7 @@ def midpoint(a, b):
 @njit
 def _random_split(col, yk, y, target, node, scoring, work):
     """scikit-learn's "random" splitter: one threshold drawn uniformly in [min, max) of the node."""
-    idx, xf, start, end_nn, end = col
+    idx, xf, start, end_nn, end, _ = col
     w, criterion, total = target.weight, target.criterion, node.total
     lo = xf[idx[start]]
     hi = xf[idx[end_nn - 1]]
@@ -493,6 +524,8 @@ def assign_children(exact, start, end, split, bounds, child_of):
             c = 0 if missing_left else 1
         child_of[idx[p]] = c
         sizes[c] += 1
+    if exact.sparse:  # the best feature's scattered values back to zero
+        clear_range(exact.table[1], idx, start, end)
     return sizes
 
 
