@@ -34,17 +34,19 @@ def rmse(y_true, y_pred):
 f0, steps = y_train.mean(), []
 fitted = np.full(len(y_train), f0)
 for k in range(100):
-    tree = DecisionTreeRegressor(max_depth=2, max_bins=255).fit(X_train, y_train - fitted)  # fit the residuals
+    tree = DecisionTreeRegressor(max_depth=2, max_bins=255, random_state=0).fit(X_train, y_train - fitted)  # residuals
     fitted += tree.predict(X_train)
     steps.append(tree.predict(X_test))
 staged_by_hand = f0 + np.cumsum(steps, axis=0)  # the test predictions after 1, 2, …, 100 trees
 by_hand = staged_by_hand[-1]
 
-plain = GradientBoostingRegressor(n_estimators=100, learning_rate=1.0, max_depth=2, criterion="squared_error")
+plain = GradientBoostingRegressor(n_estimators=100, learning_rate=1.0, max_depth=2, criterion="squared_error",
+                                  random_state=0)
 plain.fit(X_train, y_train)
 np.testing.assert_allclose(plain.predict(X_train), fitted, atol=1e-9)  # the same 100 trees
-shrunk = GradientBoostingRegressor(n_estimators=300, learning_rate=0.1, max_depth=2).fit(X_train, y_train)
-single = DecisionTreeRegressor(max_depth=5).fit(X_train, y_train)
+shrunk = GradientBoostingRegressor(n_estimators=300, learning_rate=0.1, max_depth=2, random_state=0)
+shrunk.fit(X_train, y_train)
+single = DecisionTreeRegressor(max_depth=5, random_state=0).fit(X_train, y_train)
 scores = {"one tree of depth 5": rmse(y_test, single.predict(X_test)),
           "the notes' loop, 100 trees": rmse(y_test, by_hand),
           "learning_rate=1, 100 trees": rmse(y_test, plain.predict(X_test)),
