@@ -28,7 +28,16 @@ from lucidml.ensemble import (
 )
 from lucidml.gam import GAMClassifier, GAMRegressor
 from lucidml.kernels import KernelLMS
-from lucidml.linear import Adaline, ElasticNet, Lasso, LogisticRegression, Perceptron, SoftmaxRegression
+from lucidml.linear import (
+    Adaline,
+    ElasticNet,
+    GLMRegressor,
+    Lasso,
+    LogisticRegression,
+    Perceptron,
+    PoissonRegressor,
+    SoftmaxRegression,
+)
 from lucidml.mixture import BernoulliMixture, GaussianMixture
 from lucidml.model_selection import SequentialBackwardSelection, StepwiseSelection
 from lucidml.neural import CNNClassifier, GCNClassifier, MLPClassifier
@@ -378,6 +387,19 @@ def test_epoch_learners_print_every_epoch(make, data, capsys):
     assert re.match(rf"^(Converged|Stopped) at iteration {model.n_iter_}: ", out.splitlines()[-1])
 
 
+@pytest.mark.parametrize("make", [
+    lambda: PoissonRegressor(alpha=0.1, solver="newton", verbose=1),
+    lambda: PoissonRegressor(alpha=0.1, solver="lbfgs", max_iter=6, verbose=1),
+    lambda: GLMRegressor(family="gamma", link="log", solver="gd", max_iter=4, verbose=1),
+])
+def test_glms_print_every_iteration(make, capsys):
+    model = make().fit(*DIABETES)
+    out = capsys.readouterr().out
+    assert len(model.loss_curve_) == model.n_iter_
+    assert_iterations_match(out, "loss", model.loss_curve_)
+    assert re.match(rf"^(Converged|Stopped) at iteration {model.n_iter_}: ", out.splitlines()[-1])
+
+
 def test_perceptron_stops_after_a_mistake_free_epoch_and_says_so(capsys):
     X = np.array([[0.0, 0.0], [0.0, 1.0], [3.0, 0.0], [3.0, 1.0]])
     model = Perceptron(max_iter=50, verbose=1).fit(X, [0, 0, 1, 1])
@@ -536,6 +558,7 @@ SILENT = [
     (lambda: SequentialBackwardSelection(k_features=3, cv=2), IRIS),
     (lambda: StepwiseSelection(cv=2), IRIS),
     (lambda: LatentSemanticIndexing(2, random_state=0), (IRIS[0],)),
+    (lambda: PoissonRegressor(solver="lbfgs", max_iter=5), DIABETES),
 ]
 
 
