@@ -32,6 +32,7 @@ from lucidml.linear import (
     Adaline,
     ElasticNet,
     GLMRegressor,
+    LADRegression,
     Lasso,
     LogisticRegression,
     Perceptron,
@@ -400,6 +401,17 @@ def test_glms_print_every_iteration(make, capsys):
     assert re.match(rf"^(Converged|Stopped) at iteration {model.n_iter_}: ", out.splitlines()[-1])
 
 
+@pytest.mark.parametrize("solver, first", [("irls", 1), ("subgradient", 0)])
+def test_lad_regression_prints_every_iteration(solver, first, capsys):
+    model = LADRegression(solver=solver, max_iter=40, verbose=1).fit(*DIABETES)
+    out = capsys.readouterr().out
+    assert_iterations_match(out, "loss", model.loss_curve_[first:])  # irls: loss_curve_[0] is the start
+    assert re.match(rf"^(Converged|Stopped) at iteration {model.n_iter_}: ", out.splitlines()[-1])
+    model = LADRegression(solver="lp", verbose=1).fit(*DIABETES)
+    line, = capsys.readouterr().out.splitlines()
+    assert line == f"Linear program, n_iter = {model.n_iter_}, loss = {model.loss_curve_[0]:.8g}"
+
+
 def test_perceptron_stops_after_a_mistake_free_epoch_and_says_so(capsys):
     X = np.array([[0.0, 0.0], [0.0, 1.0], [3.0, 0.0], [3.0, 1.0]])
     model = Perceptron(max_iter=50, verbose=1).fit(X, [0, 0, 1, 1])
@@ -559,6 +571,7 @@ SILENT = [
     (lambda: StepwiseSelection(cv=2), IRIS),
     (lambda: LatentSemanticIndexing(2, random_state=0), (IRIS[0],)),
     (lambda: PoissonRegressor(solver="lbfgs", max_iter=5), DIABETES),
+    (lambda: LADRegression(max_iter=5), DIABETES),
 ]
 
 
