@@ -34,6 +34,7 @@ from lucidml.linear import (
     GLMRegressor,
     LADRegression,
     Lasso,
+    LinearRegression,
     LogisticRegression,
     Perceptron,
     PoissonRegressor,
@@ -412,6 +413,17 @@ def test_lad_regression_prints_every_iteration(solver, first, capsys):
     assert line == f"Linear program, n_iter = {model.n_iter_}, loss = {model.loss_curve_[0]:.8g}"
 
 
+@pytest.mark.parametrize("solver", ["gd", "sgd"])
+def test_iterative_least_squares_prints_every_step(solver, capsys):
+    model = LinearRegression(solver=solver, max_iter=12, verbose=1, random_state=0).fit(*DIABETES)
+    out = capsys.readouterr().out
+    assert len(model.loss_curve_) == model.n_iter_
+    assert_iterations_match(out, "loss", model.loss_curve_)
+    assert out.splitlines()[-1] == f"Stopped at iteration {model.n_iter_}: max_iter=12 reached"
+    LinearRegression(verbose=1).fit(*DIABETES)  # one direct solve: nothing to report
+    assert capsys.readouterr().out == ""
+
+
 def test_perceptron_stops_after_a_mistake_free_epoch_and_says_so(capsys):
     X = np.array([[0.0, 0.0], [0.0, 1.0], [3.0, 0.0], [3.0, 1.0]])
     model = Perceptron(max_iter=50, verbose=1).fit(X, [0, 0, 1, 1])
@@ -572,6 +584,7 @@ SILENT = [
     (lambda: LatentSemanticIndexing(2, random_state=0), (IRIS[0],)),
     (lambda: PoissonRegressor(solver="lbfgs", max_iter=5), DIABETES),
     (lambda: LADRegression(max_iter=5), DIABETES),
+    (lambda: LinearRegression(solver="sgd", max_iter=3, random_state=0), DIABETES),
 ]
 
 
