@@ -17,7 +17,7 @@ from sklearn.datasets import (
 )
 
 from lucidml.cluster import CLARA, CLARANS, BisectingKMeans, KMeans, KMedoids, SelfOrganizingMap
-from lucidml.decomposition import PCA, FactorAnalysis, LatentSemanticIndexing, TruncatedSVD
+from lucidml.decomposition import PCA, FactorAnalysis, KernelPCA, LatentSemanticIndexing, TruncatedSVD
 from lucidml.decomposition.ica import ICA
 from lucidml.ensemble import (
     AdaBoostClassifier,
@@ -455,6 +455,15 @@ def test_feature_selectors_print_every_move(capsys):
         assert float(match.group(1)) == pytest.approx(score, rel=1e-7)
 
 
+def test_kernel_pca_prints_power_iterations_and_a_summary(capsys):
+    X = load_digits(return_X_y=True)[0][:300]
+    model = KernelPCA(5, kernel="rbf", eigen_solver="randomized", iterated_power=3, verbose=1, random_state=0).fit(X)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:-1] == ["Iteration 1", "Iteration 2", "Iteration 3"]
+    match = re.match(r"^Solver randomized, n_components = 5, largest_eigenvalue = (\S+)$", lines[-1])
+    assert match and float(match.group(1)) == pytest.approx(model.eigenvalues_[0], rel=1e-7)
+
+
 def test_model_imputer_prints_every_round(capsys):
     X = DIABETES[0].copy()
     X[np.random.default_rng(0).random(X.shape) < 0.1] = np.nan
@@ -585,6 +594,7 @@ SILENT = [
     (lambda: PoissonRegressor(solver="lbfgs", max_iter=5), DIABETES),
     (lambda: LADRegression(max_iter=5), DIABETES),
     (lambda: LinearRegression(solver="sgd", max_iter=3, random_state=0), DIABETES),
+    (lambda: KernelPCA(2, eigen_solver="randomized", random_state=0), IRIS),
 ]
 
 
