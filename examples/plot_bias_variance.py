@@ -27,6 +27,9 @@ results = [bias_variance_decomposition(DecisionTreeRegressor(max_depth=depth), X
                                        test_size=0.3, y_expected=expected, random_state=0) for depth in depths]
 for depth, (loss, bias, variance) in zip(depths, results):
     print(f"depth {depth:2d}: expected loss {loss:.3f} = bias² {bias:.3f} + variance {variance:.3f} + noise")
+    assert loss > bias + variance  # the noise adds to both
+assert results[0].bias > 3 * min(r.bias for r in results)  # the stump underfits
+assert results[-1].variance > 1.5 * results[0].variance  # the deepest tree varies most
 
 # %%
 # The bias falls with the depth until the trees can follow the sine (depth 3–4). Deeper trees
@@ -41,6 +44,7 @@ ax.plot(depths, [r.bias + r.variance for r in results], marker="o", label="bias�
 ax.plot(depths, [r.expected_loss for r in results], marker="o", linestyle="--", label="expected test loss")
 ax.axhline(0.09, color="grey", linestyle=":", label="noise 0.3²")
 best = depths[int(np.argmin([r.bias + r.variance for r in results]))]
+assert 2 <= best <= 6
 ax.axvline(best, color="k", linewidth=0.8)
 ax.set_xlabel("max_depth of the tree")
 ax.set_ylabel("squared error")

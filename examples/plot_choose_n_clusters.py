@@ -25,6 +25,7 @@ silhouette = choose_n_clusters(X, range(2, 9), method="silhouette", random_state
 gap = choose_n_clusters(X, k_range, method="gap", random_state=0)  # the default method
 for result in (elbow, silhouette, gap):
     print(f"{result.method:>10}: k = {result.best_k}")
+assert silhouette.best_k == gap.best_k == 4  # the four blobs
 
 # %%
 # The three curves, each with its chosen k, and the silhouette plot of the gap statistic's

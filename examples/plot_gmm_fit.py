@@ -35,6 +35,11 @@ print("means\n", gm.means_)
 print("covariances\n", gm.covariances_)
 print("CᵀC =\n", C.T @ C)
 
+# The generating Gaussians, to sampling error (2000 points): component 0 is the shifted one here.
+np.testing.assert_allclose(gm.weights_, [0.5, 0.5], atol=0.02)
+np.testing.assert_allclose(gm.means_, [[5.0, 3.0], [0.0, 0.0]], atol=0.1)
+np.testing.assert_allclose(gm.covariances_, [4.0 * np.eye(2), C.T @ C], atol=0.4)
+
 # %%
 # The fitted densities' contours over the data, and the lower bound of the log-likelihood,
 # which EM never lowers.

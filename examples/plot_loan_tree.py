@@ -34,6 +34,7 @@ tree = DecisionTreeClassifier(criterion="misclassification", categorical_feature
 print(export_text(tree, feature_names=names))
 mistakes = int(np.sum(tree.predict(X) != y))
 print(f"{tree.get_n_leaves()} leaves, {mistakes} mistake; C(T) at λ = 2: {mistakes + 2 * tree.get_n_leaves()}")
+assert (tree.get_n_leaves(), mistakes) == (5, 1)  # the notes' grown tree
 
 # %%
 # Error pruning with λ = 2 collapses both income splits and then the root.
@@ -41,6 +42,7 @@ pruned = DecisionTreeClassifier(criterion="misclassification", categorical_featu
                                 error_prune_lambda=2.0).fit(X, y)
 mistakes = int(np.sum(pruned.predict(X) != y))
 print(f"pruned: {pruned.get_n_leaves()} leaf, {mistakes} mistakes; C(T) = {mistakes + 2 * pruned.get_n_leaves()}")
+assert mistakes + 2 * pruned.get_n_leaves() == 6  # the notes' pruned cost
 
 # %%
 # The grown tree (categories are shown by their codes: credit 1 = excellent, 2 = fair, 3 = poor;

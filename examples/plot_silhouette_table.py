@@ -21,9 +21,14 @@ from lucidml.plot import SilhouetteDisplay
 X, _ = make_blobs(n_samples=500, n_features=2, centers=4, cluster_std=1, center_box=(-10.0, 10.0),
                   shuffle=True, random_state=1)
 
+notes = {2: 0.705, 3: 0.588, 4: 0.651, 5: 0.564, 6: 0.450}  # the table of seed 002 §8.5
 models = {k: KMeans(n_clusters=k, n_init=10, random_state=10).fit(X) for k in range(2, 7)}
-for k, model in models.items():
-    print(f"K = {k}: average silhouette {silhouette_score(X, model.labels_):.3f}")
+scores = {k: silhouette_score(X, model.labels_) for k, model in models.items()}
+for k, score in scores.items():
+    print(f"K = {k}: average silhouette {score:.3f} (notes: {notes[k]:.3f})")
+for k in (2, 3, 4):
+    assert round(scores[k], 3) == notes[k]
+assert sorted(scores, key=scores.get, reverse=True)[:2] == [2, 4] and min(scores, key=scores.get) == 6
 
 # %%
 # K = 2, 3 and 4 give the notes' numbers to the printed digits. For K = 5 and 6 k-means has

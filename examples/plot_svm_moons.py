@@ -20,6 +20,7 @@ X, y = make_moons(200, noise=0.20, random_state=0)
 clf = SVC(C=100.0, gamma=0.1, kernel="rbf").fit(X, y)
 print("number of support vectors:", len(clf.support_))
 print("training accuracy:", clf.score(X, y))
+assert len(clf.support_) == 51  # the notes' count
 
 # %%
 # The decision function f(x) = Σ_i α_i y_i k(x_i, x) + b: its zero level is the boundary, the

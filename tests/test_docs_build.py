@@ -3,6 +3,10 @@
 The build is the one of the README (``python -m sphinx -W --keep-going -b html docs <out>``),
 here into a temporary folder. It runs every ``examples/plot_*.py`` (sphinx-gallery), renders
 every docstring of the public API (numpydoc) and every page of ``docs/`` (MyST).
+
+The examples check their own results (the numbers the notes print, agreement with SciPy or
+scikit-learn) with ``assert`` statements, and the gallery aborts on an example's error, so this
+one build is also the examples' test: no other test runs them a second time.
 """
 
 import os

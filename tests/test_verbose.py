@@ -6,10 +6,18 @@ import re
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
+from sklearn.datasets import (
+    load_breast_cancer,
+    load_diabetes,
+    load_digits,
+    load_iris,
+    load_wine,
+    make_moons,
+    make_regression,
+)
 
-from lucidml.cluster import BisectingKMeans, KMeans, SelfOrganizingMap
-from lucidml.decomposition import FactorAnalysis
+from lucidml.cluster import CLARA, CLARANS, BisectingKMeans, KMeans, KMedoids, SelfOrganizingMap
+from lucidml.decomposition import PCA, FactorAnalysis, KernelPCA, LatentSemanticIndexing, TruncatedSVD
 from lucidml.decomposition.ica import ICA
 from lucidml.ensemble import (
     AdaBoostClassifier,
@@ -18,11 +26,25 @@ from lucidml.ensemble import (
     GradientBoostingRegressor,
     RandomForestClassifier,
 )
-from lucidml.gam import GAMRegressor
-from lucidml.linear import ElasticNet, Lasso, LogisticRegression, SoftmaxRegression
+from lucidml.gam import GAMClassifier, GAMRegressor
+from lucidml.kernels import KernelLMS
+from lucidml.linear import (
+    Adaline,
+    ElasticNet,
+    GLMRegressor,
+    LADRegression,
+    Lasso,
+    LinearRegression,
+    LogisticRegression,
+    Perceptron,
+    PoissonRegressor,
+    SoftmaxRegression,
+)
 from lucidml.mixture import BernoulliMixture, GaussianMixture
+from lucidml.model_selection import SequentialBackwardSelection, StepwiseSelection
 from lucidml.neural import CNNClassifier, GCNClassifier, MLPClassifier
-from lucidml.rl import MDP, SARSA, MDPEnvironment, QLearning
+from lucidml.preprocessing import ModelImputer
+from lucidml.rl import MDP, SARSA, MDPEnvironment, ModelBasedLearner, QLearning
 from lucidml.svm import SVC, SVR, LinearSVC
 from lucidml.utils import InvalidParameterError, IterationLog, StageTable
 
@@ -56,6 +78,13 @@ def iterations(text, name):
             values = dict(pair.split(" = ") for pair in match.group(2)[2:].split(", "))
             out.append((int(match.group(1)), float(values[name])))
     return out
+
+
+def assert_iterations_match(text, name, history):
+    """The ``Iteration t, name = v`` lines number 1, 2, … and print ``history`` (to 8 digits)."""
+    printed = iterations(text, name)
+    assert [t for t, _ in printed] == list(range(1, len(history) + 1))
+    np.testing.assert_allclose([v for _, v in printed], history, rtol=1e-7)
 
 
 # -- the shared helper ---------------------------------------------------------------------------
@@ -183,9 +212,8 @@ def test_gaussian_mixture_prints_lower_bounds(capsys):
     lines = out.splitlines()
     assert lines[0] == "Initialization 0"
     assert re.match(r"^Converged at iteration \d+: change \S+ < tol 0.001$", lines[-1])
-    printed = iterations(out, "lower_bound")
-    assert [t for t, _ in printed] == list(range(1, model.n_iter_ + 1))
-    np.testing.assert_allclose([v for _, v in printed], model.lower_bounds_, rtol=1e-7)
+    assert len(model.lower_bounds_) == model.n_iter_
+    assert_iterations_match(out, "lower_bound", model.lower_bounds_)
 
 
 def test_em_verbose_1_prints_starts_and_ends_only(capsys):
@@ -207,9 +235,8 @@ def test_kmeans_prints_every_lloyd_pass(capsys):
     out = capsys.readouterr().out
     assert out.splitlines()[0] == "Initialization 0"
     assert out.splitlines()[-1] == f"Converged at iteration {model.n_iter_}: no label changed"
-    printed = iterations(out, "inertia")
-    assert [t for t, _ in printed] == list(range(1, model.n_iter_ + 1))
-    np.testing.assert_allclose([v for _, v in printed], model.loss_curve_, rtol=1e-7)
+    assert len(model.loss_curve_) == model.n_iter_
+    assert_iterations_match(out, "inertia", model.loss_curve_)
 
 
 def test_bisecting_kmeans_prints_each_split(capsys):
@@ -234,9 +261,8 @@ def test_gam_regressor_prints_every_sweep(capsys):
     X, y = DIABETES
     model = GAMRegressor(smoother="linear", verbose=1).fit(X[:, :3], y)
     out = capsys.readouterr().out
-    printed = iterations(out, "loss")
-    assert [t for t, _ in printed] == list(range(1, model.n_iter_ + 1))
-    np.testing.assert_allclose([v for _, v in printed], model.loss_curve_, rtol=1e-7)
+    assert len(model.loss_curve_) == model.n_iter_
+    assert_iterations_match(out, "loss", model.loss_curve_)
     assert out.splitlines()[-1].startswith(f"Converged at iteration {model.n_iter_}: relative change ")
 
 
@@ -284,10 +310,207 @@ def test_gcn_prints_loss_curve(capsys):
 def test_coordinate_descent_prints_every_sweep(model, capsys):
     model.fit(*DIABETES)
     out = capsys.readouterr().out
-    printed = iterations(out, "objective")
-    assert [t for t, _ in printed] == list(range(1, model.n_iter_ + 1))
-    np.testing.assert_allclose([v for _, v in printed], model.loss_curve_, rtol=1e-7)
+    assert len(model.loss_curve_) == model.n_iter_
+    assert_iterations_match(out, "objective", model.loss_curve_)
     assert re.match(rf"^Converged at iteration {model.n_iter_}: duality gap \S+ < tol \S+$", out.splitlines()[-1])
+
+
+def test_gam_classifier_prints_every_local_scoring_iteration(capsys):
+    X, y = make_moons(200, noise=0.2, random_state=0)
+    model = GAMClassifier(verbose=1).fit(X, y)
+    out = capsys.readouterr().out
+    assert len(model.loss_curve_) == model.n_iter_
+    assert_iterations_match(out, "deviance", model.loss_curve_)
+    assert re.match(rf"^Converged at iteration {model.n_iter_}: relative deviance change \S+ < tol 1e-05$",
+                    out.splitlines()[-1])
+
+
+def test_gam_classifier_one_vs_rest_prints_each_problem(capsys):
+    model = GAMClassifier(smoother="linear", max_iter=3, verbose=1).fit(*IRIS)
+    lines = capsys.readouterr().out.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("Problem")]
+    assert [lines[i] for i in starts] == [f"Problem class {k} vs rest" for k in range(3)]
+    for k, (begin, end) in enumerate(zip(starts, [*starts[1:], len(lines)])):
+        printed = iterations("\n".join(lines[begin:end]), "deviance")
+        np.testing.assert_allclose([v for _, v in printed], model.loss_curve_[k], rtol=1e-7)
+
+
+@pytest.mark.parametrize("make, n_iter", [
+    (lambda: PCA(5, svd_solver="randomized", iterated_power=3, verbose=1, random_state=0), 3),
+    (lambda: TruncatedSVD(5, n_iter=4, verbose=1, random_state=0), 4),
+])
+def test_randomized_svd_prints_each_power_iteration_and_a_summary(make, n_iter, capsys):
+    X = load_digits(return_X_y=True)[0]
+    model = make().fit(X)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:-1] == [f"Iteration {t}" for t in range(1, n_iter + 1)]
+    match = re.match(r"^(?:Solver|Algorithm) randomized, n_components = 5(?:, n_iter = (\d+))?, "
+                     r"explained_variance_ratio = (\S+)$", lines[-1])
+    assert match, lines[-1]
+    if match.group(1) is not None:
+        assert int(match.group(1)) == model.n_iter_ == n_iter
+    assert float(match.group(2)) == pytest.approx(model.explained_variance_ratio_.sum(), rel=1e-7)
+
+
+def test_pca_direct_solver_prints_one_summary(capsys):
+    model = PCA(2, svd_solver="full", verbose=1).fit(IRIS[0])
+    line, = capsys.readouterr().out.splitlines()
+    assert line == ("Solver full, n_components = 2, n_iter = 1, explained_variance_ratio = "
+                    f"{model.explained_variance_ratio_.sum():.8g}")
+
+
+def test_model_based_learner_prints_each_round(capsys):
+    mdp = MDP.grid_world()
+    env = MDPEnvironment(mdp, start=8, max_steps=50, random_state=0)
+    model = ModelBasedLearner(n_rounds=4, episodes_per_round=5, epsilon=0.2, verbose=1, random_state=0).fit(env)
+    header, rows = stage_rows(capsys.readouterr().out, 2)
+    assert header.split() == ["Iter", "Mean", "Return", "Epsilon", "Remaining", "Time"]
+    assert list(rows) == [1, 2, 3, 4]
+    returns = np.reshape(model.episode_returns_, (4, 5)).mean(axis=1)
+    for round_, (mean_return, epsilon) in rows.items():
+        assert mean_return == pytest.approx(returns[round_ - 1], abs=5e-5)
+        assert epsilon == (1.0 if round_ == 1 else 0.2)
+    with pytest.raises(ValueError, match="verbose"):
+        ModelBasedLearner(n_rounds=1, verbose=-1).fit(env)
+    ModelBasedLearner(n_rounds=2, episodes_per_round=2, random_state=0).fit(env)
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("make, data", [
+    (lambda: Perceptron(max_iter=6, shuffle=True, verbose=1, random_state=0), IRIS),
+    (lambda: Adaline(standardize=True, max_iter=7, verbose=1, random_state=0), CANCER),
+    (lambda: KernelLMS(gamma=0.1, max_iter=8, verbose=1), (DIABETES[0][:80], DIABETES[1][:80])),
+])
+def test_epoch_learners_print_every_epoch(make, data, capsys):
+    model = make().fit(*data)
+    out = capsys.readouterr().out
+    assert len(model.loss_curve_) == model.n_iter_
+    assert_iterations_match(out, "loss", model.loss_curve_)
+    assert re.match(rf"^(Converged|Stopped) at iteration {model.n_iter_}: ", out.splitlines()[-1])
+
+
+@pytest.mark.parametrize("make", [
+    lambda: PoissonRegressor(alpha=0.1, solver="newton", verbose=1),
+    lambda: PoissonRegressor(alpha=0.1, solver="lbfgs", max_iter=6, verbose=1),
+    lambda: GLMRegressor(family="gamma", link="log", solver="gd", max_iter=4, verbose=1),
+])
+def test_glms_print_every_iteration(make, capsys):
+    model = make().fit(*DIABETES)
+    out = capsys.readouterr().out
+    assert len(model.loss_curve_) == model.n_iter_
+    assert_iterations_match(out, "loss", model.loss_curve_)
+    assert re.match(rf"^(Converged|Stopped) at iteration {model.n_iter_}: ", out.splitlines()[-1])
+
+
+@pytest.mark.parametrize("solver, first", [("irls", 1), ("subgradient", 0)])
+def test_lad_regression_prints_every_iteration(solver, first, capsys):
+    model = LADRegression(solver=solver, max_iter=40, verbose=1).fit(*DIABETES)
+    out = capsys.readouterr().out
+    assert_iterations_match(out, "loss", model.loss_curve_[first:])  # irls: loss_curve_[0] is the start
+    assert re.match(rf"^(Converged|Stopped) at iteration {model.n_iter_}: ", out.splitlines()[-1])
+    model = LADRegression(solver="lp", verbose=1).fit(*DIABETES)
+    line, = capsys.readouterr().out.splitlines()
+    assert line == f"Linear program, n_iter = {model.n_iter_}, loss = {model.loss_curve_[0]:.8g}"
+
+
+@pytest.mark.parametrize("solver", ["gd", "sgd"])
+def test_iterative_least_squares_prints_every_step(solver, capsys):
+    model = LinearRegression(solver=solver, max_iter=12, verbose=1, random_state=0).fit(*DIABETES)
+    out = capsys.readouterr().out
+    assert len(model.loss_curve_) == model.n_iter_
+    assert_iterations_match(out, "loss", model.loss_curve_)
+    assert out.splitlines()[-1] == f"Stopped at iteration {model.n_iter_}: max_iter=12 reached"
+    LinearRegression(verbose=1).fit(*DIABETES)  # one direct solve: nothing to report
+    assert capsys.readouterr().out == ""
+
+
+def test_perceptron_stops_after_a_mistake_free_epoch_and_says_so(capsys):
+    X = np.array([[0.0, 0.0], [0.0, 1.0], [3.0, 0.0], [3.0, 1.0]])
+    model = Perceptron(max_iter=50, verbose=1).fit(X, [0, 0, 1, 1])
+    assert model.n_iter_ < 50
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"Converged at iteration {model.n_iter_}: every problem met its stopping rule")
+
+
+def test_feature_selectors_print_every_move(capsys):
+    X, y = load_wine(return_X_y=True)
+    sbs = SequentialBackwardSelection(k_features=10, cv=3, verbose=1).fit(X, y)
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == len(sbs.subsets_) - 1 == 3
+    for t, line in enumerate(printed, start=1):
+        removed = (set(sbs.subsets_[t - 1]) - set(sbs.subsets_[t])).pop()
+        match = re.match(rf"^Iteration {t}, removed = {removed}, n_features = {len(sbs.subsets_[t])}, score = (\S+)$",
+                         line)
+        assert match, line
+        assert float(match.group(1)) == pytest.approx(sbs.scores_[t], rel=1e-7)
+
+    X, y = make_regression(n_samples=80, n_features=6, n_informative=2, noise=1.0, shuffle=False, random_state=0)
+    stepwise = StepwiseSelection(tol=1e-3, cv=3, verbose=1).fit(X, y)
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == len(stepwise.moves_) == 2
+    for t, (line, (move, feature), subset, score) in enumerate(
+            zip(printed, stepwise.moves_, stepwise.subsets_, stepwise.scores_), start=1):
+        match = re.match(rf"^Iteration {t}, {move} = {feature}, n_features = {len(subset)}, score = (\S+)$", line)
+        assert match, line
+        assert float(match.group(1)) == pytest.approx(score, rel=1e-7)
+
+
+def test_kernel_pca_prints_power_iterations_and_a_summary(capsys):
+    X = load_digits(return_X_y=True)[0][:300]
+    model = KernelPCA(5, kernel="rbf", eigen_solver="randomized", iterated_power=3, verbose=1, random_state=0).fit(X)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:-1] == ["Iteration 1", "Iteration 2", "Iteration 3"]
+    match = re.match(r"^Solver randomized, n_components = 5, largest_eigenvalue = (\S+)$", lines[-1])
+    assert match and float(match.group(1)) == pytest.approx(model.eigenvalues_[0], rel=1e-7)
+
+
+def test_model_imputer_prints_every_round(capsys):
+    X = DIABETES[0].copy()
+    X[np.random.default_rng(0).random(X.shape) < 0.1] = np.nan
+    model = ModelImputer(max_iter=4, verbose=1).fit(X)
+    out = capsys.readouterr().out
+    assert len(model.changes_) == model.n_iter_
+    assert_iterations_match(out, "change", model.changes_)
+    assert out.splitlines()[-1] == "Stopped at iteration 4: max_iter reached"
+
+
+def test_lsi_prints_power_iterations_and_a_summary(capsys):
+    X = load_digits(return_X_y=True)[0]
+    model = LatentSemanticIndexing(5, n_iter=3, verbose=1, random_state=0).fit(X)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:-1] == ["Iteration 1", "Iteration 2", "Iteration 3"]
+    match = re.match(r"^Algorithm randomized, n_components = 5, largest_singular_value = (\S+)$", lines[-1])
+    assert match and float(match.group(1)) == pytest.approx(model.singular_values_[0], rel=1e-7)
+
+
+def summaries(text, label):
+    """[(number after ``label``, {name: value})] from lines ``label i, name = v, …`` (or ``label name, …``)."""
+    out = []
+    for line in text.splitlines():
+        head, *pairs = line.split(", ")
+        assert head.startswith(label), line
+        out.append((head[len(label):].strip(), {k: float(v) for k, v in (pair.split(" = ") for pair in pairs)}))
+    return out
+
+
+def test_k_medoids_clara_clarans_print_their_searches(capsys):
+    X = IRIS[0]
+    pam = KMedoids(3, verbose=1).fit(X)
+    (method, values), = summaries(capsys.readouterr().out, "Method")
+    assert method == "pam" and values["n_iter"] == pam.n_iter_
+    assert values["cost"] == pytest.approx(pam.loss_curve_[-1], rel=1e-7)
+
+    clara = CLARA(3, n_samples=4, verbose=1, random_state=0).fit(X)
+    printed = summaries(capsys.readouterr().out, "Sample")
+    assert [int(i) for i, _ in printed] == [0, 1, 2, 3]
+    np.testing.assert_allclose([v["cost"] for _, v in printed], clara.sample_costs_, rtol=1e-7)
+
+    clarans = CLARANS(3, numlocal=3, verbose=1, random_state=0).fit(X)
+    printed = summaries(capsys.readouterr().out, "Local search")
+    assert [int(i) for i, _ in printed] == [0, 1, 2]
+    np.testing.assert_allclose([v["cost"] for _, v in printed], clarans.local_costs_, rtol=1e-7)
+    best = int(np.argmin(clarans.local_costs_))
+    assert printed[best][1]["n_moves"] == clarans.n_iter_
 
 
 # -- solvers that return before anything is printed: one summary line per problem ----------------------
@@ -356,6 +579,22 @@ SILENT = [
     (lambda: ICA(max_iter=3, random_state=0), IRIS),
     (lambda: LogisticRegression(max_iter=300), IRIS),
     (lambda: SoftmaxRegression(max_iter=300), IRIS),
+    (lambda: GAMClassifier(smoother="linear", max_iter=5), IRIS),
+    (lambda: PCA(2, svd_solver="randomized", random_state=0), IRIS),
+    (lambda: TruncatedSVD(2, random_state=0), IRIS),
+    (lambda: KMedoids(3), IRIS),
+    (lambda: CLARA(3, n_samples=2, random_state=0), IRIS),
+    (lambda: CLARANS(3, random_state=0), IRIS),
+    (lambda: Perceptron(max_iter=3), IRIS),
+    (lambda: Adaline(max_iter=3, standardize=True, random_state=0), CANCER),
+    (lambda: KernelLMS(max_iter=3), DIABETES),
+    (lambda: SequentialBackwardSelection(k_features=3, cv=2), IRIS),
+    (lambda: StepwiseSelection(cv=2), IRIS),
+    (lambda: LatentSemanticIndexing(2, random_state=0), (IRIS[0],)),
+    (lambda: PoissonRegressor(solver="lbfgs", max_iter=5), DIABETES),
+    (lambda: LADRegression(max_iter=5), DIABETES),
+    (lambda: LinearRegression(solver="sgd", max_iter=3, random_state=0), DIABETES),
+    (lambda: KernelPCA(2, eigen_solver="randomized", random_state=0), IRIS),
 ]
 
 

@@ -65,6 +65,14 @@ def test_import_lucidml_does_not_import_dask():
     assert out.stdout.strip() == "[]"
 
 
+@pytest.mark.parametrize("name", [n for n in ld.__all__ if hasattr(getattr(ld, n), "_parameter_constraints")])
+def test_constraints_name_only_own_parameters(name):
+    """A constraint copied from the in-memory twin for a parameter the Dask class lacks (e.g. its
+    ``verbose``) would make every fit fail in ``validate_params``."""
+    estimator = getattr(ld, name)()
+    assert set(estimator._parameter_constraints) <= set(estimator.get_params())
+
+
 @pytest.mark.parametrize("dask_class, memory_class, params", [
     (ld.GaussianNB, GaussianNB, {}),
     (ld.GaussianNB, GaussianNB, {"priors": [0.2, 0.3, 0.5], "var_smoothing": 1e-3}),

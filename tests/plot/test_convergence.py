@@ -59,7 +59,7 @@ def test_clear_errors():
     with pytest.raises(NotFittedError):
         ConvergenceDisplay.from_estimator(KMeans())
     tree = DecisionTreeClassifier().fit(X, y3)
-    with pytest.raises(TypeError, match="records no convergence history"):
+    with pytest.raises(ValueError, match="records no convergence history"):
         ConvergenceDisplay.from_estimator(tree)
     with pytest.raises(TypeError, match="fitted estimator"):
         ConvergenceDisplay.from_estimator([1.0, 0.5])

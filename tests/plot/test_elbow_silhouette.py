@@ -64,3 +64,10 @@ def test_silhouette_errors():
         SilhouetteDisplay.from_estimator(PCA().fit(X), X)
     with pytest.raises(ValueError, match="same length"):
         SilhouetteDisplay([0.5, 0.2], [0]).plot()
+    # a 1-cluster result (and its mirror image, every point its own cluster) has no silhouettes
+    with pytest.raises(ValueError, match="needs between 2 and n_samples - 1 .* labels hold 1 "):
+        SilhouetteDisplay.from_estimator(KMeans(n_clusters=1, random_state=0).fit(X), X)
+    with pytest.raises(ValueError, match="labels hold 1 "):
+        SilhouetteDisplay.from_predictions(X, np.zeros(len(X), dtype=int))
+    with pytest.raises(ValueError, match=f"labels hold {len(X[:5])} "):
+        SilhouetteDisplay.from_predictions(X[:5], np.arange(5))

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 from sklearn.datasets import load_breast_cancer, load_iris
 from sklearn.inspection import DecisionBoundaryDisplay
 from sklearn.metrics import (
@@ -32,6 +33,19 @@ def test_decision_boundary_of_a_lucidml_classifier(ax):
     grid = np.column_stack([display.xx0.ravel(), display.xx1.ravel()])
     np.testing.assert_array_equal(display.response.ravel(), knn.predict(grid))
     assert display.ax_ is ax
+
+
+def test_decision_boundary_needs_two_features_or_a_chosen_pair(ax):
+    """More than two features and no pair chosen: scikit-learn's display stops with a ValueError that
+    says so, before drawing; fitting on a chosen pair of columns is the way to draw it."""
+    knn = KNeighborsClassifier(n_neighbors=5).fit(X_iris, y_iris)
+    with pytest.raises(ValueError, match="n_features must be equal to 2"):
+        DecisionBoundaryDisplay.from_estimator(knn, X_iris, response_method="predict", ax=ax)
+    assert not ax.collections  # nothing was drawn
+    pair = X_iris[:, [2, 3]]
+    display = DecisionBoundaryDisplay.from_estimator(KNeighborsClassifier().fit(pair, y_iris), pair,
+                                                     response_method="predict", grid_resolution=20, ax=ax)
+    assert display.response.shape == (20, 20)
 
 
 def test_learning_curve_of_a_lucidml_classifier():

@@ -7,7 +7,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from ..utils import Interval, Options, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ._medoids import METRICS, REL_TOL, _BaseMedoids, nearest_medoid, submatrix
 from ._pam import build, pam_swap
 
@@ -46,6 +46,10 @@ class CLARA(_BaseMedoids):
         The most SWAP iterations of each PAM run.
     random_state : int, RandomState instance or None, default=None
         Draws the samples.
+    verbose : int, default=0
+        1 or more prints one line per sample on standard output, ``Sample s, n_iter = …, cost =
+        …``: PAM's swaps on it and the cost of its medoids on all the data (``sample_costs_``);
+        0 prints nothing.
 
     Attributes
     ----------
@@ -88,16 +92,18 @@ class CLARA(_BaseMedoids):
         "metric": [Options(METRICS), "callable"],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, n_clusters=8, *, n_samples=5, sample_size=None, metric="euclidean", max_iter=300,
-                 random_state=None):
+                 random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.n_samples = n_samples
         self.sample_size = sample_size
         self.metric = metric
         self.max_iter = max_iter
         self.random_state = random_state
+        self.verbose = verbose
 
     def fit(self, X, y=None):
         """Find the medoids of X (n_samples × n_features, or n × n distances if precomputed)."""
@@ -108,7 +114,8 @@ class CLARA(_BaseMedoids):
             raise ValueError(f"sample_size={size} should be >= n_clusters={self.n_clusters}.")
         rng = check_random_state(self.random_state)
         medoids, self.n_iter_, self.loss_curve_, self.sample_costs_, converged = _clara(
-            X, self.n_clusters, min(size, X.shape[0]), self.n_samples, self.metric, self.max_iter, rng
+            X, self.n_clusters, min(size, X.shape[0]), self.n_samples, self.metric, self.max_iter, rng,
+            IterationLog(self.verbose),
         )
         if not converged:
             warnings.warn(f"CLARA: PAM stopped at max_iter={self.max_iter} on the kept sample while swaps still "
@@ -116,8 +123,10 @@ class CLARA(_BaseMedoids):
         return self._set_result(X, medoids)
 
 
-def _clara(X, n_clusters, size, n_samples, metric, max_iter, rng):
-    """PAM on each sample; keep the medoids with the lowest full-data cost (ties keep the earlier)."""
+def _clara(X, n_clusters, size, n_samples, metric, max_iter, rng, log=None):
+    """PAM on each sample; keep the medoids with the lowest full-data cost (ties keep the earlier).
+    ``log`` (an ``IterationLog``) prints a line per sample."""
+    log = IterationLog(0) if log is None else log
     n = X.shape[0]
     best, best_cost, best_iter, best_curve, best_converged = None, np.inf, 0, np.zeros(0), True
     sample_costs = []
@@ -134,6 +143,7 @@ def _clara(X, n_clusters, size, n_samples, metric, max_iter, rng):
         medoids = sample[local]
         cost = float(nearest_medoid(X, medoids, metric)[1].sum())
         sample_costs.append(cost)
+        log.summary(f"Sample {len(sample_costs) - 1}", n_iter=n_iter, cost=cost)
         if best is None or cost < best_cost:  # the first sample counts even if its cost is not finite
             best, best_cost, best_iter, best_curve, best_converged = medoids, cost, n_iter, curve, converged
     return best, best_iter, np.asarray(best_curve), np.array(sample_costs), best_converged

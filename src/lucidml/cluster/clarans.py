@@ -5,7 +5,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ..utils import Interval, Options, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ._medoids import METRICS, REL_TOL, CandidateRows, _BaseMedoids
 from ._pam import nearest_two
 
@@ -47,6 +47,10 @@ class CLARANS(_BaseMedoids):
         the n × n distance matrix).
     random_state : int, RandomState instance or None, default=None
         Draws the start nodes and the neighbours.
+    verbose : int, default=0
+        1 or more prints one line per local search on standard output, ``Local search i, n_moves
+        = …, cost = …`` (the moves it made and its final cost, ``local_costs_[i]``); 0 prints
+        nothing.
 
     Attributes
     ----------
@@ -86,14 +90,17 @@ class CLARANS(_BaseMedoids):
         "maxneighbor": [Interval(Integral, 1, None, closed="left"), None],
         "metric": [Options(METRICS), "callable"],
         "random_state": ["random_state"],
+        "verbose": VERBOSE,
     }
 
-    def __init__(self, n_clusters=8, *, numlocal=2, maxneighbor=None, metric="euclidean", random_state=None):
+    def __init__(self, n_clusters=8, *, numlocal=2, maxneighbor=None, metric="euclidean", random_state=None,
+                 verbose=0):
         self.n_clusters = n_clusters
         self.numlocal = numlocal
         self.maxneighbor = maxneighbor
         self.metric = metric
         self.random_state = random_state
+        self.verbose = verbose
 
     def fit(self, X, y=None):
         """Find the medoids of X (n_samples × n_features, or n × n distances if precomputed)."""
@@ -106,9 +113,11 @@ class CLARANS(_BaseMedoids):
         rng = check_random_state(self.random_state)
         best_cost, self.local_costs_ = np.inf, np.empty(self.numlocal)
         candidate_rows = CandidateRows(X, self.metric)
+        log = IterationLog(self.verbose)
         for i in range(self.numlocal):
             medoids, costs = _local_search(candidate_rows, n, k, maxneighbor, rng)
             self.local_costs_[i] = costs[-1]
+            log.summary(f"Local search {i}", n_moves=len(costs) - 1, cost=costs[-1])
             if i == 0 or costs[-1] < best_cost:  # the first search counts even if its cost is not finite
                 best_cost, best, self.loss_curve_ = costs[-1], medoids, costs
         self.n_iter_ = len(self.loss_curve_) - 1

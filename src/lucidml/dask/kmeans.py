@@ -121,7 +121,8 @@ class KMeans(DaskEstimator):
 
     _local_class = _LocalKMeans
     _parameter_constraints = {
-        **{k: v for k, v in _LocalKMeans._parameter_constraints.items() if k not in ("n_init", "n_jobs", "init")},
+        **{k: v for k, v in _LocalKMeans._parameter_constraints.items()
+           if k not in ("n_init", "n_jobs", "init", "verbose")},
         "init": [_LocalKMeans._parameter_constraints["init"][0], "array-like"],
         "n_init": [Interval(Integral, 1, None, closed="left")],
         "init_sample_size": [Interval(Integral, 1, None, closed="left"), None],

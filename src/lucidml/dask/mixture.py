@@ -116,7 +116,8 @@ class GaussianMixture(DaskEstimator):
 
     _local_class = _LocalGaussianMixture
     _parameter_constraints = {
-        **{k: v for k, v in _LocalGaussianMixture._parameter_constraints.items() if k != "warm_start"},
+        **{k: v for k, v in _LocalGaussianMixture._parameter_constraints.items()
+           if k not in ("warm_start", "verbose")},
         "init_params": [Options({"kmeans", "random"})],
     }
 

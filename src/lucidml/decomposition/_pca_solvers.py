@@ -104,11 +104,11 @@ def covariance_eigh(C, n_components=None):
     return np.maximum(values[::-1], 0.0), vectors[:, ::-1].T
 
 
-def randomized(X, mean, scale, n_components, n_oversamples, n_iter, normalizer, rng):
+def randomized(X, mean, scale, n_components, n_oversamples, n_iter, normalizer, rng, log=None):
     """Randomized SVD (Halko et al. 2011) of A, centred implicitly: X is neither copied nor densified."""
     A = CenteredMatrix(X, mean, scale)
     _, s, Vt = randomized_svd(A, n_components, n_oversamples=n_oversamples, n_iter=n_iter,
-                              normalizer=normalizer, rng=rng, compute_u=False)
+                              normalizer=normalizer, rng=rng, compute_u=False, log=log)
     return s**2 / (X.shape[0] - 1), Vt
 
 

@@ -45,22 +45,29 @@ def _normalize(Y, how):
     return Y
 
 
-def randomized_range_finder(A, size, n_iter, normalizer, rng):
+def randomized_range_finder(A, size, n_iter, normalizer, rng, log=None):
     """An m × size matrix Q with orthonormal columns whose span approximates range(A).
 
-    Y ← A Ω, then n_iter times: Y ← A · norm(Aᵀ · norm(Y)); finally Q = orth(Y).
+    Y ← A Ω, then n_iter times: Y ← A · norm(Aᵀ · norm(Y)); finally Q = orth(Y). ``log`` (an
+    ``IterationLog``) prints ``Iteration t`` after each power iteration: on a large sparse A each
+    is a full pass over the data.
     """
     omega = rng.standard_normal(size=(A.shape[1], size)).astype(A.dtype, copy=False)
     Y = _dense(A @ omega)
     del omega  # as large as the short side's blocks: not kept through the iterations
-    for _ in range(n_iter):
+    for t in range(n_iter):
         Z = _dense(A.T @ _normalize(Y, normalizer))
         Y = _dense(A @ _normalize(Z, normalizer))
+        if log:
+            log.iteration(t + 1)
     return scipy.linalg.qr(Y, mode="economic", check_finite=False, overwrite_a=True)[0]
 
 
-def randomized_svd(A, n_components, *, n_oversamples=10, n_iter="auto", normalizer="auto", rng, compute_u=True):
+def randomized_svd(A, n_components, *, n_oversamples=10, n_iter="auto", normalizer="auto", rng, compute_u=True,
+                   log=None):
     """Rank-k approximation A ≈ U diag(s) Vt by the randomized range finder; (U, s, Vt).
+
+    ``log`` (an ``IterationLog``) prints the power iterations (see ``randomized_range_finder``).
 
     With ``compute_u=False`` U is returned as None (for a tall A this skips an m × l × k product).
 
@@ -78,9 +85,9 @@ def randomized_svd(A, n_components, *, n_oversamples=10, n_iter="auto", normaliz
     size = min(n_components + n_oversamples, m, n)
     if m < n:
         Vt, s, U = randomized_svd(A.T, n_components, n_oversamples=n_oversamples, n_iter=n_iter,
-                                  normalizer=normalizer, rng=rng)
+                                  normalizer=normalizer, rng=rng, log=log)
         return (U.T if compute_u else None), s, Vt.T
-    Q = randomized_range_finder(A, size, n_iter, normalizer, rng)
+    Q = randomized_range_finder(A, size, n_iter, normalizer, rng, log)
     B = _dense(A.T @ Q).T  # Qᵀ A, computed as (AᵀQ)ᵀ so that sparse A stays on the left
     # The small l × n SVD in float64 whatever the data's precision.
     U_hat, s, Vt = scipy.linalg.svd(B.astype(np.float64, copy=False), full_matrices=False, check_finite=False,

@@ -16,7 +16,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..kernels.pairwise import KERNELS, _kernel_params, pairwise_kernels
-from ..utils import Interval, Options, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ..utils.linalg import SMALL_MATRIX, blas_threads, refine_cholesky_solve
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._kernel_pca_kernels import center_gram
@@ -86,6 +86,10 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         Start vector of ``"arpack"``, test matrix of ``"randomized"``.
     copy_X : bool, default=True
         Store a copy of X (rather than a reference) for ``transform``.
+    verbose : int, default=0
+        1 or more prints, on standard output, ``Iteration t`` after each power iteration of
+        ``"randomized"`` (each a product with the n × n Gram matrix) and one closing line ``Solver s,
+        n_components = k, largest_eigenvalue = …`` (``eigenvalues_[0]``); 0 prints nothing.
 
     Attributes
     ----------
@@ -138,11 +142,12 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         "remove_zero_eig": ["boolean"],
         "random_state": ["random_state"],
         "copy_X": ["boolean"],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, n_components=None, *, kernel="linear", gamma=None, degree=3, coef0=1, kernel_params=None,
                  alpha=1.0, fit_inverse_transform=False, eigen_solver="auto", tol=0, max_iter=None,
-                 iterated_power="auto", remove_zero_eig=False, random_state=None, copy_X=True):
+                 iterated_power="auto", remove_zero_eig=False, random_state=None, copy_X=True, verbose=0):
         self.n_components = n_components
         self.kernel = kernel
         self.gamma = gamma
@@ -158,6 +163,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self.remove_zero_eig = remove_zero_eig
         self.random_state = random_state
         self.copy_X = copy_X
+        self.verbose = verbose
 
     def fit(self, X, y=None):
         """Eigendecompose the centred Gram matrix of X (n_samples, n_features)."""
@@ -194,7 +200,8 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         if solver == "arpack" and k >= n:
             solver = "dense"  # ARPACK needs k < N
         rng = check_random_state(self.random_state)
-        values, vectors = _top_eigenpairs(K, k, solver, self.tol, self.max_iter, self.iterated_power, rng)
+        log = IterationLog(self.verbose)
+        values, vectors = _top_eigenpairs(K, k, solver, self.tol, self.max_iter, self.iterated_power, rng, log)
 
         # Round-off eigenvalues are zeroed; a float32 K's reach ≈ 1e-7·N·μ₁, hence its larger cut.
         tiny = 1e-12 if K.dtype == np.float64 else 1e-5
@@ -205,6 +212,8 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         vectors = vectors * np.where(peaks < 0, -1.0, 1.0).astype(vectors.dtype)
         if self.remove_zero_eig or self.n_components is None:
             vectors, values = vectors[:, values > 0], values[values > 0]
+        log.summary(f"Solver {solver}", n_components=len(values),
+                    largest_eigenvalue=float(values[0]) if len(values) else 0.0)
         return values, vectors
 
     def _fit_preimage(self, X):
@@ -282,8 +291,9 @@ def _solve_float32(K, alpha, X):
     return refine_cholesky_solve(K, factor, X, coef, shift=alpha).astype(np.float32)
 
 
-def _top_eigenpairs(K, k, solver, tol, max_iter, iterated_power, rng):
-    """The k algebraically largest eigenpairs of the symmetric K (unsorted)."""
+def _top_eigenpairs(K, k, solver, tol, max_iter, iterated_power, rng, log=None):
+    """The k algebraically largest eigenpairs of the symmetric K (unsorted); ``log`` prints the
+    randomized power iterations."""
     n = K.shape[0]
     if solver == "dense":
         with blas_threads(1) if n <= SMALL_MATRIX else nullcontext():
@@ -292,7 +302,7 @@ def _top_eigenpairs(K, k, solver, tol, max_iter, iterated_power, rng):
         v0 = rng.uniform(-1.0, 1.0, size=n).astype(K.dtype)
         return scipy.sparse.linalg.eigsh(K, k, which="LA", tol=tol, maxiter=max_iter, v0=v0)
     n_iter = resolve_power_iterations(iterated_power, k, K.shape)
-    Q = randomized_range_finder(K, min(k + 10, n), n_iter, "LU" if n_iter > 2 else "none", rng)
+    Q = randomized_range_finder(K, min(k + 10, n), n_iter, "LU" if n_iter > 2 else "none", rng, log)
     # K ≈ Q (QᵀKQ) Qᵀ; the small eigenproblem in float64 whatever K's precision.
     values, small = np.linalg.eigh((Q.T @ K @ Q).astype(np.float64, copy=False))
     top = np.argsort(values)[::-1][:k]

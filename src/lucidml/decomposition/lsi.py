@@ -12,7 +12,7 @@ from sklearn.base import (
 from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import Interval, Options, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ..utils.validation import check_fit_data, check_predict_data
 from .svd_tools import _flip_signs
 from .truncated_svd import _truncated_svd
@@ -49,6 +49,10 @@ class LatentSemanticIndexing(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
     n_iter : int, default=7
         Power iterations of ``"randomized"``.
     random_state : int, RandomState instance or None, default=None
+    verbose : int, default=0
+        1 or more prints, on standard output, ``Iteration t`` after each power iteration of
+        ``"randomized"`` (each a pass over the documents) and one closing line ``Algorithm a,
+        n_components = k, largest_singular_value = …`` (``singular_values_[0]``); 0 prints nothing.
 
     Attributes
     ----------
@@ -86,15 +90,17 @@ class LatentSemanticIndexing(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         "algorithm": [Options({"randomized", "arpack", "full"})],
         "n_iter": [Interval(Integral, 0, None, closed="left")],
         "random_state": ["random_state"],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, n_components=None, *, weighting="tfidf", algorithm="randomized", n_iter=7,
-                 random_state=None):
+                 random_state=None, verbose=0):
         self.n_components = n_components
         self.weighting = weighting
         self.algorithm = algorithm
         self.n_iter = n_iter
         self.random_state = random_state
+        self.verbose = verbose
 
     def fit(self, X, y=None):
         """Index the documents of X (n_documents, n_terms): dense or sparse counts (e.g. CountVectorizer)."""
@@ -119,8 +125,10 @@ class LatentSemanticIndexing(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         A = self._weight(X)
         if self.algorithm == "full" and scipy.sparse.issparse(A):
             A = A.toarray()
+        log = IterationLog(self.verbose)
         s, Vt = _truncated_svd(A, k, self.algorithm, self.n_iter, 10, "auto", 0.0,
-                               check_random_state(self.random_state))
+                               check_random_state(self.random_state), log)
+        log.summary(f"Algorithm {self.algorithm}", n_components=k, largest_singular_value=float(s[0]))
         _, self.components_ = _flip_signs(None, Vt)
         self.singular_values_ = s
         self.n_components_ = k

@@ -15,7 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import Interval, Options, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from . import _pca_solvers as solvers
 from ._randomized import resolve_power_iterations
@@ -82,6 +82,11 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         preprocessing step; constant features are left unscaled).
     random_state : int, RandomState instance or None, default=None
         Random test matrix (``"randomized"``), start vector (``"arpack"``, ``"deflation"``).
+    verbose : int, default=0
+        1 or more prints, on standard output, ``Iteration t`` after each power iteration of
+        ``"randomized"`` (each a pass over X) and, for every solver, one closing line
+        ``Solver s, n_components = k, n_iter = …, explained_variance_ratio = …`` (``n_iter_`` and
+        the sum of ``explained_variance_ratio_``); 0 prints nothing.
 
     Attributes
     ----------
@@ -139,11 +144,12 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "standardize": ["boolean"],
         "random_state": ["random_state"],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, n_components=None, *, copy=True, whiten=False, svd_solver="auto", tol=0.0,
                  iterated_power="auto", n_oversamples=10, power_iteration_normalizer="auto", max_iter=1000,
-                 standardize=False, random_state=None):
+                 standardize=False, random_state=None, verbose=0):
         self.n_components = n_components
         self.copy = copy
         self.whiten = whiten
@@ -155,6 +161,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.max_iter = max_iter
         self.standardize = standardize
         self.random_state = random_state
+        self.verbose = verbose
 
     def fit(self, X, y=None):
         """Find the principal directions of X (n_samples, n_features); dense or sparse CSR/CSC."""
@@ -166,6 +173,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         solver = self._choose_solver(X, k, ratio)
         self._fit_svd_solver = solver
         rng = check_random_state(self.random_state)
+        log = IterationLog(self.verbose)
 
         self.n_iter_ = 1
         if solver in ("covariance_eigh", "deflation"):
@@ -193,10 +201,13 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             if solver == "randomized":
                 self.n_iter_ = resolve_power_iterations(self.iterated_power, k, X.shape)
                 values, Vt = solvers.randomized(X, mean, scale, k, self.n_oversamples, self.iterated_power,
-                                                self.power_iteration_normalizer, rng)
+                                                self.power_iteration_normalizer, rng, log)
             else:
                 values, Vt = solvers.arpack(X, mean, scale, k, self.tol, rng)
-        return self._finish(values, Vt, total_var, mean, scale, n, d, k, ratio, X.dtype)
+        self._finish(values, Vt, total_var, mean, scale, n, d, k, ratio, X.dtype)
+        log.summary(f"Solver {solver}", n_components=self.n_components_, n_iter=self.n_iter_,
+                    explained_variance_ratio=float(self.explained_variance_ratio_.sum()))
+        return self
 
     def _finish(self, values, Vt, total_var, mean, scale, n, d, k, ratio, dtype):
         """The fitted attributes from the eigenvalues λ (variances along the rows of Vt, largest first),

@@ -14,7 +14,7 @@ from sklearn.base import (
 from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import Interval, Options, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._pca_solvers import column_moments
 from ._randomized import randomized_svd
@@ -55,6 +55,10 @@ class TruncatedSVD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         Random test matrix of ``"randomized"``, start vector of ``"arpack"``.
     tol : float, default=0.0
         ARPACK's tolerance (0 = machine precision).
+    verbose : int, default=0
+        1 or more prints, on standard output, ``Iteration t`` after each power iteration of
+        ``"randomized"`` (each a pass over X) and one closing line ``Algorithm a, n_components = k,
+        explained_variance_ratio = …`` (the sum of ``explained_variance_ratio_``); 0 prints nothing.
 
     Attributes
     ----------
@@ -94,10 +98,11 @@ class TruncatedSVD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         "power_iteration_normalizer": [Options({"auto", "QR", "LU", "none"})],
         "random_state": ["random_state"],
         "tol": [Interval(Real, 0, None, closed="left")],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, n_components=2, *, algorithm="randomized", n_iter=5, n_oversamples=10,
-                 power_iteration_normalizer="auto", random_state=None, tol=0.0):
+                 power_iteration_normalizer="auto", random_state=None, tol=0.0, verbose=0):
         self.n_components = n_components
         self.algorithm = algorithm
         self.n_iter = n_iter
@@ -105,6 +110,7 @@ class TruncatedSVD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         self.power_iteration_normalizer = power_iteration_normalizer
         self.random_state = random_state
         self.tol = tol
+        self.verbose = verbose
 
     def fit(self, X, y=None):
         """Compute the rank-k SVD of X (n_samples, n_features); dense or sparse."""
@@ -123,8 +129,9 @@ class TruncatedSVD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
             raise ValueError(f"n_components={k} must be {bound}min(n_samples, n_features) (n_samples="
                              f"{X.shape[0]}, n_features={X.shape[1]}) with algorithm={self.algorithm!r}.")
         rng = check_random_state(self.random_state)
+        log = IterationLog(self.verbose)
         s, Vt = _truncated_svd(X, k, self.algorithm, self.n_iter, self.n_oversamples,
-                                  self.power_iteration_normalizer, self.tol, rng)
+                               self.power_iteration_normalizer, self.tol, rng, log)
         _, Vt = _flip_signs(None, Vt)
         # The data's precision, as scikit-learn's (float32 in, float32 components and scores out).
         self.components_ = Vt.astype(X.dtype, copy=False)
@@ -136,6 +143,8 @@ class TruncatedSVD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         total = _total_variance(X)
         self.explained_variance_ = variance.astype(X.dtype)
         self.explained_variance_ratio_ = (variance / total if total > 0 else np.zeros(k)).astype(X.dtype)
+        log.summary(f"Algorithm {self.algorithm}", n_components=k,
+                    explained_variance_ratio=float(self.explained_variance_ratio_.sum()))
         return scores
 
     def transform(self, X):
@@ -163,11 +172,11 @@ class TruncatedSVD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         return self.components_.shape[0]
 
 
-def _truncated_svd(X, k, algorithm, n_iter, n_oversamples, normalizer, tol, rng):
-    """(σ, V_kᵀ) of X, largest σ first."""
+def _truncated_svd(X, k, algorithm, n_iter, n_oversamples, normalizer, tol, rng, log=None):
+    """(σ, V_kᵀ) of X, largest σ first; ``log`` prints the randomized power iterations."""
     if algorithm == "randomized":
         _, s, Vt = randomized_svd(X, k, n_oversamples=n_oversamples, n_iter=n_iter, normalizer=normalizer,
-                                  rng=rng, compute_u=False)
+                                  rng=rng, compute_u=False, log=log)
         return s, Vt
     if algorithm == "arpack":
         v0 = rng.uniform(-1.0, 1.0, size=min(X.shape))

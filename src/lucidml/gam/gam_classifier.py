@@ -10,7 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
 from ..utils.validation import check_fit_data, check_predict_data
 from ._smoothers import group_by_value
 from .gam_regressor import KNOT_SEARCH_SWEEPS, backfit_sweep
@@ -60,6 +60,10 @@ class GAMClassifier(ClassifierMixin, BaseEstimator):
         Local-scoring iterations at most (the notes use 100).
     tol : float, default=1e-5
         Relative deviance change at which local scoring stops.
+    verbose : int, default=0
+        1 or more prints ``Iteration t, deviance = …`` after every local-scoring iteration (as in
+        ``loss_curve_``) and how the fit stopped, on standard output, after a ``Problem class k vs
+        rest`` line per class when there are more than two; 0 prints nothing.
 
     Attributes
     ----------
@@ -97,15 +101,18 @@ class GAMClassifier(ClassifierMixin, BaseEstimator):
         "alpha_update": [Options({"mean", "weighted"})],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
+        "verbose": VERBOSE,
     }
 
-    def __init__(self, *, smoother="spline", smoothing=1.0, span=0.3, alpha_update="mean", max_iter=100, tol=1e-5):
+    def __init__(self, *, smoother="spline", smoothing=1.0, span=0.3, alpha_update="mean", max_iter=100, tol=1e-5,
+                 verbose=0):
         self.smoother = smoother
         self.smoothing = smoothing
         self.span = span
         self.alpha_update = alpha_update
         self.max_iter = max_iter
         self.tol = tol
+        self.verbose = verbose
 
     def fit(self, X, y, sample_weight=None):
         """Fit α and the components fⱼ to X (n_samples, n_features) and class labels y.
@@ -124,11 +131,13 @@ class GAMClassifier(ClassifierMixin, BaseEstimator):
         groups = [group_by_value(X[:, j]) for j in range(X.shape[1])]
         params = {"kind": self.smoother, "smoothing": self.smoothing, "span": self.span, "dispersion": 1.0}
         positives = [1] if len(self.classes_) == 2 else range(len(self.classes_))
-        fits = [
-            _local_scoring(groups, (y_index == k).astype(np.float64), sw, params, self.alpha_update == "weighted",
-                           self.max_iter, self.tol)
-            for k in positives
-        ]
+        log = IterationLog(self.verbose)
+        fits = []
+        for k in positives:
+            if len(positives) > 1:
+                log.summary(f"Problem class {self.classes_[k]} vs rest")
+            fits.append(_local_scoring(groups, (y_index == k).astype(np.float64), sw, params,
+                                       self.alpha_update == "weighted", self.max_iter, self.tol, log))
         if len(fits) == 1:
             self.intercept_, self.components_, deviances, converged = fits[0]
             self.loss_curve_ = np.array(deviances)
@@ -175,8 +184,10 @@ def _additive(intercept, components, X):
     return intercept + sum(f(X[:, j]) for j, f in enumerate(components))
 
 
-def _local_scoring(groups, y, sw, params, weighted_alpha, max_iter, tol):
-    """Algorithm 8 on validated arrays; returns (α, components, deviances, converged)."""
+def _local_scoring(groups, y, sw, params, weighted_alpha, max_iter, tol, log=None):
+    """Algorithm 8 on validated arrays; returns (α, components, deviances, converged).
+    ``log`` (an ``IterationLog``) prints each iteration's deviance."""
+    log = IterationLog(0) if log is None else log
     p = np.clip(np.dot(sw, y) / sw.sum(), _EPS, 1 - _EPS)
     alpha = float(np.log(p / (1 - p)))
     F = np.zeros((len(y), len(groups)))
@@ -210,10 +221,14 @@ def _local_scoring(groups, y, sw, params, weighted_alpha, max_iter, tol):
             components = [_Blend.halfway(a, b) for a, b in zip(components, components_old)]
         eta = eta_new
         deviances.append(deviance)
+        log.iteration(it + 1, deviance=deviance)
         knots_settled = params["kind"] != "spline" or it >= KNOT_SEARCH_SWEEPS
-        if knots_settled and abs(deviance_old - deviance) <= tol * (abs(deviance) + 0.1):
+        change = abs(deviance_old - deviance) / (abs(deviance) + 0.1)
+        if knots_settled and change <= tol:
+            log.converged(it + 1, change, tol, name="relative deviance change")
             return alpha, components, deviances, True
         deviance_old = deviance
+    log.stopped(max_iter, "max_iter reached")
     return alpha, components, deviances, False
 
 

@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import Interval, Options, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ..utils.validation import check_fit_data, check_predict_data
 from ._kernel_lms_kernels import klms_epoch
 from .pairwise import KERNELS, _kernel_params, pairwise_kernels
@@ -49,6 +49,10 @@ class KernelLMS(RegressorMixin, BaseEstimator):
         Batch steps, or online passes over the data, at most.
     tol : float, default=1e-6
         Stop when ‖Δβ‖₂ ≤ tol·max(1, ‖β‖₂) over one step (batch) or one pass (online).
+    verbose : int, default=0
+        1 or more prints ``Iteration t, loss = …`` after every batch step or online pass (the mean
+        squared error, as in ``loss_curve_``) and how the fit stopped, on standard output; 0 prints
+        nothing.
 
     Attributes
     ----------
@@ -87,10 +91,11 @@ class KernelLMS(RegressorMixin, BaseEstimator):
         "mode": [Options({"batch", "online"})],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, *, kernel="rbf", gamma=None, degree=3, coef0=1.0, kernel_params=None, alpha=0.0,
-                 learning_rate=None, mode="batch", max_iter=1000, tol=1e-6):
+                 learning_rate=None, mode="batch", max_iter=1000, tol=1e-6, verbose=0):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -101,6 +106,7 @@ class KernelLMS(RegressorMixin, BaseEstimator):
         self.mode = mode
         self.max_iter = max_iter
         self.tol = tol
+        self.verbose = verbose
 
     def _gram(self, X, Y=None):
         params = _kernel_params(self.kernel, self.gamma, self.degree, self.coef0, self.kernel_params)
@@ -116,7 +122,8 @@ class KernelLMS(RegressorMixin, BaseEstimator):
         eta = self.learning_rate
         if eta is None:
             eta = 1.0 / _step_scale(K, self.alpha, self.mode)
-        beta, losses, converged = _kernel_lms(K, y, eta, self.alpha, self.mode, self.max_iter, self.tol)
+        beta, losses, converged = _kernel_lms(K, y, eta, self.alpha, self.mode, self.max_iter, self.tol,
+                                              IterationLog(self.verbose))
         self.dual_coef_, self.loss_curve_, self.n_iter_ = beta, losses, len(losses)
         self.learning_rate_ = float(eta)
         self.X_fit_ = X
@@ -148,8 +155,10 @@ def _step_scale(K, alpha, mode):
     return scale if scale > 0 else 1.0
 
 
-def _kernel_lms(K, y, eta, alpha, mode, max_iter, tol):
-    """β from 0 by the batch rule β ← β + η(y − Kβ − λβ) or by online passes; returns (β, losses, converged)."""
+def _kernel_lms(K, y, eta, alpha, mode, max_iter, tol, log=None):
+    """β from 0 by the batch rule β ← β + η(y − Kβ − λβ) or by online passes; returns (β, losses, converged).
+    ``log`` (an ``IterationLog``) prints each step's loss."""
+    log = IterationLog(0) if log is None else log
     n = K.shape[0]
     beta = np.zeros(n)
     losses = []
@@ -165,9 +174,12 @@ def _kernel_lms(K, y, eta, alpha, mode, max_iter, tol):
                 step_norm, sse = klms_epoch(K, y, beta, eta, alpha)
                 losses.append(sse / n)
             beta_norm = float(np.linalg.norm(beta))
+        log.iteration(len(losses), loss=losses[-1])
         if not (np.isfinite(beta_norm) and np.isfinite(step_norm)):
             raise ValueError(f"KernelLMS diverged with learning_rate={eta:.3g}: the steps need a positive "
                              "semi-definite kernel matrix (see check_kernel) and learning_rate < 2/λ_max(K + alpha·I).")
         if step_norm <= tol * max(1.0, beta_norm):
+            log.converged(len(losses), step_norm / max(1.0, beta_norm), tol, name="relative step")
             return beta, np.array(losses), True
+    log.stopped(max_iter, "max_iter reached")
     return beta, np.array(losses), False

@@ -112,8 +112,9 @@ def _weighted_gram(X, W, block=4096):
     return gram
 
 
-def irls(problem, beta, solver, max_iter, tol):
-    """IRLS with step halving; returns (β, F per iteration, converged)."""
+def irls(problem, beta, solver, max_iter, tol, log=None):
+    """IRLS with step halving; returns (β, F per iteration, converged). ``log`` (an
+    ``IterationLog``) prints F after each iteration."""
     f, grad = problem.objective(beta), problem.gradient(beta)
     losses = []
     for _ in range(max_iter):
@@ -129,22 +130,31 @@ def irls(problem, beta, solver, max_iter, tol):
             return beta, losses or [f], True
         f_old, f, beta = f, f_new, beta + step * delta
         losses.append(f)
+        if log:
+            log.iteration(len(losses), loss=f)
         grad = problem.gradient(beta)
         if stopping_test(grad, f_old, f, tol, _ftol(tol)) is not None:
             return beta, losses, True
     return beta, losses, False
 
 
-def first_order(problem, beta, solver, max_iter, tol):
-    """Gradient descent (backtracking) or L-BFGS from ``lucidml.optim`` on F; returns (β, losses, converged)."""
+def first_order(problem, beta, solver, max_iter, tol, log=None):
+    """Gradient descent (backtracking) or L-BFGS from ``lucidml.optim`` on F; returns (β, losses, converged).
+    ``log`` (an ``IterationLog``) prints F after each iteration (computed again, only when it prints)."""
     iterates = [beta]
+
+    def step_taken(x):
+        iterates.append(x)
+        if log:
+            log.iteration(len(iterates) - 1, loss=problem.objective(x))
+
     try:
         if solver == "lbfgs":
             result = lbfgs(problem.objective, beta, problem.gradient, max_iter=max_iter, tol=tol, ftol=_ftol(tol),
-                           callback=iterates.append)
+                           callback=step_taken)
         else:
             result = gradient_descent(problem.objective, beta, problem.gradient, step="backtracking", lr=1.0,
-                                      max_iter=max_iter, tol=tol, ftol=_ftol(tol), callback=iterates.append)
+                                      max_iter=max_iter, tol=tol, ftol=_ftol(tol), callback=step_taken)
     except ValueError as error:
         if "descent direction" not in str(error):
             raise

@@ -30,7 +30,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import check_sample_weight, validate_params
+from ..utils import IterationLog, check_sample_weight, validate_params
 from ..utils.rows import as_rows
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 
@@ -121,6 +121,7 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         best = np.full(n_problems, np.inf)
         epochs_without_gain = np.zeros(n_problems, dtype=np.intp)
         in_order = np.arange(n_samples)
+        log = IterationLog(self.verbose)
         # Epochs on small data take microseconds: the loop keeps to a few cheap NumPy calls each.
         for epoch in range(max_iter):
             order = self._rng.permutation(n_samples) if self.shuffle else in_order
@@ -128,6 +129,8 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             self._check_finite(epoch)
             np.copyto(self._last_loss, loss, where=active)
             self._loss_history.append(float(self._last_loss.sum()) / n_problems)
+            if log:
+                log.iteration(len(self._loss_history), loss=self._loss_history[-1])
             if not stopping:
                 continue
             if self.tol is not None:  # scikit-learn's rule: no gain of tol for n_iter_no_change epochs
@@ -136,7 +139,11 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                 converged = converged | (epochs_without_gain >= self.n_iter_no_change)
             active &= ~converged
             if not active.any():
+                log.converged(len(self._loss_history), reason="every problem met its stopping rule")
                 break
+        else:
+            if stopping:
+                log.stopped(len(self._loss_history), "max_iter reached")
         self.n_iter_ = epoch + 1
         self.loss_curve_ = np.array(self._loss_history)
         if stopping and active.any() and (self.tol is not None or self._has_own_stopping_rule):

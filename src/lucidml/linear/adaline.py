@@ -6,7 +6,7 @@ from typing import ClassVar
 import numpy as np
 import scipy.sparse
 
-from ..utils import Interval, Options
+from ..utils import VERBOSE, Interval, Options
 from ._online_base import _OnlineLinearClassifier
 from ._online_kernels import adaline_batch_step, adaline_minibatch_epoch
 
@@ -85,6 +85,10 @@ class Adaline(_OnlineLinearClassifier):
         Learn b; if False, b = 0.
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling.
+    verbose : int, default=0
+        1 or more prints ``Iteration t, loss = …`` after every epoch (the mean over the
+        one-vs-rest problems, as in ``loss_curve_``) and how training stopped, on standard
+        output; 0 prints nothing.
 
     Attributes
     ----------
@@ -142,6 +146,7 @@ class Adaline(_OnlineLinearClassifier):
         "standardize": ["boolean"],
         "fit_intercept": ["boolean"],
         "random_state": ["random_state"],
+        "verbose": VERBOSE,
     }
 
     def __init__(
@@ -160,6 +165,7 @@ class Adaline(_OnlineLinearClassifier):
         standardize=False,
         fit_intercept=True,
         random_state=None,
+        verbose=0,
     ):
         self.solver = solver
         self.eta0 = eta0
@@ -174,6 +180,7 @@ class Adaline(_OnlineLinearClassifier):
         self.standardize = standardize
         self.fit_intercept = fit_intercept
         self.random_state = random_state
+        self.verbose = verbose
 
     def _set_scaling(self, X):
         if self.standardize and scipy.sparse.issparse(X):

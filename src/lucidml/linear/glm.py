@@ -11,7 +11,7 @@ from sklearn.utils.validation import (
     check_is_fitted,
 )
 
-from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
 from ..utils.linalg import in_precision
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data, check_square_fits
 from ._families import get_family_and_link
@@ -73,7 +73,12 @@ class _BaseGLM(RegressorMixin, BaseEstimator):
         else:
             beta0 = problem.initial_beta()
         fit = irls if solver == "irls" else first_order
-        beta, losses, converged = fit(problem, beta0, solver, self.max_iter, self.tol)
+        log = IterationLog(self.verbose)
+        beta, losses, converged = fit(problem, beta0, solver, self.max_iter, self.tol, log)
+        if converged:
+            log.converged(len(losses), reason=f"max |∇F| ≤ tol {self.tol:.3g}, or F no longer changes")
+        else:
+            log.stopped(len(losses), "max_iter reached")
         coef, intercept = problem.split(beta)
         # The data's precision, as scikit-learn's (the solvers work in float64).
         self.coef_, self.intercept_ = in_precision(coef, X.dtype), in_precision(intercept, X.dtype)
@@ -158,6 +163,9 @@ class GLMRegressor(_BaseGLM):
         Stop when ‖∇F‖∞ ≤ tol (or when F no longer changes beyond rounding).
     warm_start : bool, default=False
         Start from the previous ``coef_`` and ``intercept_`` instead of w = 0, b = link(ȳ).
+    verbose : int, default=0
+        1 or more prints ``Iteration t, loss = …`` after every iteration (F, as in ``loss_curve_``)
+        and how the fit stopped, on standard output; 0 prints nothing.
 
     Attributes
     ----------
@@ -197,10 +205,11 @@ class GLMRegressor(_BaseGLM):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "warm_start": ["boolean"],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, *, family="gaussian", link="canonical", alpha=1.0, fit_intercept=True, solver="irls",
-                 max_iter=100, tol=1e-4, warm_start=False):
+                 max_iter=100, tol=1e-4, warm_start=False, verbose=0):
         self.family = family
         self.link = link
         self.alpha = alpha
@@ -209,6 +218,7 @@ class GLMRegressor(_BaseGLM):
         self.max_iter = max_iter
         self.tol = tol
         self.warm_start = warm_start
+        self.verbose = verbose
 
     def _family_link_solver(self):
         return (*get_family_and_link(self.family, self.link), self.solver)
@@ -251,6 +261,9 @@ class PoissonRegressor(_BaseGLM):
         Stop when ‖∇F‖∞ ≤ tol (or when F no longer changes beyond rounding).
     warm_start : bool, default=False
         Start from the previous ``coef_`` and ``intercept_`` instead of w = 0, b = log ȳ.
+    verbose : int, default=0
+        1 or more prints ``Iteration t, loss = …`` after every iteration (F, as in ``loss_curve_``)
+        and how the fit stopped, on standard output; 0 prints nothing.
 
     Attributes
     ----------
@@ -288,15 +301,18 @@ class PoissonRegressor(_BaseGLM):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "warm_start": ["boolean"],
+        "verbose": VERBOSE,
     }
 
-    def __init__(self, *, alpha=1.0, fit_intercept=True, solver="newton", max_iter=100, tol=1e-4, warm_start=False):
+    def __init__(self, *, alpha=1.0, fit_intercept=True, solver="newton", max_iter=100, tol=1e-4, warm_start=False,
+                 verbose=0):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
         self.solver = solver
         self.max_iter = max_iter
         self.tol = tol
         self.warm_start = warm_start
+        self.verbose = verbose
 
     def _family_link_solver(self):
         return (*get_family_and_link("poisson", "log"), "irls" if self.solver == "newton" else self.solver)

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
 from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 from .linear_regression import _least_squares
 
@@ -68,6 +68,10 @@ class LADRegression(RegressorMixin, BaseEstimator):
     c1, c2 : float, default=10.0, 10.0
         ``"subgradient"`` only: the step ηₖ = c1 / (k + c2), k = 0, 1, ...; Σηₖ = ∞ and
         ηₖ → 0, as the subgradient method needs.
+    verbose : int, default=0
+        1 or more prints ``Iteration t, loss = …`` after every IRLS or subgradient iteration (J, as
+        in ``loss_curve_``) and how the fit stopped, or one summary line for ``"lp"``, on standard
+        output; 0 prints nothing.
 
     Attributes
     ----------
@@ -104,9 +108,11 @@ class LADRegression(RegressorMixin, BaseEstimator):
         "eps": [Interval(Real, 0, None, closed="neither")],
         "c1": [Interval(Real, 0, None, closed="neither")],
         "c2": [Interval(Real, 0, None, closed="neither")],
+        "verbose": VERBOSE,
     }
 
-    def __init__(self, *, solver="irls", fit_intercept=True, max_iter=1000, tol=1e-6, eps=1e-6, c1=10.0, c2=10.0):
+    def __init__(self, *, solver="irls", fit_intercept=True, max_iter=1000, tol=1e-6, eps=1e-6, c1=10.0, c2=10.0,
+                 verbose=0):
         self.solver = solver
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
@@ -114,6 +120,7 @@ class LADRegression(RegressorMixin, BaseEstimator):
         self.eps = eps
         self.c1 = c1
         self.c2 = c2
+        self.verbose = verbose
 
     def fit(self, X, y, sample_weight=None):
         """Fit the model to X (n_samples, n_features) and y (n_samples,)."""
@@ -123,20 +130,30 @@ class LADRegression(RegressorMixin, BaseEstimator):
         y = np.asarray(y, dtype=np.float64)
         s = check_sample_weight(sample_weight, X.shape[0])
         s = np.ones(X.shape[0]) if s is None else s
+        log = IterationLog(self.verbose)
         if self.solver == "lp":
             coef, intercept, n_iter = _lad_lp(X, y, s, self.fit_intercept)
             losses = [_lad_objective(X, y, s, coef, intercept)]
             converged = True
-        elif self.solver == "irls":
-            coef, intercept, losses, converged = _lad_irls(
-                X, y, s, self.fit_intercept, self.max_iter, self.tol, self.eps
-            )
-            n_iter = len(losses) - 1  # losses[0] is the least-squares start
+            log.summary("Linear program", n_iter=int(n_iter), loss=losses[0])
         else:
-            coef, intercept, losses, converged = _lad_subgradient(
-                X, y, s, self.fit_intercept, self.max_iter, self.tol, self.c1, self.c2
-            )
-            n_iter = len(losses)
+            if self.solver == "irls":
+                coef, intercept, losses, converged = _lad_irls(
+                    X, y, s, self.fit_intercept, self.max_iter, self.tol, self.eps, log
+                )
+                n_iter = len(losses) - 1  # losses[0] is the least-squares start
+            else:
+                coef, intercept, losses, converged = _lad_subgradient(
+                    X, y, s, self.fit_intercept, self.max_iter, self.tol, self.c1, self.c2, log
+                )
+                n_iter = len(losses)
+            if self.solver == "irls" and converged:
+                log.converged(n_iter, reason=f"relative change of J ≤ tol {self.tol:.3g}")
+            elif converged and self.tol > 0:
+                log.converged(n_iter, reason=f"no relative gain of tol {self.tol:.3g} in {_SUBGRADIENT_PATIENCE} "
+                                             "iterations")
+            else:
+                log.stopped(n_iter, "max_iter reached")
         self.coef_, self.intercept_ = coef, float(intercept)
         self.n_iter_, self.loss_curve_ = int(n_iter), np.asarray(losses)
         if not converged:
@@ -183,8 +200,10 @@ def _lad_lp(X, y, s, fit_intercept):
     return theta[: X.shape[1]].copy(), intercept, res.nit
 
 
-def _lad_irls(X, y, s, fit_intercept, max_iter, tol, eps):
-    """Iteratively reweighted least squares, weights sᵢ / max(|rᵢ|, δ); return (w, b, J history, converged)."""
+def _lad_irls(X, y, s, fit_intercept, max_iter, tol, eps, log=None):
+    """Iteratively reweighted least squares, weights sᵢ / max(|rᵢ|, δ); return (w, b, J history, converged).
+    ``log`` (an ``IterationLog``) prints J after each iteration."""
+    log = IterationLog(0) if log is None else log
     floor = eps * _spread(y, s)
     coef, intercept, _ = _least_squares(X.copy(), y.copy(), s, fit_intercept, "lstsq")
     losses = [_lad_objective(X, y, s, coef, intercept)]
@@ -193,6 +212,7 @@ def _lad_irls(X, y, s, fit_intercept, max_iter, tol, eps):
         weights = s / np.maximum(np.abs(y - X @ coef - intercept), floor)
         coef, intercept, _ = _least_squares(X.copy(), y.copy(), weights, fit_intercept, "lstsq")
         losses.append(_lad_objective(X, y, s, coef, intercept))
+        log.iteration(len(losses) - 1, loss=losses[-1])
         if losses[-1] < best[0]:
             best = (losses[-1], coef, intercept)
         if abs(losses[-2] - losses[-1]) <= tol * losses[-1]:
@@ -200,8 +220,10 @@ def _lad_irls(X, y, s, fit_intercept, max_iter, tol, eps):
     return best[1], best[2], losses, False
 
 
-def _lad_subgradient(X, y, s, fit_intercept, max_iter, tol, c1, c2):
-    """Subgradient descent with steps c1/(k + c2) on standardized data; return (w, b, J history, converged)."""
+def _lad_subgradient(X, y, s, fit_intercept, max_iter, tol, c1, c2, log=None):
+    """Subgradient descent with steps c1/(k + c2) on standardized data; return (w, b, J history, converged).
+    ``log`` (an ``IterationLog``) prints J at each iteration."""
+    log = IterationLog(0) if log is None else log
     # Standardize so that one step size suits every data set; the LAD minimizer maps back exactly.
     x_shift = np.average(X, axis=0, weights=s) if fit_intercept else np.zeros(X.shape[1])
     x_scale = np.sqrt(np.average((X - x_shift) ** 2, axis=0, weights=s))
@@ -218,6 +240,7 @@ def _lad_subgradient(X, y, s, fit_intercept, max_iter, tol, c1, c2):
         r = t - Z @ theta - b
         loss = 0.5 * float(s @ np.abs(r)) * y_scale  # J on the original scale
         losses.append(loss)
+        log.iteration(k + 1, loss=loss)
         if loss < best[0]:
             best = (loss, theta.copy(), b)
         since_improved = 0 if loss < reference * (1.0 - tol) else since_improved + 1

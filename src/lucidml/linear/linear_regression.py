@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..optim.gradient_descent import gradient_descent
 from ..optim.sgd import sgd
-from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
 from ..utils.linalg import blas_threads, cholesky_or_none, in_precision
 from ..utils.validation import FLOAT_DTYPES, check_finite_fit, check_fit_data, check_predict_data
 from ._preprocess import center_and_weight, intercept_from_means
@@ -70,6 +70,11 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         Mini-batch size of ``"sgd"``.
     random_state : int, RandomState instance or None, default=None
         Shuffling of ``"sgd"``.
+    verbose : int, default=0
+        ``"gd"`` and ``"sgd"``: 1 or more prints ``Iteration t, loss = …`` after every step or
+        epoch (f, as in ``loss_curve_``) and how the run stopped, on standard output, after a
+        ``Problem target k`` line per target when y has several columns. The direct solvers take
+        one step and print nothing. 0 prints nothing.
 
     Attributes
     ----------
@@ -111,10 +116,11 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         "eta0": [Interval(Real, 0, None, closed="neither"), None],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, *, fit_intercept=True, solver="lstsq", copy_X=True, max_iter=1000, tol=1e-6, eta0=None,
-                 batch_size=32, random_state=None):
+                 batch_size=32, random_state=None, verbose=0):
         self.fit_intercept = fit_intercept
         self.solver = solver
         self.copy_X = copy_X
@@ -123,6 +129,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         self.eta0 = eta0
         self.batch_size = batch_size
         self.random_state = random_state
+        self.verbose = verbose
 
     def fit(self, X, y, sample_weight=None):
         """Fit the model to X (n_samples, n_features) and y (n_samples,) or (n_samples, n_targets)."""
@@ -136,8 +143,13 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         if self.solver in ("gd", "sgd"):
             x_mean, y_mean = center_and_weight(X, y, sample_weight, self.fit_intercept)
             Y = y.reshape(len(y), -1)
-            results = [_least_squares_iterative(X, Y[:, k], self.solver, self.max_iter, self.tol, self.eta0,
-                                                self.batch_size, self.random_state) for k in range(Y.shape[1])]
+            log = IterationLog(self.verbose)
+            results = []
+            for k in range(Y.shape[1]):
+                if Y.shape[1] > 1:
+                    log.summary(f"Problem target {k}")
+                results.append(_least_squares_iterative(X, Y[:, k], self.solver, self.max_iter, self.tol, self.eta0,
+                                                        self.batch_size, self.random_state, log))
             coef = np.array([r.x for r in results])
             coef = coef[0] if y.ndim == 1 else coef
             self.coef_ = in_precision(coef, X.dtype)
@@ -234,13 +246,33 @@ def _solve_lstsq(X, y):
     return coef, rank
 
 
-def _least_squares_iterative(X, y, solver, max_iter, tol, eta0, batch_size, random_state):
-    """Minimize f(w) = 1/(2n)‖Xw − y‖² on centred data by gradient descent or SGD; the OptimizeResult."""
+def _least_squares_iterative(X, y, solver, max_iter, tol, eta0, batch_size, random_state, log=None):
+    """Minimize f(w) = 1/(2n)‖Xw − y‖² on centred data by gradient descent or SGD; the OptimizeResult.
+    ``log`` (an ``IterationLog``) prints f after every step (GD) or epoch (SGD) and how the run ended."""
     n = X.shape[0]
+    log = IterationLog(0) if log is None else log
+    steps = []
 
     def loss(w):
         r = X @ w - y
         return 0.5 * float(r @ r) / n
+
+    def step_taken(w):  # f again, only when it is printed: the optimizer records the same value
+        steps.append(None)
+        log.iteration(len(steps), loss=loss(w))
+
+    callback = step_taken if log else None
+    result = _minimize(X, y, solver, max_iter, tol, eta0, batch_size, random_state, loss, callback)
+    if result.success:
+        log.converged(result.n_iter, reason=result.message)
+    else:
+        log.stopped(result.n_iter, result.message)
+    return result
+
+
+def _minimize(X, y, solver, max_iter, tol, eta0, batch_size, random_state, loss, callback):
+    """Run ``lucidml.optim``'s fixed-step gradient descent (step 1/L) or SGD (c1/(k + c2) steps) on ``loss``."""
+    n = X.shape[0]
 
     def grad_batch(w, idx):
         rows = X[idx]
@@ -252,12 +284,12 @@ def _least_squares_iterative(X, y, solver, max_iter, tol, eta0, batch_size, rand
             lipschitz = float(scipy.linalg.eigvalsh(X.T @ X / n, subset_by_index=[X.shape[1] - 1] * 2)[0])
         step = eta0 if eta0 is not None else 1.0 / max(lipschitz, np.finfo(float).tiny)
         return gradient_descent(loss, w0, lambda w: X.T @ (X @ w - y) / n, step="fixed", lr=step, max_iter=max_iter,
-                                tol=tol, ftol=0.0)
+                                tol=tol, ftol=0.0, callback=callback)
     batch_size = min(batch_size, n)
     per_epoch = -(-n // batch_size)
     eta0 = eta0 if eta0 is not None else 1.0 / max(float(np.max(np.einsum("ij,ij->i", X, X))), np.finfo(float).tiny)
     return sgd(loss, w0, grad_batch, n_samples=n, batch_size=batch_size, schedule="c1_c2", c1=eta0 * per_epoch,
-               c2=per_epoch, max_iter=max_iter, tol=tol, random_state=random_state)
+               c2=per_epoch, max_iter=max_iter, tol=tol, random_state=random_state, callback=callback)
 
 
 def _solve_normal_equations(X, y):

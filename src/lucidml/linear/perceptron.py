@@ -5,7 +5,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..utils import Interval
+from ..utils import VERBOSE, Interval
 from ._online_base import _OnlineLinearClassifier
 from ._online_kernels import perceptron_epoch
 
@@ -68,6 +68,10 @@ class Perceptron(_OnlineLinearClassifier):
         Learn b; if False, b = 0.
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling.
+    verbose : int, default=0
+        1 or more prints ``Iteration t, loss = …`` after every epoch (the mean over the
+        one-vs-rest problems, as in ``loss_curve_``) and how training stopped, on standard
+        output; 0 prints nothing.
 
     Attributes
     ----------
@@ -115,6 +119,7 @@ class Perceptron(_OnlineLinearClassifier):
         "average": ["boolean", Interval(Integral, 1, None, closed="left")],
         "fit_intercept": ["boolean"],
         "random_state": ["random_state"],
+        "verbose": VERBOSE,
     }
 
     def __init__(
@@ -128,6 +133,7 @@ class Perceptron(_OnlineLinearClassifier):
         average=False,
         fit_intercept=True,
         random_state=None,
+        verbose=0,
     ):
         self.eta0 = eta0
         self.max_iter = max_iter
@@ -137,6 +143,7 @@ class Perceptron(_OnlineLinearClassifier):
         self.average = average
         self.fit_intercept = fit_intercept
         self.random_state = random_state
+        self.verbose = verbose
 
     def _start_state(self, n_problems, n_features):
         self._coef = np.zeros((n_problems, n_features))

@@ -10,7 +10,7 @@ from sklearn.model_selection import check_cv, cross_val_score
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from ..utils import N_JOBS, HasMethods, Interval, validate_params
+from ..utils import N_JOBS, VERBOSE, HasMethods, Interval, validate_params
 from ..utils.validation import check_fit_data
 
 __all__ = []
@@ -28,6 +28,7 @@ class _SubsetSearch(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         "scoring": [str, "callable", None],
         "cv": [Interval(Integral, 2, None, closed="left"), HasMethods(["split"]), "array-like"],
         "n_jobs": N_JOBS,
+        "verbose": VERBOSE,
     }
 
     def fit(self, X, y):

@@ -4,7 +4,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ..utils import Interval
+from ..utils import Interval, IterationLog
 from ._subset_search import _SubsetSearch, best_candidate
 
 __all__ = ["SequentialBackwardSelection"]
@@ -43,6 +43,9 @@ class SequentialBackwardSelection(_SubsetSearch):
         An int is (stratified, for classifiers) K-fold.
     n_jobs : int or None, default=None
         Folds fitted in parallel by ``cross_val_score``.
+    verbose : int, default=0
+        1 or more prints ``Iteration t, removed = j, n_features = …, score = …`` after every
+        removal (as in ``subsets_`` and ``scores_``) on standard output; 0 prints nothing.
 
     Attributes
     ----------
@@ -77,22 +80,25 @@ class SequentialBackwardSelection(_SubsetSearch):
                                  None],
     }
 
-    def __init__(self, estimator=None, k_features=None, scoring=None, cv=5, *, n_jobs=None):
+    def __init__(self, estimator=None, k_features=None, scoring=None, cv=5, *, n_jobs=None, verbose=0):
         self.estimator = estimator
         self.k_features = k_features
         self.scoring = scoring
         self.cv = cv
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def _search(self, subset_score, n_features):
         target = self._target_size(n_features)
         kept = list(range(n_features))
         subsets, scores = [tuple(kept)], [subset_score(kept)]
+        log = IterationLog(self.verbose)
         while len(kept) > target:
             dropped, score = best_candidate(subset_score, kept, lambda f: [g for g in kept if g != f])
             kept.remove(dropped)
             subsets.append(tuple(kept))
             scores.append(score)
+            log.iteration(len(subsets) - 1, removed=dropped, n_features=len(kept), score=score)
         self.k_features_ = target
         self.subsets_ = subsets
         self.scores_ = np.asarray(scores)

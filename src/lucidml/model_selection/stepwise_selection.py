@@ -4,7 +4,7 @@ from numbers import Real
 
 import numpy as np
 
-from ..utils import Interval
+from ..utils import Interval, IterationLog
 from ._subset_search import _SubsetSearch, best_candidate
 
 __all__ = ["StepwiseSelection"]
@@ -39,6 +39,9 @@ class StepwiseSelection(_SubsetSearch):
     cv : int, cross-validation splitter or list of (train, test) index pairs, default=5
     n_jobs : int or None, default=None
         Folds fitted in parallel by ``cross_val_score``.
+    verbose : int, default=0
+        1 or more prints ``Iteration t, add = j, n_features = …, score = …`` (or ``remove = j``)
+        after every move (as in ``moves_`` and ``scores_``) on standard output; 0 prints nothing.
 
     Attributes
     ----------
@@ -68,21 +71,24 @@ class StepwiseSelection(_SubsetSearch):
 
     _parameter_constraints = {**_SubsetSearch._parameter_constraints, "tol": [Interval(Real, 0, None, closed="left")]}
 
-    def __init__(self, estimator=None, *, tol=0.0, scoring=None, cv=5, n_jobs=None):
+    def __init__(self, estimator=None, *, tol=0.0, scoring=None, cv=5, n_jobs=None, verbose=0):
         self.estimator = estimator
         self.tol = tol
         self.scoring = scoring
         self.cv = cv
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def _search(self, subset_score, n_features):
         selected, current = [], -np.inf
         moves, subsets, scores = [], [], []
+        log = IterationLog(self.verbose)
 
         def take(move, feature, score):
             moves.append((move, int(feature)))
             subsets.append(tuple(selected))
             scores.append(score)
+            log.iteration(len(moves), **{move: int(feature)}, n_features=len(selected), score=score)
 
         while len(selected) < n_features:
             outside = [f for f in range(n_features) if f not in selected]

@@ -113,8 +113,9 @@ class ConvergenceDisplay:
 
         Raises
         ------
-        TypeError
-            When the estimator records no history (it is not iterative, e.g. a decision tree).
+        ValueError
+            When the estimator is not fitted, or records no history (it is not iterative, e.g. a
+            decision tree).
         """
         check_fitted_estimator(estimator, cls.__name__)
         for attribute, ylabel in _HISTORIES:
@@ -125,7 +126,7 @@ class ConvergenceDisplay:
                 display = cls(curves, ylabel=ylabel, labels=labels, name=type(estimator).__name__)
                 return display.plot(ax=ax, logy=logy, **kwargs)
         names = ", ".join(attribute for attribute, _ in _HISTORIES)
-        raise TypeError(f"{type(estimator).__name__} records no convergence history (none of {names}); "
+        raise ValueError(f"{type(estimator).__name__} records no convergence history (none of {names}); "
                         "ConvergenceDisplay needs an iterative estimator.")
 
     @classmethod

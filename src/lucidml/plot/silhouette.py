@@ -143,5 +143,10 @@ class SilhouetteDisplay:
         -------
         SilhouetteDisplay
         """
+        n_clusters, n_samples = len(np.unique(labels)), len(labels)
+        if not 2 <= n_clusters <= n_samples - 1:
+            raise ValueError(f"SilhouetteDisplay needs between 2 and n_samples - 1 = {n_samples - 1} clusters; the "
+                             f"labels hold {n_clusters} (a silhouette compares a point's own cluster with the "
+                             "nearest other one).")
         values = silhouette_samples(X, labels, metric=metric)
         return cls(values, labels, name=name).plot(ax=ax, **kwargs)

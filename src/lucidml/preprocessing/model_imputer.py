@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, 
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import HasMethods, Interval, Options, validate_params
+from ..utils import VERBOSE, HasMethods, Interval, IterationLog, Options, validate_params
 from ..utils.validation import check_fit_data, check_predict_data
 
 __all__ = ["ModelImputer"]
@@ -54,6 +54,10 @@ class ModelImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     initial_strategy : {"mean", "median"}, default="mean"
         The first fill (step 1), also used at ``transform`` for columns that had nothing missing
         during ``fit``.
+    verbose : int, default=0
+        1 or more prints ``Iteration t, change = …`` after every round (the largest change of an
+        imputed value, as in ``changes_``) and how the rounds stopped, on standard output; 0 prints
+        nothing.
 
     Attributes
     ----------
@@ -83,13 +87,15 @@ class ModelImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "initial_strategy": [Options({"mean", "median"})],
+        "verbose": VERBOSE,
     }
 
-    def __init__(self, estimator=None, *, max_iter=10, tol=1e-3, initial_strategy="mean"):
+    def __init__(self, estimator=None, *, max_iter=10, tol=1e-3, initial_strategy="mean", verbose=0):
         self.estimator = estimator
         self.max_iter = max_iter
         self.tol = tol
         self.initial_strategy = initial_strategy
+        self.verbose = verbose
 
     def fit(self, X, y=None):
         """Learn the column models from X (NaN = missing); returns self."""
@@ -113,13 +119,19 @@ class ModelImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         order = _ascending_missing(missing)
         scale = float(np.max(np.abs(X[~missing]))) if (~missing).any() else 0.0
         self.imputation_sequence_, self.changes_ = [], []
+        log = IterationLog(self.verbose)
         for _ in range(self.max_iter if order.size else 0):
             before = X[missing]
             self.imputation_sequence_ += _impute_round(X, missing, order, self._estimator())
             self.changes_.append(float(np.max(np.abs(X[missing] - before))))
+            log.iteration(len(self.changes_), change=self.changes_[-1])
             if self.changes_[-1] <= self.tol * scale:
+                log.converged(len(self.changes_), self.changes_[-1] / scale if scale else 0.0, self.tol,
+                              name="relative change")
                 break
         else:
+            if order.size:
+                log.stopped(self.max_iter, "max_iter reached")
             if order.size and self.tol > 0:
                 warnings.warn(f"{type(self).__name__}: imputed values still moved by {self.changes_[-1]:.3g} in round "
                               f"{self.max_iter} (max_iter); raise max_iter or tol.", ConvergenceWarning, stacklevel=2)

@@ -67,8 +67,7 @@ class _TabularAgent:
             raise ValueError("need 0 ≤ min_epsilon ≤ epsilon ≤ 1 and 0 < epsilon_decay ≤ 1.")
         if self.n_episodes < 1:
             raise ValueError(f"n_episodes must be at least 1; got {self.n_episodes}.")
-        if not isinstance(self.verbose, Integral) or self.verbose < 0:
-            raise ValueError(f"verbose must be an int ≥ 0 or a bool; got {self.verbose!r}.")
+        _check_verbose(self.verbose)
 
     def fit(self, env):
         """Learn Q from ``n_episodes`` episodes on ``env`` (a gymnasium environment or an MDPEnvironment)."""
@@ -191,16 +190,24 @@ class ModelBasedLearner:
     value_ : ndarray of shape (n_states,)
         V* of the estimated model.
     episode_returns_ : list of float
+
+    ``verbose`` (int, default 0): 1 prints one row per round (rounds 1–10, then every 10th, …)
+    with the mean return of the round's episodes (from ``episode_returns_``), the ε they were
+    played with and the estimated remaining time, on standard output; 2 or more prints every round.
     """
 
-    def __init__(self, *, gamma=0.99, epsilon=0.1, n_rounds=20, episodes_per_round=100, random_state=None):
+    def __init__(self, *, gamma=0.99, epsilon=0.1, n_rounds=20, episodes_per_round=100, random_state=None,
+                 verbose=0):
         self.gamma = gamma
         self.epsilon = epsilon
         self.n_rounds = n_rounds
         self.episodes_per_round = episodes_per_round
         self.random_state = random_state
+        self.verbose = verbose
 
     def fit(self, env):
+        _check_verbose(self.verbose)
+        table = StageTable(self.verbose, self.n_rounds, ["Mean Return", "Epsilon"])
         n_states, n_actions = _sizes(env)
         rng = check_random_state(self.random_state)
         self.policy_ = rng.randint(n_actions, size=n_states)
@@ -226,7 +233,13 @@ class ModelBasedLearner:
             self.mdp_ = estimate_mdp(s, a, r, s_next, n_states, n_actions, self.gamma, terminal)
             plan = value_iteration(self.mdp_, tol=1e-6)
             self.policy_, self.value_ = plan.policy, plan.V
+            table.row(round_ + 1, np.mean(self.episode_returns_[-self.episodes_per_round:]), epsilon)
         return self
+
+
+def _check_verbose(verbose):
+    if not isinstance(verbose, Integral) or verbose < 0:
+        raise ValueError(f"verbose must be an int ≥ 0 or a bool; got {verbose!r}.")
 
 
 def _sizes(env):
