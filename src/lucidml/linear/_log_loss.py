@@ -36,6 +36,8 @@ _FTOL = 64 * np.finfo(np.float64).eps
 SMALL_PRODUCT = 2**20
 # The rows argument meaning every sample (distinct from a slice, which would copy a sparse X).
 ALL = None
+# Epochs of plain decaying-step SGD before the variance-reduced ones (see minimize_log_loss).
+SGD_PLAIN_EPOCHS = 1
 # Rows per block of a full evaluation (f and ∇f): 32,768 rows × 10 classes of float64 is 2.5 MiB.
 BLOCK_ROWS = 32_768
 
@@ -211,11 +213,18 @@ def minimize_log_loss(loss, theta0, *, solver, l1=0.0, max_iter=100, tol=1e-4, e
     - ``"newton"``: Newton's method (IRLS: the Hessian XᵀSX is a weighted least-squares matrix);
     - ``"gd"``: gradient descent with backtracking, or proximal gradient (ISTA) with an L1 term;
     - ``"sgd"``: mini-batches reshuffled every epoch (in the data's order with ``shuffle=False``,
-      the notes' online learner), step γₖ = η₀/(1 + k/u) with u updates per epoch (the notes'
-      c₁/(k + c₂) with c₂ = u, c₁ = η₀u), soft-thresholded after each step for L1.
+      the notes' online learner). The first epoch is plain SGD with step γₖ = η₀/(1 + k/u) after k
+      updates, u per epoch (the notes' c₁/(k + c₂) with c₂ = u, c₁ = η₀u), and for L1 the
+      cumulative penalty after each step; one such epoch from zero with batch size 1 is the online
+      learner of seed 000 §10. The following epochs are variance-reduced (SVRG; Prox-SVRG with
+      soft-thresholding for L1, see :func:`lucidml.optim.sgd`), so that the iterates converge to
+      the minimizer itself rather than to a neighbourhood whose size the step's decay sets: on
+      standardized breast cancer a decaying step alone is still 12 % above the optimum after 500
+      epochs at C = 1, where these epochs reach 1e-4 in a few dozen.
 
     All stop when ‖∇f‖∞ ≤ tol (at an epoch's end for ``"sgd"``: a small change of f between two
-    epochs of decaying steps says little about the distance to the minimum).
+    epochs of decaying steps says little about the distance to the minimum); with L1, ``"gd"``
+    and ``"sgd"`` read the gradient mapping instead, which is zero exactly at the minimizer.
     """
     if l1 > 0 and solver not in ("gd", "sgd"):
         raise ValueError(f"penalty='l1' needs solver='gd' or 'sgd' (a proximal step); got solver={solver!r}.")
@@ -253,7 +262,8 @@ def _minimize(loss, theta0, solver, l1, max_iter, tol, eta0, batch_size, shuffle
     return sgd(objective, theta0, loss.batch_grad, n_samples=n, batch_size=batch_size,
                order="shuffle" if shuffle else "cyclic", schedule="c1_c2", c1=eta0 * updates_per_epoch,
                c2=updates_per_epoch, max_iter=max_iter, tol=tol, ftol=0.0, random_state=random_state,
-               prox=_cumulative_l1(mask, l1) if l1 > 0 else None)
+               prox=prox if l1 > 0 else None, online_prox=_cumulative_l1(mask, l1) if l1 > 0 else None,
+               variance_reduced_from=SGD_PLAIN_EPOCHS + 1)
 
 
 def _cumulative_l1(mask, l1):
