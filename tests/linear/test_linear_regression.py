@@ -195,6 +195,13 @@ def test_sgd_reaches_the_least_squares_optimum_within_1e_4(diabetes, weighted):
     assert np.all(np.diff(sgd.loss_curve_[1:]) <= 1e-12 * sgd.loss_curve_[0])
 
 
+def test_sgd_refuses_features_too_small_for_its_step(diabetes):
+    """Features of magnitude 1e-300: the safe SGD step 1/max‖xᵢ‖² overflows (it returned NaN silently)."""
+    X, y = diabetes
+    with pytest.raises(ValueError, match="overflowed"), np.errstate(all="ignore"):
+        LinearRegression(solver="sgd", max_iter=5, random_state=0).fit(X * 1e-300, y)
+
+
 def test_gradient_descent_warns_at_max_iter(diabetes):
     from sklearn.exceptions import ConvergenceWarning
 

@@ -207,6 +207,22 @@ def test_sgd_starts_with_one_plain_epoch_then_reduces_the_variance(cancer):
     assert _objective(many, X, y, 1.0) < optimum * (1 + 1e-4) < _objective(one, X, y, 1.0)
 
 
+def test_sgd_applies_a_strong_l2_penalty_by_its_proximal_map(wine):
+    """Sample weights of 1e-300 make λ₂ = 1/(C Σsᵢ) ≈ 1e297: a gradient step on the penalty diverged to
+    NaN; its proximal map W/(1 + γλ₂) gives W ≈ 0 and the unpenalized intercepts of the class priors."""
+    X, y = wine
+    weight = np.full(len(y), 1e-300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        sgd = SoftmaxRegression(solver="sgd", tol=1e-8, max_iter=1000, random_state=0).fit(X, y, sample_weight=weight)
+    newton = SoftmaxRegression(solver="newton", tol=1e-10).fit(X, y, sample_weight=weight)
+    assert np.all(np.abs(sgd.coef_) < 1e-290)
+    # Unpenalized intercepts of the full parametrization are identified up to a common shift.
+    centred = np.log(np.bincount(y)) - np.log(np.bincount(y)).mean()
+    np.testing.assert_allclose(sgd.intercept_ - sgd.intercept_.mean(), centred, atol=1e-6)
+    np.testing.assert_allclose(newton.intercept_ - newton.intercept_.mean(), centred, atol=1e-6)
+
+
 def test_newton_converges_quadratically(cancer):
     X, y = cancer
     newton = LogisticRegression(solver="newton", tol=1e-10).fit(X, y)

@@ -143,8 +143,11 @@ class LinearRegression(RegressorMixin, BaseEstimator):
                                                 self.batch_size, self.random_state) for k in range(Y.shape[1])]
             coef = np.array([r.x for r in results])
             coef = coef[0] if y.ndim == 1 else coef
+            intercept = intercept_from_means(x_mean, y_mean, coef)
+            # Features of magnitude 1e-300 overflow the safe step 1/max‖xᵢ‖² (and need coefficients near 1e300).
+            check_finite_fit(self, coefficients=coef, intercept=intercept)
             self.coef_ = in_precision(coef, X.dtype)
-            self.intercept_ = in_precision(intercept_from_means(x_mean, y_mean, coef), X.dtype)
+            self.intercept_ = in_precision(intercept, X.dtype)
             self.rank_ = X.shape[1]
             self.n_iter_ = max(r.n_iter for r in results)
             self.loss_curve_ = np.array([h["f"] for h in results[0].history])
