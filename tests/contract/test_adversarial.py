@@ -25,7 +25,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import has_fit_parameter
 
 from lucidml.datasets import load
-from lucidml.registry import REGISTRY
+from lucidml.registry import REGISTRY, get_entry
 
 METHODS = ("predict", "predict_proba", "predict_log_proba", "decision_function", "transform", "score_samples")
 
@@ -197,3 +197,35 @@ def test_hostile_tables_give_a_finite_answer_or_a_clear_error(entry, case):
 def test_extreme_sample_weights_give_a_finite_answer_or_a_clear_error(entry, weights):
     X, y = _base(entry.kind)
     _run(entry, X, y, f"{weights} weights", sample_weight=WEIGHTS[weights](len(y)))
+
+
+class _Variant:
+    """A registered estimator with other arguments than the registry's (same interface as an entry)."""
+
+    def __init__(self, name, **params):
+        self._entry, self.params = get_entry(name), params
+        self.name, self.kind = f"{name}({params})", self._entry.kind
+
+    def make(self):
+        return self._entry.make(**self.params)
+
+
+# Solvers that the registry's defaults do not reach, with arithmetic of their own (step sizes that
+# depend on the features' scale, penalties that depend on the weights' total).
+VARIANTS = [_Variant("LogisticRegression", solver="sgd"), _Variant("LogisticRegression", solver="sgd", penalty="l1"),
+            _Variant("SoftmaxRegression", solver="sgd"), _Variant("LinearRegression", solver="sgd")]
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
+def test_non_default_solvers_on_every_hostile_case(variant):
+    X, y = _base(variant.kind)
+    reference = _run(variant, X, y, "plain")
+    for name, make in SAME_NUMBERS.items():
+        result = _run(variant, *make(X, y), name)
+        for method, expected in (reference[1].items() if result is not None else ()):
+            np.testing.assert_allclose(result[1][method], expected, rtol=1e-9, atol=1e-12,
+                                       err_msg=f"{variant.name} on {name}: {method}")
+    for name, make in CHANGED_NUMBERS.items():
+        _run(variant, *make(X, y), name)
+    for name, weights in WEIGHTS.items():
+        _run(variant, X, y, f"{name} weights", sample_weight=weights(len(y)))

@@ -63,6 +63,68 @@ def test_constant_step_bounces_decreasing_step_does_not():
     assert decreasing.fun < 1.0001 * optimum
 
 
+def _diabetes_least_squares():
+    X, y = load_diabetes(return_X_y=True)
+    X, y = (X - X.mean(0)) / X.std(0), (y - y.mean()) / y.std()
+    f = lambda w: 0.5 * np.mean((X @ w - y) ** 2)
+    grad = lambda w, idx: X[idx].T @ (X[idx] @ w - y[idx]) / len(idx)
+    return X, y, f, grad
+
+
+def test_variance_reduced_epochs_converge_to_the_minimizer_itself():
+    """Where the decaying step stalls at 0.73 % above f* (the test above), SVRG epochs after a
+    first plain one converge to w* along the ill-conditioned direction too."""
+    X, y, f, grad = _diabetes_least_squares()
+    w_star = np.linalg.lstsq(X, y, rcond=None)[0]
+    result = sgd(f, np.zeros(10), grad, n_samples=len(y), batch_size=16, schedule="c1_c2", c1=1.0, c2=10.0,
+                 max_iter=1000, tol=1e-9, ftol=0, random_state=0, variance_reduced_from=2)
+    assert result.success and "gradient" in result.message and result.grad_norm <= 1e-9
+    np.testing.assert_allclose(result.x, w_star, rtol=1e-5, atol=1e-7)
+    assert f(result.x) <= f(w_star) * (1 + 1e-12)
+    fs = np.array([entry["f"] for entry in result.history])
+    assert np.all(np.diff(fs[1:]) <= 64 * np.finfo(float).eps * fs[1:-1])  # monotone from the first VR epoch
+
+
+def test_variance_reduced_epochs_undo_a_step_that_raises_f():
+    """No line search: an epoch that raises f is undone and the step halved, so a step that makes
+    plain SGD diverge still converges (the f history never rises)."""
+    f, grad, w_star, m = _least_squares()
+    with np.errstate(all="ignore"):
+        plain = sgd(f, np.zeros(5), grad, n_samples=m, lr=5.0, max_iter=50, tol=0, random_state=0)
+    assert not plain.success and "not finite" in plain.message
+    result = sgd(f, np.zeros(5), grad, n_samples=m, lr=5.0, max_iter=200, tol=1e-10, ftol=0, random_state=0,
+                 variance_reduced_from=1)
+    assert result.success
+    np.testing.assert_allclose(result.x, w_star, atol=1e-9)
+    steps = [entry["step"] for entry in result.history]
+    fs = np.array([entry["f"] for entry in result.history])
+    assert steps[1] == steps[0] / 2 and fs[0] == f(np.zeros(5))  # the first epoch was undone
+    assert np.all(np.diff(fs) <= 64 * np.finfo(float).eps * fs[1:])
+
+
+def test_proximal_variance_reduced_epochs_solve_the_lasso_with_exact_zeros():
+    """Prox-SVRG on ½ mean (Xw − y)² + λ‖w‖₁: the proximal-gradient (ISTA) solution, its zeros exactly,
+    a stop on the gradient mapping; the first epoch uses the ``online_prox`` given for plain steps."""
+    from lucidml.optim.proximal_gradient import proximal_gradient, soft_threshold
+
+    X, y, f, grad = _diabetes_least_squares()
+    lam = 0.05
+    prox = lambda w, gamma: soft_threshold(w, gamma * lam)
+    F = lambda w: f(w) + lam * np.abs(w).sum()
+    ista = proximal_gradient(f, np.zeros(10), lambda w: X.T @ (X @ w - y) / len(y), prox, max_iter=100_000, tol=1e-12)
+    online_calls = []
+    online = lambda w, gamma: online_calls.append(gamma) or prox(w, gamma)
+    result = sgd(F, np.zeros(10), grad, n_samples=len(y), batch_size=16, schedule="c1_c2", c1=1.0, c2=10.0,
+                 max_iter=2000, tol=1e-9, ftol=0, random_state=0, prox=prox, online_prox=online,
+                 variance_reduced_from=2)
+    assert result.success and result.grad_norm <= 1e-9
+    assert len(online_calls) == -(-len(y) // 16)  # one plain epoch
+    np.testing.assert_array_equal(result.x == 0, ista.x == 0)
+    assert 0 < np.count_nonzero(result.x == 0) < 10
+    np.testing.assert_allclose(result.x, ista.x, atol=1e-7)
+    assert F(result.x) <= F(ista.x) + 1e-12
+
+
 @pytest.mark.parametrize("order", ["shuffle", "uniform", "cyclic"])
 @pytest.mark.parametrize("batch_size", [1, 20])
 def test_every_order_converges(order, batch_size):
@@ -129,7 +191,7 @@ def test_random_state_reproducibility_and_stopping():
     ({"n_samples": 0}, "n_samples"), ({"batch_size": 0}, "batch_size"), ({"batch_size": 500}, "exceeds"),
     ({"order": "random"}, "order"), ({"schedule": "adam"}, "schedule"), ({"lr": 0.0}, "lr"), ({"c1": -1.0}, "c1"),
     ({"c2": -1.0}, "c2"), ({"max_iter": 0}, "max_iter"), ({"tol": -1e-3}, "tol"), ({"record_every": 0}, "record_every"),
-    ({"n_samples": 2.5}, "n_samples"),
+    ({"n_samples": 2.5}, "n_samples"), ({"variance_reduced_from": 0}, "variance_reduced_from"),
 ])
 def test_sgd_rejects_bad_arguments(bad, match):
     f, grad, _, m = _least_squares()

@@ -36,6 +36,8 @@ _FTOL = 64 * np.finfo(np.float64).eps
 SMALL_PRODUCT = 2**20
 # The rows argument meaning every sample (distinct from a slice, which would copy a sparse X).
 ALL = None
+# Epochs of plain decaying-step SGD before the variance-reduced ones (see minimize_log_loss).
+SGD_PLAIN_EPOCHS = 1
 # Rows per block of a full evaluation (f and ∇f): 32,768 rows × 10 classes of float64 is 2.5 MiB.
 BLOCK_ROWS = 32_768
 
@@ -127,9 +129,6 @@ class LogLoss:
         W, _ = self.unpack(theta)
         return np.hstack([self.l2 * W, np.zeros((self.n_vectors, int(self.fit_intercept)))])
 
-    def _gradient(self, theta, weighted_dZ, rows, scale):
-        return (scale * self._data_gradient(weighted_dZ, rows) + self._penalty_gradient(theta)).ravel()
-
     def _compute(self, theta):
         if self._cached is None or not np.array_equal(self._cached[0], theta):
             # By blocks of rows, so that the scores and their temporaries take O(block · k) memory
@@ -157,11 +156,12 @@ class LogLoss:
     def grad(self, theta):
         return self._compute(theta)[2]
 
-    def batch_grad(self, theta, idx):
-        """The mean over ``idx`` of the per-sample terms fᵢ = (n/S) sᵢℓᵢ + ½λ₂‖W‖², whose mean is f."""
+    def batch_data_grad(self, theta, idx):
+        """The mean over ``idx`` of the gradients of the per-sample terms (n/S) sᵢℓᵢ, whose mean is the
+        data part of f (the penalty is left to a proximal step)."""
         _, weighted_dZ, _ = self._evaluate(theta, idx)
         scale = self.X.shape[0] / (self.weight_sum * len(idx))
-        return self._gradient(theta, weighted_dZ, idx, scale)
+        return (scale * self._data_gradient(weighted_dZ, idx)).ravel()
 
     def hessian(self, theta):
         """∇²f: blocks Xᵀ diag(sᵢ pᵢₗ(δₗₘ − pᵢₘ)) X / S (+ λ₂ I on the weights), intercepts included."""
@@ -211,11 +211,19 @@ def minimize_log_loss(loss, theta0, *, solver, l1=0.0, max_iter=100, tol=1e-4, e
     - ``"newton"``: Newton's method (IRLS: the Hessian XᵀSX is a weighted least-squares matrix);
     - ``"gd"``: gradient descent with backtracking, or proximal gradient (ISTA) with an L1 term;
     - ``"sgd"``: mini-batches reshuffled every epoch (in the data's order with ``shuffle=False``,
-      the notes' online learner), step γₖ = η₀/(1 + k/u) with u updates per epoch (the notes'
-      c₁/(k + c₂) with c₂ = u, c₁ = η₀u), soft-thresholded after each step for L1.
+      the notes' online learner). The first epoch is plain SGD with step γₖ = η₀/(1 + k/u) after k
+      updates, u per epoch (the notes' c₁/(k + c₂) with c₂ = u, c₁ = η₀u), the gradient being the
+      data term's and the penalty applied after each step by its proximal map (L2: the shrinkage
+      W ← W/(1 + γλ₂), stable for any step; L1: the cumulative penalty); one such epoch from zero with batch size 1 is the online
+      learner of seed 000 §10. The following epochs are variance-reduced (SVRG; Prox-SVRG with
+      soft-thresholding for L1, see :func:`lucidml.optim.sgd`), so that the iterates converge to
+      the minimizer itself rather than to a neighbourhood whose size the step's decay sets: on
+      standardized breast cancer a decaying step alone is still 12 % above the optimum after 500
+      epochs at C = 1, where these epochs reach 1e-4 in a few dozen.
 
     All stop when ‖∇f‖∞ ≤ tol (at an epoch's end for ``"sgd"``: a small change of f between two
-    epochs of decaying steps says little about the distance to the minimum).
+    epochs of decaying steps says little about the distance to the minimum); with L1, ``"gd"``
+    and ``"sgd"`` read the gradient mapping instead, which is zero exactly at the minimizer.
     """
     if l1 > 0 and solver not in ("gd", "sgd"):
         raise ValueError(f"penalty='l1' needs solver='gd' or 'sgd' (a proximal step); got solver={solver!r}.")
@@ -232,8 +240,9 @@ def _minimize(loss, theta0, solver, l1, max_iter, tol, eta0, batch_size, shuffle
     mask = loss.weight_mask()
 
     def prox(theta, gamma):
+        """The proximal map of γ(λ₁‖W‖₁ + ½λ₂‖W‖²): soft-thresholding, then the shrinkage 1/(1 + γλ₂)."""
         out = theta.copy()
-        out[mask] = soft_threshold(theta[mask], gamma * l1)
+        out[mask] = soft_threshold(theta[mask], gamma * l1) / (1.0 + gamma * loss.l2)
         return out
 
     if solver == "lbfgs":
@@ -241,7 +250,7 @@ def _minimize(loss, theta0, solver, l1, max_iter, tol, eta0, batch_size, shuffle
     if solver == "newton":
         return newton(loss.fun, theta0, loss.grad, loss.hessian, max_iter=max_iter, tol=tol, ftol=_FTOL)
     if solver == "gd":
-        if l1 > 0:
+        if l1 > 0:  # λ₂ = 0 with L1 (the models take one penalty): prox is the soft-thresholding alone
             return proximal_gradient(loss.fun, theta0, loss.grad, prox, h=lambda t: l1 * np.abs(t[mask]).sum(),
                                      max_iter=max_iter, tol=tol)
         return gradient_descent(loss.fun, theta0, loss.grad, lr=1.0, max_iter=max_iter, tol=tol, ftol=_FTOL)
@@ -250,10 +259,14 @@ def _minimize(loss, theta0, solver, l1, max_iter, tol, eta0, batch_size, shuffle
     updates_per_epoch = -(-n // batch_size)
     # The stopping test and the history read the whole objective, L1 term included.
     objective = (lambda t: loss.fun(t) + l1 * np.abs(t[mask]).sum()) if l1 > 0 else loss.fun
-    return sgd(objective, theta0, loss.batch_grad, n_samples=n, batch_size=batch_size,
+    # The penalties enter through their proximal map, exact for any step: a strong L2 term (λ₂ = 1/(C S)
+    # is 1e297 for weights of 1e-300) would make a gradient step on it overshoot and diverge.
+    penalized = l1 > 0 or loss.l2 > 0
+    return sgd(objective, theta0, loss.batch_data_grad, n_samples=n, batch_size=batch_size,
                order="shuffle" if shuffle else "cyclic", schedule="c1_c2", c1=eta0 * updates_per_epoch,
                c2=updates_per_epoch, max_iter=max_iter, tol=tol, ftol=0.0, random_state=random_state,
-               prox=_cumulative_l1(mask, l1) if l1 > 0 else None)
+               prox=prox if penalized else None, online_prox=_cumulative_l1(mask, l1) if l1 > 0 else None,
+               variance_reduced_from=SGD_PLAIN_EPOCHS + 1)
 
 
 def _cumulative_l1(mask, l1):

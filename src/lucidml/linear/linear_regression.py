@@ -46,8 +46,10 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         mean loss f(w) = 1/(2n) ‖√S(Xw − y)‖² of the centred data (the notes' summed gradient with
         rate α is this mean gradient with rate α·n): batch gradient descent w ← w − γ Xᵀ(Xw − y)/n
         with γ = 1/L, L = λ_max(XᵀX)/n the gradient's Lipschitz constant (or ``eta0``); and
-        mini-batch SGD, reshuffled every epoch, with step η₀/(1 + k/u) after k updates, u per
-        epoch, η₀ = ``eta0`` or 1/max‖xᵢ‖² (a step no single sample can overshoot). They are for
+        mini-batch SGD, reshuffled every epoch: a first epoch with step η₀/(1 + k/u) after k
+        updates, u per epoch, η₀ = ``eta0`` or 1/max‖xᵢ‖² (a step no single sample can overshoot),
+        then variance-reduced epochs (SVRG, see :func:`lucidml.optim.sgd`), which converge to the
+        least-squares solution itself rather than to a neighbourhood of it. They are for
         teaching and comparison: the direct solvers are faster and exact.
 
         A sparse X (CSR or CSC) is never densified or centred in memory: ``"lstsq"`` forms the
@@ -62,8 +64,9 @@ class LinearRegression(RegressorMixin, BaseEstimator):
     max_iter : int, default=1000
         Iterations (``"gd"``) or epochs (``"sgd"``) at most.
     tol : float, default=1e-6
-        ``"gd"``/``"sgd"`` stop when ‖∇f‖∞ ≤ tol (for ``"sgd"`` also when an epoch changes f by at
-        most tol relatively); LSQR's relative tolerance on a sparse X.
+        ``"gd"``/``"sgd"`` stop when ‖∇f‖∞ ≤ tol (for ``"sgd"`` at the end of an epoch; a
+        ``ConvergenceWarning`` says when ``max_iter`` came first); LSQR's relative tolerance on a
+        sparse X.
     eta0 : float or None, default=None
         Step size of ``"gd"`` or initial step of ``"sgd"``; None chooses the safe step above.
     batch_size : int, default=32
@@ -152,8 +155,11 @@ class LinearRegression(RegressorMixin, BaseEstimator):
                                                         self.batch_size, self.random_state, log))
             coef = np.array([r.x for r in results])
             coef = coef[0] if y.ndim == 1 else coef
+            intercept = intercept_from_means(x_mean, y_mean, coef)
+            # Features of magnitude 1e-300 overflow the safe step 1/max‖xᵢ‖² (and need coefficients near 1e300).
+            check_finite_fit(self, coefficients=coef, intercept=intercept)
             self.coef_ = in_precision(coef, X.dtype)
-            self.intercept_ = in_precision(intercept_from_means(x_mean, y_mean, coef), X.dtype)
+            self.intercept_ = in_precision(intercept, X.dtype)
             self.rank_ = X.shape[1]
             self.n_iter_ = max(r.n_iter for r in results)
             self.loss_curve_ = np.array([h["f"] for h in results[0].history])
@@ -289,7 +295,8 @@ def _minimize(X, y, solver, max_iter, tol, eta0, batch_size, random_state, loss,
     per_epoch = -(-n // batch_size)
     eta0 = eta0 if eta0 is not None else 1.0 / max(float(np.max(np.einsum("ij,ij->i", X, X))), np.finfo(float).tiny)
     return sgd(loss, w0, grad_batch, n_samples=n, batch_size=batch_size, schedule="c1_c2", c1=eta0 * per_epoch,
-               c2=per_epoch, max_iter=max_iter, tol=tol, random_state=random_state, callback=callback)
+               c2=per_epoch, max_iter=max_iter, tol=tol, ftol=0.0, random_state=random_state,
+               variance_reduced_from=2, callback=callback)
 
 
 def _solve_normal_equations(X, y):

@@ -46,15 +46,19 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         ``"lbfgs"``: limited-memory BFGS. ``"newton"``: Newton/IRLS, best for few features.
         ``"gd"``: gradient descent with backtracking (the notes' batch rule, whose summed gradient
         with rate α is the mean gradient with rate α·n). ``"sgd"``: mini-batch stochastic gradient,
-        reshuffled every epoch, step η₀/(1 + k/u) after k updates with u updates per epoch; one
-        epoch from zero with ``batch_size=1`` is the online learner of seed 000 §10.
+        reshuffled every epoch; a first epoch with step η₀/(1 + k/u) after k updates with u updates
+        per epoch (one such epoch from zero with ``batch_size=1`` is the online learner of seed
+        000 §10), then variance-reduced epochs (SVRG, Prox-SVRG for L1), which converge to the
+        minimizer itself (within 1e-4 of the optimal objective when ``tol`` is small enough).
     multi_class : {"auto", "multinomial", "ovr"}, default="auto"
         ``"auto"`` is multinomial for more than two classes.
     max_iter : int, default=100
         Iterations (epochs for ``"sgd"``).
     tol : float, default=1e-4
         Stop when ‖∇f‖∞ ≤ tol for f the mean-scaled objective (scikit-learn's L-BFGS test), for
-        ``"sgd"`` at the end of an epoch; a ``ConvergenceWarning`` says when ``max_iter`` came first.
+        ``"sgd"`` at the end of an epoch; with ``penalty="l1"`` the gradient mapping of the proximal
+        step takes ∇f's place (it is zero exactly at the minimizer). A ``ConvergenceWarning`` says
+        when ``max_iter`` came first.
     class_weight : dict, "balanced" or None, default=None
         Multiplies each sample's weight by its class's weight.
     eta0 : float, default=0.5

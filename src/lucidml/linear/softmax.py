@@ -44,7 +44,8 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
     tol : float, default=1e-4
         Stop when ‖∇f‖∞ ≤ tol, f the mean-scaled objective.
     eta0 : float, default=0.5
-        Initial step of ``"sgd"``.
+        Initial step of ``"sgd"`` (a first epoch of decaying steps, then variance-reduced ones: see
+        :class:`LogisticRegression`).
     batch_size : int, default=32
     shuffle : bool, default=True
         Whether ``"sgd"`` reshuffles the samples every epoch; False visits them in the data's
