@@ -13,6 +13,8 @@ from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_consistent_length, check_X_y
 
+from ..utils.validation import check_methods
+
 __all__ = ["ComparisonResult", "compare_models", "comparison_splits"]
 
 VOTE = "hard vote"
@@ -354,8 +356,7 @@ def _named_models(estimators):
         raise ValueError("estimators is empty: give at least one model.")
     named, counts = {}, {}
     for name, estimator in pairs:
-        if not (hasattr(estimator, "fit") and hasattr(estimator, "predict")):
-            raise TypeError(f"Each model must be an estimator with fit and predict; got {estimator!r}.")
+        check_methods(estimator, ["fit", "predict"], "compare_models", "each model to be an estimator")
         if name is None:
             base = type(estimator).__name__
             counts[base] = counts.get(base, 0) + 1
