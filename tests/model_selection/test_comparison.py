@@ -332,3 +332,19 @@ def test_a_model_without_predict_is_refused():
     X, y = load_iris(return_X_y=True)
     with pytest.raises(TypeError, match="with fit and predict"):
         compare_models([StandardScaler()], X, y)
+
+
+def test_scoring_none_is_each_models_own_score():
+    """A model whose score is not the mixin's accuracy or R² (a GLM's D²) is scored by its own score."""
+    from sklearn.linear_model import PoissonRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 2))
+    y = rng.poisson(np.exp(0.5 * X[:, 0]))
+    result = compare_models({"glm": PoissonRegressor(), "ols": LinearRegression()}, X, y, n_splits=3,
+                            voting=False)
+    for i, (train, test) in enumerate(result.splits):
+        glm = PoissonRegressor().fit(X[train], y[train])
+        assert result.scores["glm"][i] == pytest.approx(glm.score(X[test], y[test]))  # D², not R²
+        ols = LinearRegression().fit(X[train], y[train])
+        assert result.scores["ols"][i] == pytest.approx(ols.score(X[test], y[test]))

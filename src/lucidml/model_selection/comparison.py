@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import clone, is_classifier, is_regressor
+from sklearn.base import ClassifierMixin, RegressorMixin, clone, is_classifier
 from sklearn.exceptions import FitFailedWarning
 from sklearn.metrics import accuracy_score, check_scoring, r2_score
 from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
@@ -285,8 +285,11 @@ def _run_model(estimator, parts, scoring, warm_up, keep_predictions):
 
 def _score(model, X_test, y_test, predicted, scoring):
     """The test score: from the predictions when the scorer needs nothing else, else scikit-learn's scorer."""
-    if scoring is None:
-        scoring = "accuracy" if is_classifier(model) else "r2" if is_regressor(model) else None
+    if scoring is None:  # the model's own score, which the mixins' defaults compute from the predictions
+        own = type(model).score
+        if own is not ClassifierMixin.score and own is not RegressorMixin.score:
+            return model.score(X_test, y_test)
+        scoring = "accuracy" if own is ClassifierMixin.score else "r2"
     if isinstance(scoring, str) and scoring in _FROM_PREDICTIONS:
         return _FROM_PREDICTIONS[scoring](y_test, predicted)
     return check_scoring(model, scoring=scoring)(model, X_test, y_test)
