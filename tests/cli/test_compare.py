@@ -230,3 +230,48 @@ def test_a_sparse_data_set_stays_sparse_and_dense_only_models_are_skipped(capsys
         assert models[name]["error"] is None and models[name]["mean"] > 90
         assert models[name]["sklearn_result"]["mean"] == pytest.approx(models[name]["mean"], abs=0.5)
     assert models["GaussianNB"]["error"] == "skipped: it takes dense data only, and this data set is sparse"
+
+
+def test_the_hard_vote_row_is_the_engines_vote(capsys, monkeypatch):
+    """compare runs lucidml.model_selection.compare_models (one engine, not a copy of its loop); its
+    vote row is the majority of the lucidml models, beside the vote of their counterparts."""
+    import numpy as np
+
+    import lucidml.cli.compare
+    from lucidml.model_selection import compare_models
+    from lucidml.naive_bayes import GaussianNB
+
+    calls = []
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs)
+        return compare_models(*args, **kwargs)
+
+    monkeypatch.setattr(lucidml.cli.compare, "compare_models", spy)
+    assert main(["compare", "wine", "--runs", "4", "--models", "GaussianNB,DecisionTreeClassifier", "--format", "json", "--quiet"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert len(calls) == 1 and calls[0]["warm_up"] and calls[0]["scoring"] == "accuracy"
+    vote = result["hard_vote"]
+    assert vote["members"] == ["GaussianNB", "DecisionTreeClassifier"]
+    assert vote["sklearn_result"]["members"] == ["GaussianNB", "DecisionTreeClassifier"]
+    # both models are scale-free: the same vote on the raw wine table, by the engine directly
+    data = load_dataset("wine")
+    direct = compare_models({"nb": GaussianNB(), "tree": select_models("classification",
+                                                                       ["DecisionTreeClassifier"])[0].make()},
+                            np.asarray(data.X), data.y, n_splits=4, train_size=0.7)
+    assert vote["mean"] == pytest.approx(100 * direct.mean["hard vote"])
+    assert vote["std"] == pytest.approx(100 * direct.std["hard vote"])
+    assert result["models"][0]["mean"] == pytest.approx(100 * direct.mean["nb"])
+
+
+def test_the_table_ends_with_the_vote_for_classification_only(capsys):
+    assert main(["compare", "iris", "--runs", "2", "--models", "GaussianNB,KNeighborsClassifier", "--quiet"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    cells = [c.strip() for c in last.strip("|").split("|")]
+    assert cells[0] == "hard vote of 2" and cells[1].count("±") == 1 and cells[3].count("±") == 1
+    assert float(cells[5]) > 0
+    assert main(["compare", "diabetes", "--runs", "2", "--models", "LinearRegression,Ridge", "--format", "json",
+                 "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["hard_vote"] is None
+    assert main(["compare", "iris", "--runs", "2", "--models", "GaussianNB", "--format", "json", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["hard_vote"] is None

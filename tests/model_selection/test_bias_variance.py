@@ -196,3 +196,12 @@ def test_bad_data_is_named():
         bias_variance_decomposition(tree, X, y[:40], loss="squared")
     with pytest.raises(ValueError, match="class labels in y; got a continuous target"):  # 0-1 loss on a real-valued target
         bias_variance_decomposition(DecisionTreeClassifier(), X, y)
+
+
+def test_an_estimator_without_predict_is_named_before_any_work():
+    from sklearn.preprocessing import StandardScaler
+
+    X, y, _ = _sine(80)
+    with pytest.raises(ValueError, match="bias_variance_decomposition needs an estimator with fit and predict; "
+                                         "StandardScaler has no predict"):
+        bias_variance_decomposition(StandardScaler(), X, y, loss="squared")

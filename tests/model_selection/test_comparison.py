@@ -195,3 +195,156 @@ def test_the_notes_iris_table_is_reproduced():
     for name, (mean, std) in notes.items():
         assert round(100 * frame.loc[name, "mean"], 2) == mean
         assert round(100 * frame.loc[name, "std"], 2) == std
+
+
+def test_k_fold_and_train_size_splits_are_scikit_learns():
+    from sklearn.model_selection import StratifiedKFold
+
+    from lucidml.model_selection import comparison_splits
+
+    X, y = load_iris(return_X_y=True)
+    folds = comparison_splits(y, cv=5, random_state=4)
+    expected = StratifiedKFold(5, shuffle=True, random_state=4).split(X, y)
+    for (train, test), (train_sk, test_sk) in zip(folds, expected, strict=True):
+        np.testing.assert_array_equal(train, train_sk)
+        np.testing.assert_array_equal(test, test_sk)
+    rows = np.arange(100)
+    for i, (train, test) in enumerate(comparison_splits(np.linspace(0, 1, 100), n_splits=3, train_size=0.7, random_state=2)):
+        train_sk, test_sk = train_test_split(rows, train_size=0.7, random_state=2 + i)  # continuous y: not stratified
+        np.testing.assert_array_equal(train, train_sk)
+        assert len(test) == 30
+    result = compare_models([GaussianNB()], X, y, cv=5, random_state=4)
+    assert [len(test) for _, test in result.splits] == [30] * 5
+    # a regressor's whole-number target is not stratified as if it were labels
+    counts = np.arange(60.0) % 7
+    regression = compare_models([LinearRegression()], counts[:, None], counts, n_splits=2, voting=False)
+    for i, (train, _) in enumerate(regression.splits):
+        np.testing.assert_array_equal(train, train_test_split(np.arange(60), test_size=0.3, random_state=i)[0])
+
+
+class CountingScaler(BaseEstimator):
+    """Centers each column by its training mean; counts its fits and remembers the rows it saw."""
+
+    fits = []
+
+    def fit(self, X, y=None):
+        CountingScaler.fits.append(np.asarray(X[:, 0], dtype=int).copy())
+        self.mean_ = X.mean(axis=0)
+        return self
+
+    def transform(self, X):
+        return X - self.mean_
+
+
+def test_preparation_is_fitted_on_each_training_part_once_and_shared():
+    CountingScaler.fits = []
+    X, y = load_iris(return_X_y=True)
+    X = _with_row_ids(X)
+    shared = CountingScaler()
+    result = compare_models({"a": RowSpy("a"), "b": RowSpy("b"), "c": GaussianNB()}, X, y, n_splits=3,
+                            prepare={"a": shared, "b": shared}, voting=False)
+    assert len(CountingScaler.fits) == 3  # one fit per split, shared by "a" and "b"; "c" is not prepared
+    for seen, (train, _) in zip(CountingScaler.fits, result.splits):
+        np.testing.assert_array_equal(seen, train)
+    plain = compare_models({"c": GaussianNB()}, X, y, n_splits=3, voting=False)
+    np.testing.assert_array_equal(result.scores["c"], plain.scores["c"])
+
+
+def test_a_table_with_text_and_gaps_goes_through_its_preparation():
+    from sklearn.compose import make_column_transformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.preprocessing import OneHotEncoder
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"size": rng.normal(size=90), "colour": rng.choice(["red", "blue"], 90)})
+    frame.loc[::7, "size"] = np.nan
+    y = np.where(frame["colour"] == "red", "warm", "cold")
+    prepare = make_column_transformer((SimpleImputer(), ["size"]), (OneHotEncoder(), ["colour"]))
+    result = compare_models({"nb": GaussianNB(), "tree": DecisionTreeClassifier()}, frame, y, n_splits=4,
+                            prepare=prepare)
+    assert result.mean["tree"] == 1.0 and result.mean["hard vote"] >= result.mean["nb"] - 0.1
+
+
+class Broken(ClassifierMixin, BaseEstimator):
+    def fit(self, X, y):
+        raise RuntimeError("cannot learn this")
+
+    def predict(self, X):
+        return np.zeros(len(X))
+
+
+def test_a_failing_model_is_recorded_and_left_out_of_the_vote():
+    from sklearn.exceptions import FitFailedWarning
+
+    X, y = load_iris(return_X_y=True)
+    models = {"broken": Broken(), "nb": GaussianNB(), "knn": KNeighborsClassifier(5)}
+    with pytest.warns(FitFailedWarning, match="cannot learn this"):
+        result = compare_models(models, X, y, n_splits=3, error_score=np.nan)
+    assert result.errors == {"broken": "RuntimeError: cannot learn this"}
+    assert np.isnan(result.scores["broken"]).all()
+    assert result.voters == {"hard vote": ["nb", "knn"]}
+    alone = compare_models({"nb": GaussianNB(), "knn": KNeighborsClassifier(5)}, X, y, n_splits=3)
+    np.testing.assert_array_equal(result.scores["hard vote"], alone.scores["hard vote"])
+    with pytest.raises(RuntimeError, match="cannot learn this"):
+        compare_models(models, X, y, n_splits=3)
+
+
+def test_votes_of_chosen_members_and_their_times():
+    X, y = load_wine(return_X_y=True)
+    models = {"nb": GaussianNB(), "knn": KNeighborsClassifier(3), "tree": DecisionTreeClassifier(max_depth=2)}
+    result = compare_models(models, X, y, n_splits=4, voting={"pair": ["nb", "tree"], "all": list(models)})
+    everyone = compare_models(models, X, y, n_splits=4)
+    pair = compare_models({"nb": GaussianNB(), "tree": DecisionTreeClassifier(max_depth=2)}, X, y, n_splits=4)
+    np.testing.assert_array_equal(result.scores["all"], everyone.scores["hard vote"])
+    np.testing.assert_array_equal(result.scores["pair"], pair.scores["hard vote"])
+    # the notes time their VotingClassifier run: fitting every member is part of the vote's cost
+    np.testing.assert_allclose(result.fit_times["pair"], result.fit_times["nb"] + result.fit_times["tree"])
+    assert (result.predict_times["pair"] >= result.predict_times["nb"]).all()
+
+
+def test_warm_up_and_progress():
+    SEEN.clear()
+    X, y = load_iris(return_X_y=True)
+    calls = []
+    compare_models({"a": RowSpy("a"), "b": RowSpy("b")}, _with_row_ids(X), y, n_splits=2, warm_up=True,
+                   progress=lambda done, total, name: calls.append((done, total, name)))
+    assert len(SEEN["a"]) == len(SEEN["b"]) == 3  # one untimed fit on the first split, then one per split
+    np.testing.assert_array_equal(SEEN["a"][0], SEEN["a"][1])
+    assert calls == [(0, 2, "a"), (1, 2, "b")]
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"voting": ["nb", "svm"]}, "needs models among"),
+    ({"voting": {"nb": ["nb"]}}, "has the name of a model"),
+    ({"cv": 1}, "at least 2 folds"),
+    ({"train_size": 0.0}, "train_size"),
+    ({"error_score": "ignore"}, "error_score"),
+])
+def test_bad_options_are_named(kwargs, message):
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match=message):
+        compare_models({"nb": GaussianNB()}, X, y, **kwargs)
+
+
+def test_a_model_without_predict_is_refused():
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(TypeError, match="with fit and predict"):
+        compare_models([StandardScaler()], X, y)
+
+
+def test_scoring_none_is_each_models_own_score():
+    """A model whose score is not the mixin's accuracy or R² (a GLM's D²) is scored by its own score."""
+    from sklearn.linear_model import PoissonRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 2))
+    y = rng.poisson(np.exp(0.5 * X[:, 0]))
+    result = compare_models({"glm": PoissonRegressor(), "ols": LinearRegression()}, X, y, n_splits=3,
+                            voting=False)
+    for i, (train, test) in enumerate(result.splits):
+        glm = PoissonRegressor().fit(X[train], y[train])
+        assert result.scores["glm"][i] == pytest.approx(glm.score(X[test], y[test]))  # D², not R²
+        ols = LinearRegression().fit(X[train], y[train])
+        assert result.scores["ols"][i] == pytest.approx(ols.score(X[test], y[test]))

@@ -202,3 +202,23 @@ def test_parallel_folds_and_explicit_splits_give_the_same_search(selector):
         parallel = selector(LinearRegression(), cv=folds, n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(serial.get_support(), parallel.get_support())
     np.testing.assert_allclose(serial.scores_, parallel.scores_, rtol=1e-12)
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_an_estimator_without_score_is_named(selector):
+    """With scoring=None the criterion is the estimator's own score: a model without one is refused
+    by name (with a scorer, fit is enough)."""
+    from sklearn.base import BaseEstimator
+
+    class NoScore(BaseEstimator):
+        def fit(self, X, y):
+            return self
+
+        def predict(self, X):
+            return np.zeros(len(X))
+
+    X, y = make_regression(n_samples=40, n_features=4, random_state=0)
+    with pytest.raises(ValueError, match=f"{selector.__name__} needs an estimator with fit and score; "
+                                         "NoScore has no score"):
+        selector(NoScore(), cv=3).fit(X, y)
+    assert selector(NoScore(), scoring="neg_mean_squared_error", cv=3).fit(X, y).support_.any()

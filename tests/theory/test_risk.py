@@ -72,8 +72,9 @@ def test_errors():
         erm([], X, [0, 1, 0])
     with pytest.raises(ValueError, match="loss"):
         empirical_risk(lambda X: np.zeros(3), X, [0, 1, 0], loss="hinge")
-    with pytest.raises(TypeError, match="predict"):
-        empirical_risk(42, X, [0, 1, 0])
+    for wrong in (TypeError, ValueError):
+        with pytest.raises(wrong, match="predict"):
+            empirical_risk(42, X, [0, 1, 0])
     with pytest.raises(ValueError, match="shape"):
         empirical_risk(lambda X: np.zeros(2), X, [0, 1, 0])
     with pytest.raises(ValueError, match="NaN|infinite"):

@@ -132,8 +132,9 @@ def _parser():
                   "Repeated random train/test splits (stratified by class), or K-fold cross-validation: the mean "
                   "and spread of each model's accuracy (R² for regression) and its time per split, beside its "
                   "scikit-learn counterpart on the very same splits and the same prepared data (missing values "
-                  "filled, categories one-hot encoded, features standardized where the model needs it). With no "
-                  "data set, iris.", parents=(common, table))
+                  "filled, categories one-hot encoded, features standardized where the model needs it); for classification, the last row is the "
+                  "models' majority vote (the notes' hard-voting ensemble). With no data set, iris.",
+                  parents=(common, table))
     cmp.add_argument("dataset", nargs="?", default="iris",
                      help="a bundled data set's name, or a table (CSV, TSV, Parquet) with --target (default: iris)")
     cmp.add_argument("--target", help="target column of a CSV file")
@@ -163,7 +164,8 @@ def format_table(result, markdown=True):
     header = ["model", f"{metric} (mean ± std)", "s / run", f"scikit-learn {metric}", "scikit-learn s / run",
               "time ratio"]
     rows = []
-    for row in result["models"]:
+    vote = result.get("hard_vote")
+    for row in result["models"] + ([{**vote, "model": f"hard vote of {len(vote['members'])}"}] if vote else []):
         if row["error"]:
             ours = [_cell(f"error: {row['error']}" if not row["error"].startswith("skipped") else row["error"]), ""]
         else:
@@ -171,7 +173,7 @@ def format_table(result, markdown=True):
             ours = [f"{row['mean']:.{digits}f} ± {row['std']:.{digits}f}", f"{row['seconds_per_run']:.5f}{mark}"]
         theirs = row["sklearn_result"]
         if theirs is None:
-            sk = ["(no counterpart)" if row["sklearn"] is None else "", ""]
+            sk = ["(no counterpart)" if row.get("sklearn", "") is None else "", ""]
         elif theirs["error"]:
             sk = [_cell(f"error: {theirs['error']}"), ""]
         else:

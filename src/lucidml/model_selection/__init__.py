@@ -14,7 +14,7 @@ K-fold and leave-one-out procedures of seeds 000 §9 and 003 §1), ``cross_val_s
 - :func:`select_polynomial_degree` — CV error per polynomial degree and the Occam choice
   (seeds 002 §1.3);
 - :func:`compare_models` — the repeated random-split comparison with a hard-voting ensemble
-  (seeds 002 §1.4).
+  (seeds 002 §1.4), the engine of ``lucidml compare``; :func:`comparison_splits`, its splits.
 """
 
 from .bias_variance import BiasVarianceResult, bias_variance_decomposition
@@ -27,6 +27,6 @@ __all__ += ["SequentialBackwardSelection", "StepwiseSelection"]
 from .polynomial_degree import DegreeSelectionResult, select_polynomial_degree
 
 __all__ += ["DegreeSelectionResult", "select_polynomial_degree"]
-from .comparison import ComparisonResult, compare_models
+from .comparison import ComparisonResult, compare_models, comparison_splits
 
-__all__ += ["ComparisonResult", "compare_models"]
+__all__ += ["ComparisonResult", "compare_models", "comparison_splits"]

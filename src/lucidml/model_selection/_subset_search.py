@@ -11,7 +11,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..utils import N_JOBS, VERBOSE, HasMethods, Interval, validate_params
-from ..utils.validation import check_fit_data
+from ..utils.validation import check_fit_data, check_methods
 
 __all__ = []
 
@@ -46,6 +46,8 @@ class _SubsetSearch(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         validate_params(self)
         X, y = check_fit_data(self, X, y)
         estimator = self._model_for(y)
+        # scoring=None cross-validates with the estimator's own ``score``
+        check_methods(estimator, ["fit"] if self.scoring is not None else ["fit", "score"], type(self).__name__)
         cv = check_cv(self.cv, y, classifier=is_classifier(estimator))
         scorer = check_scoring(estimator, scoring=self.scoring)
 

@@ -10,6 +10,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_consistent_length, check_X_y
 
 from ..utils._results import ExtendedTuple
+from ..utils.validation import check_methods
 
 __all__ = ["BiasVarianceResult", "bias_variance_decomposition"]
 
@@ -115,6 +116,7 @@ def bias_variance_decomposition(estimator, X, y, *, loss="0-1", n_rounds=200, te
     >>> bool(np.isclose(loss, bias + variance)), variance < bias
     (True, True)
     """
+    check_methods(estimator, ["fit", "predict"], "bias_variance_decomposition")
     if loss not in ("squared", "0-1"):
         raise ValueError(f"loss must be 'squared' or '0-1'; got {loss!r}.")
     if isinstance(n_rounds, bool) or not isinstance(n_rounds, (int, np.integer)) or n_rounds < 2:

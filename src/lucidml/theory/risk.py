@@ -3,6 +3,8 @@
 import numpy as np
 from sklearn.utils import Bunch, check_array, check_consistent_length
 
+from ..utils import InvalidParameterError
+
 __all__ = ["empirical_risk", "erm"]
 
 
@@ -106,7 +108,8 @@ def _risk(predictor, X, y, loss_fn):
     elif callable(predictor):
         y_pred = predictor(X)
     else:
-        raise TypeError(f"A hypothesis must have a predict method or be callable; got {type(predictor).__name__}.")
+        raise InvalidParameterError(
+            f"A hypothesis must have a predict method or be callable; got {type(predictor).__name__}.")
     y_pred = np.asarray(y_pred)
     if y_pred.shape != y.shape:
         raise ValueError(f"The predictions have shape {y_pred.shape}; expected {y.shape}, one per sample.")

@@ -15,6 +15,8 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_array, check_X_y
 
+from .validation import check_methods
+
 __all__ = [
     "check_gradient", "kkt_residual", "logit", "numerical_gradient", "online_mistakes", "relative_error", "sigmoid",
     "softplus",
@@ -339,8 +341,7 @@ def online_mistakes(estimator, X, y, *, classes=None):
     >>> online_mistakes(Perceptron(), X, y)   # wrong at the start only, then never again
     1
     """
-    if not hasattr(estimator, "partial_fit"):
-        raise TypeError(f"An online learner needs partial_fit; {type(estimator).__name__} has none.")
+    check_methods(estimator, ["partial_fit", "predict"], "online_mistakes", "an online learner")
     X, y = check_X_y(X, y, accept_sparse="csr")
     classes = np.unique(y) if classes is None else check_array(classes, ensure_2d=False, dtype=None)
     model = clone(estimator)

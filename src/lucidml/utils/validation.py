@@ -10,9 +10,11 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import validate_data
 
+from ._param_validation import InvalidParameterError
+
 __all__ = [
-    "FLOAT_DTYPES", "check_class_prior", "check_finite_fit", "check_fit_data", "check_magnitude", "check_predict_data",
-    "check_sample_weight", "class_sums", "class_weights",
+    "FLOAT_DTYPES", "check_class_prior", "check_finite_fit", "check_fit_data", "check_magnitude", "check_methods",
+    "check_predict_data", "check_sample_weight", "class_sums", "class_weights",
 ]
 
 # The dtypes an estimator that keeps float32 computes in: float32 input stays float32 (half the
@@ -127,6 +129,20 @@ def check_magnitude(X, estimator):
             "Rescale the features (e.g. StandardScaler) before fitting."
         )
     return X
+
+
+def check_methods(estimator, methods, needed_by, what="an estimator"):
+    """Refuse, before any work, an object that lacks a method ``needed_by`` calls.
+
+    Raises :class:`~lucidml.utils.InvalidParameterError` (a ValueError and a TypeError) naming
+    the helper and the missing methods, instead of an AttributeError deep inside the helper.
+    """
+    missing = [name for name in methods if not callable(getattr(estimator, name, None))]
+    if missing:
+        raise InvalidParameterError(
+            f"{needed_by} needs {what} with {' and '.join(methods)}; {type(estimator).__name__} has no "
+            f"{' or '.join(missing)}."
+        )
 
 
 def check_square_fits(estimator, n_features, copies=1, what="covariance matrices"):
