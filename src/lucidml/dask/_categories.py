@@ -26,8 +26,16 @@ def fit_categories(X):
     for column in _categorical_columns(X):
         series = X[column]
         if isinstance(X, dd.DataFrame) and not series.cat.known:
-            series = series.cat.as_known()  # one pass over the column: the union of its partitions' categories
-        categories[column] = series.cat.categories
+            # One pass over the column: the union of its partitions' categories, sorted where they sort
+            # (the union's order depends on the partitions).
+            levels = series.cat.as_known().cat.categories
+            try:
+                levels = levels.sort_values()
+            except TypeError:
+                pass
+            categories[column] = levels
+        else:
+            categories[column] = series.cat.categories
     return categories
 
 
@@ -35,8 +43,8 @@ def _codes(frame, categories):
     """The frame with each categorical column replaced by float codes of ``categories`` (NaN: missing or unseen)."""
     frame = frame.copy()
     for column, levels in categories.items():
-        codes = pd.Categorical(frame[column], categories=levels).codes.astype(np.float64)
-        codes[codes < 0] = np.nan
+        codes = pd.Index(levels).get_indexer(np.asarray(frame[column], dtype=object)).astype(np.float64)
+        codes[codes < 0] = np.nan  # missing, or a category not seen at fit
         frame[column] = codes
     return frame
 
