@@ -1,22 +1,43 @@
 """Rounds of small tasks on per-chunk states that stay on their workers (the boosting loop's engine).
 
-An iterative fit that keeps state per chunk (binned codes, raw scores) between many short rounds
-pays Dask's per-round latency hundreds of times, so it talks to the ``dask.distributed`` client
-directly with futures: ``client.map`` runs a function next to every state, the results are summed
-on the workers a few at a time and the client gathers what is left. Without a
-distributed client (Dask's local schedulers), the states are plain objects of this process and
-a round is a loop of calls.
+An iterative fit that keeps state per chunk (binned codes, raw scores) between hundreds of short
+rounds (a boosting fit: one per tree level) would pay the scheduler's latency in every one, so
+the states live in one Dask *actor* per worker — an object on the worker whose methods the client
+calls directly, without the scheduler — holding the states of the chunks that worker computed.
+A round is one call per worker: the function runs on each of its states and the results are
+summed there, so the client receives one small result per worker. The data never move.
+
+An actor has no lineage: a worker lost during the fit ends it with a ``RuntimeError`` that says
+so (never a wrong model); the fit can then be run again. Without a distributed client (Dask's
+local schedulers) the states are plain objects of this process and a round is a loop of calls.
 """
 
 import dask
+import numba
 
 __all__ = ["Rounds"]
-
-_FAN_IN = 8
 
 
 def _sum(*parts):
     return sum(parts[1:], parts[0])
+
+
+class _Holder:
+    """The chunk states of one worker (a Dask actor), with Numba held to the worker's threads."""
+
+    def __init__(self, *states):
+        from distributed import get_worker
+
+        self.states = list(states)
+        self.threads = max(1, min(get_worker().state.nthreads, numba.config.NUMBA_NUM_THREADS))
+
+    def replace(self, func, *args):
+        numba.set_num_threads(self.threads)
+        self.states = [func(state, *args) for state in self.states]
+
+    def totals(self, calls):
+        numba.set_num_threads(self.threads)
+        return [combine(*[func(state, *args) for state in self.states]) for func, args, combine in calls]
 
 
 class Rounds:
@@ -28,21 +49,34 @@ class Rounds:
             self.client = default_client()
         except (ImportError, ValueError):
             self.client = None
-        self.states = None
+        self.holders, self.pending = None, []
 
     def start(self, delayed_states):
         """Compute the initial states (delayed objects, one per chunk) and keep them where they are computed."""
         if self.client is None:
-            self.states = list(dask.compute(*delayed_states))
-        else:
-            self.states = self.client.compute(list(delayed_states))
+            self.holders = [list(dask.compute(*delayed_states))]
+            return
+        from distributed import wait
+
+        client = self.client
+        futures = client.compute(list(delayed_states))
+        wait(futures)
+        for future in futures:
+            if future.status == "error":
+                future.result()  # raises the chunk's error (bad values, say)
+        holders = client.who_has(futures)
+        by_worker = {}
+        for future in futures:
+            by_worker.setdefault(holders[future.key][0], []).append(future)
+        actors = [client.submit(_Holder, *group, workers=[worker], actor=True) for worker, group in by_worker.items()]
+        self.holders = [actor.result() for actor in actors]
 
     def replace(self, func, *args):
-        """states ← ``func(state, *args)`` for every state (asynchronous on a cluster)."""
+        """states ← ``func(state, *args)`` for every state (not waited for: the next round queues behind it)."""
         if self.client is None:
-            self.states = [func(state, *args) for state in self.states]
+            self.holders = [[func(state, *args) for state in self.holders[0]]]
         else:
-            self.states = self.client.map(func, self.states, *[[a] * len(self.states) for a in args], pure=False)
+            self.pending = [holder.replace(func, *args) for holder in self.holders]
 
     def total(self, func, *args):
         """Σ over the chunks of ``func(state, *args)`` (arrays or numbers), summed on the workers."""
@@ -53,17 +87,25 @@ class Rounds:
         ``combine(*parts)`` than the sum, in one round."""
         calls = [(*call, _sum) if len(call) == 2 else call for call in calls]
         if self.client is None:
-            return [combine(*[func(state, *args) for state in self.states]) for func, args, combine in calls]
-        client = self.client
-        groups = []
-        for func, args, combine in calls:
-            parts = client.map(func, self.states, *[[a] * len(self.states) for a in args], pure=False)
-            while len(parts) > _FAN_IN:
-                parts = [client.submit(combine, *parts[i:i + _FAN_IN], pure=False)
-                         for i in range(0, len(parts), _FAN_IN)]
-            groups.append(parts)
-        gathered = client.gather(groups)
-        return [combine(*parts) for (_, _, combine), parts in zip(calls, gathered)]
+            return [combine(*[func(state, *args) for state in self.holders[0]]) for func, args, combine in calls]
+        try:
+            for done in self.pending:
+                done.result()
+            self.pending = []
+            parts = [holder.totals(calls) for holder in self.holders]
+            parts = [part.result() for part in parts]
+        except (OSError, RuntimeError, ValueError, KeyError, TypeError) as error:
+            if isinstance(error, (ValueError, TypeError)) and not _lost(error):
+                raise
+            raise RuntimeError("A Dask worker holding boosting state was lost during the fit (its chunks' binned "
+                               "codes and scores were in its memory); fit again.") from error
+        return [combine(*[part[i] for part in parts]) for i, (_, _, combine) in enumerate(calls)]
 
     def close(self):
-        self.states = None
+        self.holders, self.pending = None, []
+
+
+def _lost(error):
+    """Whether an error raised by an actor call says that its worker is gone."""
+    text = f"{type(error).__name__} {error}".lower()
+    return any(word in text for word in ("closed", "lost", "worker", "connect"))
