@@ -31,12 +31,13 @@ class _Holder:
         self.states = list(states)
         self.threads = max(1, min(get_worker().state.nthreads, numba.config.NUMBA_NUM_THREADS))
 
-    def replace(self, func, *args):
+    def totals(self, calls, replace=None):
+        """The combined results of ``calls`` on the states, after replacing them by ``replace`` =
+        (func, args): ``func(state, *args)``, when given."""
         numba.set_num_threads(self.threads)
-        self.states = [func(state, *args) for state in self.states]
-
-    def totals(self, calls):
-        numba.set_num_threads(self.threads)
+        if replace is not None:
+            func, args = replace
+            self.states = [func(state, *args) for state in self.states]
         return [combine(*[func(state, *args) for state in self.states]) for func, args, combine in calls]
 
 
@@ -49,7 +50,7 @@ class Rounds:
             self.client = default_client()
         except (ImportError, ValueError):
             self.client = None
-        self.holders, self.pending = None, []
+        self.holders, self.queued = None, None
 
     def start(self, delayed_states):
         """Compute the initial states (delayed objects, one per chunk) and keep them where they are computed."""
@@ -72,11 +73,11 @@ class Rounds:
         self.holders = [actor.result() for actor in actors]
 
     def replace(self, func, *args):
-        """states ← ``func(state, *args)`` for every state (not waited for: the next round queues behind it)."""
+        """states ← ``func(state, *args)`` for every state (on a cluster: sent with the next round)."""
         if self.client is None:
             self.holders = [[func(state, *args) for state in self.holders[0]]]
         else:
-            self.pending = [holder.replace(func, *args) for holder in self.holders]
+            self.queued = (func, args)
 
     def total(self, func, *args):
         """Σ over the chunks of ``func(state, *args)`` (arrays or numbers), summed on the workers."""
@@ -89,10 +90,8 @@ class Rounds:
         if self.client is None:
             return [combine(*[func(state, *args) for state in self.holders[0]]) for func, args, combine in calls]
         try:
-            for done in self.pending:
-                done.result()
-            self.pending = []
-            parts = [holder.totals(calls) for holder in self.holders]
+            parts = [holder.totals(calls, self.queued) for holder in self.holders]
+            self.queued = None
             parts = [part.result() for part in parts]
         except (OSError, RuntimeError, ValueError, KeyError, TypeError) as error:
             if isinstance(error, (ValueError, TypeError)) and not _lost(error):
@@ -102,7 +101,7 @@ class Rounds:
         return [combine(*[part[i] for part in parts]) for i, (_, _, combine) in enumerate(calls)]
 
     def close(self):
-        self.holders, self.pending = None, []
+        self.holders, self.queued = None, None
 
 
 def _lost(error):
