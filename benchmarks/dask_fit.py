@@ -177,66 +177,83 @@ def _peak_memory(client, stop, peaks):
         stop.wait(0.2)
 
 
-def boosting(args):
-    """The gradient-boosting rows (``--boosting``) and the larger-than-memory fit (``--out-of-memory``)."""
-    import threading
+def _cluster(memory_limit):
+    """Two worker processes of one thread each (LightGBM's Dask interface needs processes)."""
+    return LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                        memory_limit=memory_limit)
 
+
+def boosting(args):
+    """The gradient-boosting rows (``--boosting``) and the larger-than-memory fit (``--out-of-memory``),
+    each on a cluster of its own."""
+    print(f"{'case':<34}{'contender':<22}{'median s':>10}{'quality':>14}")
+    with threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if args.boosting:
+            with _cluster("auto") as cluster, Client(cluster):
+                _boosting_rows(args)
+        if args.out_of_memory:
+            with _cluster(args.memory_limit) as cluster, Client(cluster) as client:
+                _out_of_memory(args, client)
+
+
+def _boosting_rows(args):
     from lucidml.ensemble import GradientBoostingClassifier
 
     n, d = args.rows, args.features
-    limit = args.memory_limit if args.out_of_memory else "auto"
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                      memory_limit=limit) as cluster, Client(cluster) as client, threadpool_limits(1), \
-            warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        w = np.linspace(-1.0, 1.0, d)
-        print(f"{'case':<34}{'contender':<22}{'median s':>10}{'quality':>14}")
-        if args.boosting:
-            state = da.random.RandomState(0)
-            chunk = -(-n // args.chunks)
-            X = state.normal(size=(n, d), chunks=(chunk, d)).persist()
-            y = ((X[:, :4] ** 2).sum(axis=1) - 4.0 + X @ w + state.normal(size=n, chunks=chunk) > 0).astype(int)
-            y = y.persist()
-            Xn, yn = X.compute(), y.compute()
-            contenders = _boosters(ld.GradientBoostingClassifier, GradientBoostingClassifier)
-            small = (X[:20_000].rechunk((5000, d)), y[:20_000].rechunk(5000))
-            for name, make in contenders.items():  # compile and load every kernel first, in every process
-                make().set_params(n_estimators=2).fit(*((Xn[:20_000], yn[:20_000]) if name.endswith("memory")
-                                                        else small))
-            def fit(make, name):
-                if name.endswith("memory"):  # one thread, as each worker has
-                    with lucidml.config_context(n_threads=1):
-                        return make().fit(Xn, yn)
-                return make().fit(X, y)
+    w = np.linspace(-1.0, 1.0, d)
+    state = da.random.RandomState(0)
+    chunk = -(-n // args.chunks)
+    X = state.normal(size=(n, d), chunks=(chunk, d)).persist()
+    y = ((X[:, :4] ** 2).sum(axis=1) - 4.0 + X @ w + state.normal(size=n, chunks=chunk) > 0).astype(int)
+    y = y.persist()
+    Xn, yn = X.compute(), y.compute()
+    contenders = _boosters(ld.GradientBoostingClassifier, GradientBoostingClassifier)
+    small = (X[:20_000].rechunk((5000, d)), y[:20_000].rechunk(5000))
+    for name, make in contenders.items():  # compile and load every kernel first, in every process
+        make().set_params(n_estimators=2).fit(*((Xn[:20_000], yn[:20_000]) if name.endswith("memory")
+                                                else small))
 
-            fits = {name: (lambda make=make, name=name: fit(make, name)) for name, make in contenders.items()}
-            times, models = _median_times(fits, args.repeats)
-            for name, seconds in times.items():
-                model = models[name]
-                predicted = model.predict(Xn) if name.endswith("memory") else model.predict(X).compute()
-                print(f"{'GradientBoosting, 100 trees d=3':<34}{name:<22}{seconds:>10.3f}"
-                      f"{float((np.asarray(predicted) == yn).mean()):>14.6g}")
-        if args.out_of_memory:
-            m = args.big_rows
-            chunk = -(-m // (4 * args.chunks))
-            state = da.random.RandomState(1)
-            X = state.normal(size=(m, d), chunks=(chunk, d))  # lazy: generated on the workers, never persisted
-            y = ((X[:, :4] ** 2).sum(axis=1) - 4.0 + X @ w + state.normal(size=m, chunks=chunk) > 0).astype(int)
-            ld.GradientBoostingClassifier(n_estimators=2).fit(X[:20_000].rechunk((5000, d)), y[:20_000].rechunk(5000))
-            stop, peaks = threading.Event(), {}
-            sampler = threading.Thread(target=_peak_memory, args=(client, stop, peaks))
-            sampler.start()
-            start = time.perf_counter()
-            model = ld.GradientBoostingClassifier(n_estimators=20, max_depth=3, criterion="newton").fit(X, y)
-            seconds = time.perf_counter() - start
-            stop.set()
-            sampler.join()
-            accuracy = float((model.predict(X) == y).mean().compute())
-            limits = [info["memory_limit"] for info in client.scheduler_info()["workers"].values()]
-            print(f"{'GB 20 trees, data > worker memory':<34}{'lucidml.dask':<22}{seconds:>10.3f}{accuracy:>14.6g}")
-            print(f"  X: {m} x {d} float64 = {X.nbytes / 1e9:.2f} GB, generated lazily in {X.npartitions} chunks; "
-                  f"worker memory limit {min(limits) / 1e9:.2f} GB each; largest worker memory seen "
-                  f"{max(peaks.values()) / 1e9:.2f} GB")
+    def fit(make, name):
+        if name.endswith("memory"):  # one thread, as each worker has
+            with lucidml.config_context(n_threads=1):
+                return make().fit(Xn, yn)
+        return make().fit(X, y)
+
+    fits = {name: (lambda make=make, name=name: fit(make, name)) for name, make in contenders.items()}
+    times, models = _median_times(fits, args.repeats)
+    for name, seconds in times.items():
+        model = models[name]
+        predicted = model.predict(Xn) if name.endswith("memory") else model.predict(X).compute()
+        print(f"{'GradientBoosting, 100 trees d=3':<34}{name:<22}{seconds:>10.3f}"
+              f"{float((np.asarray(predicted) == yn).mean()):>14.6g}")
+
+
+def _out_of_memory(args, client):
+    import threading
+
+    d = args.features
+    w = np.linspace(-1.0, 1.0, d)
+    m = args.big_rows
+    chunk = -(-m // (4 * args.chunks))
+    state = da.random.RandomState(1)
+    X = state.normal(size=(m, d), chunks=(chunk, d))  # lazy: generated on the workers, never persisted
+    y = ((X[:, :4] ** 2).sum(axis=1) - 4.0 + X @ w + state.normal(size=m, chunks=chunk) > 0).astype(int)
+    ld.GradientBoostingClassifier(n_estimators=2).fit(X[:20_000].rechunk((5000, d)), y[:20_000].rechunk(5000))
+    stop, peaks = threading.Event(), {}
+    sampler = threading.Thread(target=_peak_memory, args=(client, stop, peaks))
+    sampler.start()
+    start = time.perf_counter()
+    model = ld.GradientBoostingClassifier(n_estimators=20, max_depth=3, criterion="newton").fit(X, y)
+    seconds = time.perf_counter() - start
+    stop.set()
+    sampler.join()
+    accuracy = float((model.predict(X) == y).mean().compute())
+    limits = [info["memory_limit"] for info in client.scheduler_info()["workers"].values()]
+    print(f"{'GB 20 trees, data > worker memory':<34}{'lucidml.dask':<22}{seconds:>10.3f}{accuracy:>14.6g}")
+    print(f"  X: {m} x {d} float64 = {X.nbytes / 1e9:.2f} GB, generated lazily in {X.npartitions} chunks; "
+          f"worker memory limit {min(limits) / 1e9:.2f} GB each; largest worker memory seen "
+          f"{max(peaks.values()) / 1e9:.2f} GB")
 
 
 if __name__ == "__main__":

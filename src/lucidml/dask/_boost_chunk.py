@@ -4,10 +4,8 @@ A :class:`ChunkState` lives on the worker that holds the chunk, for one boosting
 tasks are the tree engine's own kernels on the chunk: ``histogram_data`` bins it (once per fit),
 ``partition_hist`` splits a node's samples, ``build_histogram`` builds a node's (count, Σh, −Σg)
 histogram. The next stage's state is a new object (the raw scores plus the stage's trees, with
-new gradients), so every task is a function of its inputs and Dask can recompute a lost chunk
-from its lineage. The samples of the nodes being grown are kept in a cache inside the state,
-rebuilt from the splits sent with every request when it is missing (a recomputed or moved
-state) or does not match them.
+new gradients). The samples of the nodes being grown are kept in a cache inside the state,
+rebuilt from the splits sent with every request when it does not match them.
 """
 
 import contextlib
@@ -66,7 +64,7 @@ class ChunkState:
         return state
 
     def nbytes(self):
-        arrays = [self.data.binned, self.y, self.raw, self.target, self.data.tmp_samples, *self.data.gathered]
+        arrays = [self.data.binned, self.y, self.raw, self.target, self.data.tmp_samples]
         arrays += [] if self.h is None else [self.h]
         arrays += [part[1] for part in self._cache.values()]
         return sum(a.nbytes for a in arrays)
@@ -114,10 +112,17 @@ def init_state(X, y, edges, n_bins, loss_spec, classes, baseline):
         rows = np.arange(n, dtype=np.int32)
         unit = SampleStats(code=_NO_CLASSES, weight=np.zeros(1), target=np.zeros(1), classes=False, unit_weight=True)
         data = histogram_data(X, edges, unit, 3, rows, rows, n_slots=1)
-        data = data._replace(pool=data.pool[:0], scratch=data.scratch[:0])
+        # No histogram pool (the client keeps the histograms) and no per-row gathering buffers between
+        # rounds (a round allocates its own): what stays is the binned codes and the scores.
+        data = data._replace(pool=data.pool[:0], scratch=data.scratch[:0], gathered=_gathered(0))
         y = class_index(np.asarray(y), classes).astype(np.int64) if classes is not None else np.asarray(y, np.float64)
         raw = np.tile(np.asarray(baseline, np.float64), (n, 1))
         return ChunkState(data, y, raw, loss_spec)
+
+
+def _gathered(m):
+    """build_histogram's buffers for nodes of up to m samples: weights, targets, class codes."""
+    return np.empty(m), np.empty(m), np.empty(m, np.int32)
 
 
 def state_ranges(state):
@@ -139,23 +144,31 @@ def histograms(state, request):
     with _threads():
         shape = state.data.pool.shape[1:]
         out = np.zeros((sum(len(nodes) for _, _, nodes in request), *shape))
+        parts = [(k, splits, nodes, *state.partition(k, splits)) for k, splits, nodes in request]
+        largest = max((bounds[node][1] - bounds[node][0] for _, _, nodes, _, bounds in parts for node in nodes),
+                      default=0)
+        gathered = _gathered(largest)
         i = 0
-        for k, splits, nodes in request:
-            samples, bounds = state.partition(k, splits)
+        for k, splits, nodes, samples, bounds in parts:
             stats = state.stats(k)
             for node in nodes:
                 start, end = bounds[node]
                 identity = node == 0 and not splits  # the root, rows still in order
-                build_histogram(state.data.binned, samples, start, end, stats, identity, state.data.gathered, out[i])
+                build_histogram(state.data.binned, samples, start, end, stats, identity, gathered, out[i])
                 i += 1
         return out
 
 
 def advance(state, trees):
     """The next stage's state: raw[:, k] += each leaf's value on its rows, for the stage's trees
-    ``trees`` = [(k, splits, {leaf key: value})], then the gradients at the new raw scores."""
+    ``trees`` = [(k, splits, {leaf key: value})], then the gradients at the new raw scores.
+
+    The raw scores are updated in place: the states live in actors, which Dask never recomputes
+    (a lost worker ends the fit), so no earlier state is ever read again, and memory stays at one
+    copy of the scores.
+    """
     with _threads():
-        raw = state.raw.copy()
+        raw = state.raw
         for k, splits, values in trees:
             samples, bounds = state.partition(k, splits)
             for leaf, value in values.items():

@@ -22,6 +22,14 @@ def _sum(*parts):
     return sum(parts[1:], parts[0])
 
 
+def _replace_each(states, func, args):
+    """states[i] ← func(states[i], *args), one at a time: each old state is freed before the next new one."""
+    for i, state in enumerate(states):
+        states[i] = None
+        states[i] = func(state, *args)
+        del state
+
+
 class _Holder:
     """The chunk states of one worker (a Dask actor), with Numba held to the worker's threads."""
 
@@ -36,8 +44,7 @@ class _Holder:
         (func, args): ``func(state, *args)``, when given."""
         numba.set_num_threads(self.threads)
         if replace is not None:
-            func, args = replace
-            self.states = [func(state, *args) for state in self.states]
+            _replace_each(self.states, *replace)
         return [combine(*[func(state, *args) for state in self.states]) for func, args, combine in calls]
 
 
@@ -75,7 +82,7 @@ class Rounds:
     def replace(self, func, *args):
         """states ← ``func(state, *args)`` for every state (on a cluster: sent with the next round)."""
         if self.client is None:
-            self.holders = [[func(state, *args) for state in self.holders[0]]]
+            _replace_each(self.holders[0], func, args)
         else:
             self.queued = (func, args)
 
