@@ -7,16 +7,20 @@ is compared instead.
 """
 
 import os
+import signal
 import tempfile
+import time
 
 import dask.array as da
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
+from distributed import Client, LocalCluster
 
 import lucidml
 import lucidml.dask as ld
+from lucidml.dask._rounds import Rounds
 from lucidml.dask._sketch import chunk_summary, merge_summaries, summary_edges
 from lucidml.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
 from lucidml.tree._binning import fit_bin_edges
@@ -172,3 +176,28 @@ def test_bad_inputs_raise_clear_errors(client):
     fitted = ld.GradientBoostingClassifier(n_estimators=2).fit(dX, da.from_array(labels, chunks=100))
     with pytest.raises(ValueError, match="3 features, but GradientBoostingClassifier is expecting 4"):
         fitted.predict(dX[:, :3]).compute()
+
+
+def test_a_worker_lost_during_the_rounds_ends_the_fit_with_a_clear_error(monkeypatch):
+    """The boosting states live in actors, which Dask does not recompute: a worker killed between two
+    rounds makes the next one raise a RuntimeError that says so, and no model is returned."""
+    X, _, y = _data(seed=7, n=400)
+    calls = []
+
+    def kill_on_third_round(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            victim = sorted(self.client.scheduler_info()["workers"])[0]
+            pid = self.client.run(os.getpid, workers=[victim])[victim]
+            os.kill(pid, signal.SIGKILL)  # the worker process, started by this test's cluster
+            time.sleep(1.0)
+        return totals(self, *args, **kwargs)
+
+    totals = Rounds.totals
+    monkeypatch.setattr(Rounds, "totals", kill_on_third_round)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+            Client(cluster):
+        model = ld.GradientBoostingClassifier(n_estimators=20)
+        with pytest.raises(RuntimeError, match="worker holding boosting state was lost"):
+            model.fit(da.from_array(X, chunks=(100, -1)), da.from_array(y, chunks=100))
+    assert len(calls) == 3 and not hasattr(model, "nodes_")
