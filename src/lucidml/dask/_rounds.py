@@ -101,8 +101,8 @@ class Rounds:
             self.queued = None
             parts = [part.result() for part in parts]
         except (OSError, RuntimeError, ValueError, KeyError, TypeError) as error:
-            if isinstance(error, (ValueError, TypeError)) and not _lost(error):
-                raise
+            if not isinstance(error, OSError) and not _lost(error):
+                raise  # the chunk functions' own error, raised as it is
             raise RuntimeError("A Dask worker holding boosting state was lost during the fit (its chunks' binned "
                                "codes and scores were in its memory); fit again.") from error
         return [combine(*[part[i] for part in parts]) for i, (_, _, combine) in enumerate(calls)]
@@ -114,4 +114,4 @@ class Rounds:
 def _lost(error):
     """Whether an error raised by an actor call says that its worker is gone."""
     text = f"{type(error).__name__} {error}".lower()
-    return any(word in text for word in ("closed", "lost", "worker", "connect"))
+    return any(word in text for word in ("closed", "lost", "worker", "connect", "actor"))
