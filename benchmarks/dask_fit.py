@@ -9,6 +9,17 @@ for each (the SSE of each model's centres is computed by this script alike for a
 dask-ml (no Gaussian mixture there); the in-memory lucidml estimator on the computed array (the time
 of the fit only, not of the gathering). Threads: BLAS is held to one thread
 (``threadpoolctl``), as the workers are.
+
+``--boosting`` runs the gradient-boosting rows instead, on worker processes (LightGBM's Dask
+interface needs them): a binary problem on the same kind of data (``--rows`` × ``--features``),
+persisted, fitted with 100 depth-3 trees, learning rate 0.1, 255 bins, no L2 penalty and a
+minimum child hessian of 10⁻³ by lucidml.dask (second-order gain, ``criterion="newton"``),
+``xgboost.dask`` (``tree_method="hist"``), LightGBM's ``DaskLGBMClassifier`` (8 leaves, depth 3)
+and the in-memory lucidml estimator, one thread per worker for each; quality = training accuracy.
+``--out-of-memory`` adds a fit whose data, generated lazily on the workers and never persisted,
+are larger than one worker's memory limit (``--memory-limit``, default 1 GB per worker, and
+``--big-rows`` rows): it prints the data size, the time, the accuracy (computed lazily) and the
+workers' largest memory use seen while the fit ran.
 """
 
 import argparse
@@ -21,6 +32,7 @@ import numpy as np
 from distributed import Client, LocalCluster
 from threadpoolctl import threadpool_limits
 
+import lucidml
 import lucidml.dask as ld
 from lucidml.cluster import KMeans
 from lucidml.decomposition import PCA
@@ -46,7 +58,13 @@ def main(argv=None):
     parser.add_argument("--chunks", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--processes", action="store_true")
+    parser.add_argument("--boosting", action="store_true")
+    parser.add_argument("--out-of-memory", action="store_true")
+    parser.add_argument("--big-rows", type=int, default=8_000_000)
+    parser.add_argument("--memory-limit", default="1GB")
     args = parser.parse_args(argv)
+    if args.boosting or args.out_of_memory:
+        return boosting(args)
     import dask_ml.cluster
     import dask_ml.decomposition
     import dask_ml.linear_model
@@ -131,6 +149,111 @@ def main(argv=None):
             times, models = _median_times(contenders, args.repeats)
             for name, seconds in times.items():
                 print(f"{case:<34}{name:<22}{seconds:>10.3f}{quality(name, models[name]):>14.6g}")
+
+
+def _boosters(lucid_class, memory_class):
+    """The contenders' estimators with the same settings (see the module docstring)."""
+    import lightgbm
+    import xgboost.dask
+
+    common = {"n_estimators": 100, "learning_rate": 0.1}
+    ours = {**common, "max_depth": 3, "max_bins": 255, "criterion": "newton", "random_state": 0}
+    return {
+        "lucidml.dask": lambda: lucid_class(**ours),
+        "xgboost.dask": lambda: xgboost.dask.DaskXGBClassifier(**common, max_depth=3, tree_method="hist", max_bin=256,
+                                                               reg_lambda=0.0, min_child_weight=1e-3, n_jobs=1),
+        "lightgbm.dask": lambda: lightgbm.DaskLGBMClassifier(**common, max_depth=3, num_leaves=8, max_bin=255,
+                                                             reg_lambda=0.0, min_child_weight=1e-3,
+                                                             min_child_samples=1, n_jobs=1, verbose=-1),
+        "lucidml in memory": lambda: memory_class(**ours),
+    }
+
+
+def _peak_memory(client, stop, peaks):
+    """Sample the workers' memory (RSS) every 0.2 s until ``stop`` is set; keep each one's largest."""
+    while not stop.is_set():
+        for address, info in client.scheduler_info()["workers"].items():
+            peaks[address] = max(peaks.get(address, 0), info["metrics"]["memory"])
+        stop.wait(0.2)
+
+
+def _cluster(memory_limit):
+    """Two worker processes of one thread each (LightGBM's Dask interface needs processes)."""
+    return LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                        memory_limit=memory_limit)
+
+
+def boosting(args):
+    """The gradient-boosting rows (``--boosting``) and the larger-than-memory fit (``--out-of-memory``),
+    each on a cluster of its own."""
+    print(f"{'case':<34}{'contender':<22}{'median s':>10}{'quality':>14}")
+    with threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if args.boosting:
+            with _cluster("auto") as cluster, Client(cluster):
+                _boosting_rows(args)
+        if args.out_of_memory:
+            with _cluster(args.memory_limit) as cluster, Client(cluster) as client:
+                _out_of_memory(args, client)
+
+
+def _boosting_rows(args):
+    from lucidml.ensemble import GradientBoostingClassifier
+
+    n, d = args.rows, args.features
+    w = np.linspace(-1.0, 1.0, d)
+    state = da.random.RandomState(0)
+    chunk = -(-n // args.chunks)
+    X = state.normal(size=(n, d), chunks=(chunk, d)).persist()
+    y = ((X[:, :4] ** 2).sum(axis=1) - 4.0 + X @ w + state.normal(size=n, chunks=chunk) > 0).astype(int)
+    y = y.persist()
+    Xn, yn = X.compute(), y.compute()
+    contenders = _boosters(ld.GradientBoostingClassifier, GradientBoostingClassifier)
+    small = (X[:20_000].rechunk((5000, d)), y[:20_000].rechunk(5000))
+    for name, make in contenders.items():  # compile and load every kernel first, in every process
+        make().set_params(n_estimators=2).fit(*((Xn[:20_000], yn[:20_000]) if name.endswith("memory")
+                                                else small))
+
+    def fit(make, name):
+        if name.endswith("memory"):  # one thread, as each worker has
+            with lucidml.config_context(n_threads=1):
+                return make().fit(Xn, yn)
+        return make().fit(X, y)
+
+    fits = {name: (lambda make=make, name=name: fit(make, name)) for name, make in contenders.items()}
+    times, models = _median_times(fits, args.repeats)
+    for name, seconds in times.items():
+        model = models[name]
+        predicted = model.predict(Xn) if name.endswith("memory") else model.predict(X).compute()
+        print(f"{'GradientBoosting, 100 trees d=3':<34}{name:<22}{seconds:>10.3f}"
+              f"{float((np.asarray(predicted) == yn).mean()):>14.6g}")
+
+
+def _out_of_memory(args, client):
+    import threading
+
+    d = args.features
+    w = np.linspace(-1.0, 1.0, d)
+    m = args.big_rows
+    chunk = -(-m // (4 * args.chunks))
+    state = da.random.RandomState(1)
+    X = state.normal(size=(m, d), chunks=(chunk, d))  # lazy: generated on the workers, never persisted
+    y = ((X[:, :4] ** 2).sum(axis=1) - 4.0 + X @ w + state.normal(size=m, chunks=chunk) > 0).astype(int)
+    ld.GradientBoostingClassifier(n_estimators=2).fit(X[:20_000].rechunk((5000, d)), y[:20_000].rechunk(5000))
+    stop, peaks = threading.Event(), {}
+    sampler = threading.Thread(target=_peak_memory, args=(client, stop, peaks))
+    sampler.start()
+    start = time.perf_counter()
+    model = ld.GradientBoostingClassifier(n_estimators=20, max_depth=3, criterion="newton").fit(X, y)
+    seconds = time.perf_counter() - start
+    stop.set()
+    sampler.join()
+    accuracy = float((model.predict(X) == y).mean().compute())
+    limits = [info["memory_limit"] for info in client.scheduler_info()["workers"].values()]
+    print(f"{'GB 20 trees, data > worker memory':<34}{'lucidml.dask':<22}{seconds:>10.3f}{accuracy:>14.6g}")
+    print(f"  X: {m} x {d} float64 = {X.nbytes / 1e9:.2f} GB, generated lazily in {X.npartitions} chunks; "
+          f"worker memory limit {min(limits) / 1e9:.2f} GB each; largest worker memory seen "
+          f"{max(peaks.values()) / 1e9:.2f} GB")
 
 
 if __name__ == "__main__":

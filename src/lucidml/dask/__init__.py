@@ -15,6 +15,7 @@ from ._predict import ParallelPostFit
 from .decomposition import PCA, TruncatedSVD
 from .discriminant import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
 from .glm import PoissonRegressor
+from .gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from .kmeans import KMeans
 from .linear import LinearRegression, Ridge
 from .logistic import LogisticRegression
@@ -23,7 +24,7 @@ from .naive_bayes import GaussianNB
 from .softmax import SoftmaxRegression
 
 __all__ = [
-    "GaussianMixture", "GaussianNB", "KMeans", "LinearDiscriminantAnalysis", "LinearRegression", "LogisticRegression",
+    "GaussianMixture", "GaussianNB", "GradientBoostingClassifier", "GradientBoostingRegressor", "KMeans", "LinearDiscriminantAnalysis", "LinearRegression", "LogisticRegression",
     "ParallelPostFit", "PCA", "PoissonRegressor", "QuadraticDiscriminantAnalysis", "Ridge", "SoftmaxRegression",
     "TruncatedSVD",
 ]

@@ -1,0 +1,177 @@
+"""The worker side of data-parallel boosting: one row chunk's binned codes, raw scores and gradients.
+
+A :class:`ChunkState` lives on the worker that holds the chunk, for one boosting stage. Its
+tasks are the tree engine's own kernels on the chunk: ``histogram_data`` bins it (once per fit),
+``partition_hist`` splits a node's samples, ``build_histogram`` builds a node's (count, Σh, −Σg)
+histogram. The next stage's state is a new object (the raw scores plus the stage's trees, with
+new gradients). The samples of the nodes being grown are kept in a cache inside the state,
+rebuilt from the splits sent with every request when it does not match them.
+"""
+
+import contextlib
+
+import numba
+import numpy as np
+from dask.sizeof import sizeof
+
+from ..ensemble._losses import LOSSES
+from ..tree._base import histogram_data, work_arrays
+from ..tree._criteria import NEWTON
+from ..tree._histogram import SampleStats, build_histogram, partition_hist
+from ._moments import class_index
+
+__all__ = ["ChunkState", "init_state", "histograms", "advance", "state_loss", "state_ranges"]
+
+_NO_CLASSES = np.zeros(1, np.int32)
+
+
+@contextlib.contextmanager
+def _threads():
+    """Numba limited to the worker's own threads: worker processes, one per core, must not start one
+    thread per core each. (``numba.set_num_threads`` is per calling thread, and cheap.)"""
+    try:
+        from distributed import get_worker
+        threads = max(1, min(get_worker().state.nthreads, numba.config.NUMBA_NUM_THREADS))
+    except (ImportError, ValueError, AttributeError):
+        yield
+        return
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+class ChunkState:
+    """One chunk's binned data (``data``: the engine's HistData), targets, raw scores (n, K), and the
+    gradients at them: ``target`` = −g (K, n), ``h`` (K, n) or None where h ≡ 1; ``loss_sum`` = Σᵢ L at raw."""
+
+    def __init__(self, data, y, raw, loss_spec):
+        self.data, self.y, self.raw, self.loss_spec = data, y, raw, loss_spec
+        loss = LOSSES[loss_spec[0]](None, loss_spec[1])
+        n = raw.shape[0]
+        if hasattr(loss, "gradients_and_loss"):
+            g, h, mean = loss.gradients_and_loss(y, raw, None)
+        else:
+            (g, h), mean = loss.gradients(y, raw, None), loss(y, raw, None)
+        self.target, self.h, self.loss_sum = -g, h, float(mean) * n
+        self._cache = {}
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_cache"] = {}  # rebuilt from the splits on the receiving worker
+        return state
+
+    def nbytes(self):
+        arrays = [self.data.binned, self.y, self.raw, self.target, self.data.tmp_samples]
+        arrays += [] if self.h is None else [self.h]
+        arrays += [part[1] for part in self._cache.values()]
+        return sum(a.nbytes for a in arrays)
+
+    def stats(self, k):
+        """What a sample adds to tree k's histograms: count, h (1 for constant hessians), −g."""
+        h = self.h
+        return SampleStats(code=_NO_CLASSES, weight=self.target[k] if h is None else h[k], target=self.target[k],
+                           classes=False, unit_weight=h is None)
+
+    def partition(self, k, splits):
+        """(samples, bounds) of tree k after ``splits``: the chunk's rows in node order and each node key's
+        (start, end); from the cache when it holds a prefix of ``splits``."""
+        cached = self._cache.get(k)
+        if cached is None or cached[0] != splits[:len(cached[0])]:
+            n = self.raw.shape[0]
+            cached = ([], np.arange(n, dtype=np.int32), {0: (0, n)})
+        applied, samples, bounds = cached
+        data = self.data._replace(samples=samples)
+        work = None
+        for split in splits[len(applied):]:
+            node, feature, last_bin, missing_left, left, right = split
+            if work is None:
+                work = work_arrays(1, 1, self.data.binned.shape[1], 1, NEWTON, self.data, False).hist
+            start, end = bounds[node]
+            rule = (1, int(feature), int(last_bin), 0.0, bool(missing_left), 0, 0.0)
+            sizes = partition_hist(data, start, end, rule, work)
+            bounds[left] = (start, start + int(sizes[0]))
+            bounds[right] = (start + int(sizes[0]), end)
+        cached = (list(splits), samples, bounds)
+        self._cache[k] = cached
+        return samples, bounds
+
+
+sizeof.register(ChunkState)(lambda state: state.nbytes())
+
+
+def init_state(X, y, edges, n_bins, loss_spec, classes, baseline):
+    """The chunk binned at ``edges`` (NaN: the missing bin), its targets encoded, raw = the baseline."""
+    with _threads():
+        X = np.asarray(X)
+        if np.isinf(X).any():
+            raise ValueError("Input X contains infinity; gradient boosting takes NaN as missing, not infinity.")
+        n = X.shape[0]
+        rows = np.arange(n, dtype=np.int32)
+        unit = SampleStats(code=_NO_CLASSES, weight=np.zeros(1), target=np.zeros(1), classes=False, unit_weight=True)
+        data = histogram_data(X, edges, unit, 3, rows, rows, n_slots=1)
+        # No histogram pool (the client keeps the histograms) and no per-row gathering buffers between
+        # rounds (a round allocates its own): what stays is the binned codes and the scores.
+        data = data._replace(pool=data.pool[:0], scratch=data.scratch[:0], gathered=_gathered(0))
+        y = class_index(np.asarray(y), classes).astype(np.int64) if classes is not None else np.asarray(y, np.float64)
+        raw = np.tile(np.asarray(baseline, np.float64), (n, 1))
+        return ChunkState(data, y, raw, loss_spec)
+
+
+def _gathered(m):
+    """build_histogram's buffers for nodes of up to m samples: weights, targets, class codes."""
+    return np.empty(m), np.empty(m), np.empty(m, np.int32)
+
+
+def state_ranges(state):
+    """The chunk's smallest and largest value in each bin (where thresholds go)."""
+    return state.data.bin_lo, state.data.bin_hi
+
+
+def merge_ranges(*parts):
+    return np.minimum.reduce([lo for lo, _ in parts]), np.maximum.reduce([hi for _, hi in parts])
+
+
+def state_loss(state):
+    return state.loss_sum
+
+
+def histograms(state, request):
+    """The histograms of the requested nodes: ``request`` lists, per tree k of the stage, (k, its splits
+    so far, the node keys wanted); returns an array (nodes, features, bins + 1, 3) in request order."""
+    with _threads():
+        shape = state.data.pool.shape[1:]
+        out = np.zeros((sum(len(nodes) for _, _, nodes in request), *shape))
+        parts = [(k, splits, nodes, *state.partition(k, splits)) for k, splits, nodes in request]
+        largest = max((bounds[node][1] - bounds[node][0] for _, _, nodes, _, bounds in parts for node in nodes),
+                      default=0)
+        gathered = _gathered(largest)
+        i = 0
+        for k, splits, nodes, samples, bounds in parts:
+            stats = state.stats(k)
+            for node in nodes:
+                start, end = bounds[node]
+                identity = node == 0 and not splits  # the root, rows still in order
+                build_histogram(state.data.binned, samples, start, end, stats, identity, gathered, out[i])
+                i += 1
+        return out
+
+
+def advance(state, trees):
+    """The next stage's state: raw[:, k] += each leaf's value on its rows, for the stage's trees
+    ``trees`` = [(k, splits, {leaf key: value})], then the gradients at the new raw scores.
+
+    The raw scores are updated in place: the states live in actors, which Dask never recomputes
+    (a lost worker ends the fit), so no earlier state is ever read again, and memory stays at one
+    copy of the scores.
+    """
+    with _threads():
+        raw = state.raw
+        for k, splits, values in trees:
+            samples, bounds = state.partition(k, splits)
+            for leaf, value in values.items():
+                start, end = bounds[leaf]
+                raw[samples[start:end], k] += value
+        return ChunkState(state.data, state.y, raw, state.loss_spec)

@@ -1,0 +1,117 @@
+"""Rounds of small tasks on per-chunk states that stay on their workers (the boosting loop's engine).
+
+An iterative fit that keeps state per chunk (binned codes, raw scores) between hundreds of short
+rounds (a boosting fit: one per tree level) would pay the scheduler's latency in every one, so
+the states live in one Dask *actor* per worker — an object on the worker whose methods the client
+calls directly, without the scheduler — holding the states of the chunks that worker computed.
+A round is one call per worker: the function runs on each of its states and the results are
+summed there, so the client receives one small result per worker. The data never move.
+
+An actor has no lineage: a worker lost during the fit ends it with a ``RuntimeError`` that says
+so (never a wrong model); the fit can then be run again. Without a distributed client (Dask's
+local schedulers) the states are plain objects of this process and a round is a loop of calls.
+"""
+
+import dask
+import numba
+
+__all__ = ["Rounds"]
+
+
+def _sum(*parts):
+    return sum(parts[1:], parts[0])
+
+
+def _replace_each(states, func, args):
+    """states[i] ← func(states[i], *args), one at a time: each old state is freed before the next new one."""
+    for i, state in enumerate(states):
+        states[i] = None
+        states[i] = func(state, *args)
+        del state
+
+
+class _Holder:
+    """The chunk states of one worker (a Dask actor), with Numba held to the worker's threads."""
+
+    def __init__(self, *states):
+        from distributed import get_worker
+
+        self.states = list(states)
+        self.threads = max(1, min(get_worker().state.nthreads, numba.config.NUMBA_NUM_THREADS))
+
+    def totals(self, calls, replace=None):
+        """The combined results of ``calls`` on the states, after replacing them by ``replace`` =
+        (func, args): ``func(state, *args)``, when given."""
+        numba.set_num_threads(self.threads)
+        if replace is not None:
+            _replace_each(self.states, *replace)
+        return [combine(*[func(state, *args) for state in self.states]) for func, args, combine in calls]
+
+
+class Rounds:
+    """Per-chunk states and rounds on them, on the active client (or in process without one)."""
+
+    def __init__(self):
+        try:
+            from distributed import default_client
+            self.client = default_client()
+        except (ImportError, ValueError):
+            self.client = None
+        self.holders, self.queued = None, None
+
+    def start(self, delayed_states):
+        """Compute the initial states (delayed objects, one per chunk) and keep them where they are computed."""
+        if self.client is None:
+            self.holders = [list(dask.compute(*delayed_states))]
+            return
+        from distributed import wait
+
+        client = self.client
+        futures = client.compute(list(delayed_states))
+        wait(futures)
+        for future in futures:
+            if future.status == "error":
+                future.result()  # raises the chunk's error (bad values, say)
+        holders = client.who_has(futures)
+        by_worker = {}
+        for future in futures:
+            by_worker.setdefault(holders[future.key][0], []).append(future)
+        actors = [client.submit(_Holder, *group, workers=[worker], actor=True) for worker, group in by_worker.items()]
+        self.holders = [actor.result() for actor in actors]
+
+    def replace(self, func, *args):
+        """states ← ``func(state, *args)`` for every state (on a cluster: sent with the next round)."""
+        if self.client is None:
+            _replace_each(self.holders[0], func, args)
+        else:
+            self.queued = (func, args)
+
+    def total(self, func, *args):
+        """Σ over the chunks of ``func(state, *args)`` (arrays or numbers), summed on the workers."""
+        return self.totals([(func, args)])[0]
+
+    def totals(self, calls):
+        """:meth:`total` of several ``(func, args)``, or ``(func, args, combine)`` with another
+        ``combine(*parts)`` than the sum, in one round."""
+        calls = [(*call, _sum) if len(call) == 2 else call for call in calls]
+        if self.client is None:
+            return [combine(*[func(state, *args) for state in self.holders[0]]) for func, args, combine in calls]
+        try:
+            parts = [holder.totals(calls, self.queued) for holder in self.holders]
+            self.queued = None
+            parts = [part.result() for part in parts]
+        except (OSError, RuntimeError, ValueError, KeyError, TypeError) as error:
+            if not isinstance(error, OSError) and not _lost(error):
+                raise  # the chunk functions' own error, raised as it is
+            raise RuntimeError("A Dask worker holding boosting state was lost during the fit (its chunks' binned "
+                               "codes and scores were in its memory); fit again.") from error
+        return [combine(*[part[i] for part in parts]) for i, (_, _, combine) in enumerate(calls)]
+
+    def close(self):
+        self.holders, self.queued = None, None
+
+
+def _lost(error):
+    """Whether an error raised by an actor call says that its worker is gone."""
+    text = f"{type(error).__name__} {error}".lower()
+    return any(word in text for word in ("closed", "lost", "worker", "connect", "actor"))
