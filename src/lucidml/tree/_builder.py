@@ -23,7 +23,8 @@ import numpy as np
 
 from ..utils import njit
 from ._criteria import NEWTON, class_counts, class_impurity, regression_stats
-from ._histogram import build_histogram, find_split_hist, node_sums, partition_hist
+from ._histogram import build_histogram, find_split_hist, node_sums, partition_hist, subtract_histogram
+from ._max_heap import heap_pop, heap_push
 from ._nodes import TREE_LEAF, TREE_UNDEFINED
 from ._random import seed_node
 from ._sparse_columns import update_positions
@@ -36,7 +37,7 @@ from ._splitter import (
     find_split_exact,
     partition_rows,
 )
-from ._store import enlarged, grow, list_room, new_store
+from ._store import enlarged, grow, list_room, new_store, unsplit_unexpanded
 
 # What the builder grows from: exactly one of the two is given, the other is None. Numba drops
 # every branch of the mode left out (``if hist is None``), so a fit compiles only its own mode.
@@ -380,7 +381,7 @@ def _subtract_into_children(store, counter, u, hist, rules, slots):
                     # build_histogram (and everything it calls): pass a computed one.
                     build_histogram(hist.binned, hist.samples, ch_bounds[ptr + c], ch_bounds[ptr + c + 1], hist.stats,
                                     r < 0, hist.gathered, pool[slots[c]])
-                    _subtract(pool[parent_slot], pool[slots[c]])
+                    subtract_histogram(pool[parent_slot], pool[slots[c]])
             slots[largest] = parent_slot
         else:
             for c in range(r):
@@ -451,11 +452,11 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
         heap_id = np.empty(64, dtype=np.int64)
         size = 0
         if store.growth[0]["splittable"]:
-            size = _heap_push(heap_val, heap_id, size, store.nodes[0]["improvement"], np.int64(0))
+            size = heap_push(heap_val, heap_id, size, store.nodes[0]["improvement"], np.int64(0))
         leaves = 1
         while size > 0 and not cancel[0]:
             u = heap_id[0]
-            size = _heap_pop(heap_val, heap_id, size)
+            size = heap_pop(heap_val, heap_id, size)
             r = store.growth[u]["n_children"]
             if leaves + r - 1 > max_leaf_nodes:  # no room for its children: u stays a leaf
                 _release_slot(hist, counter, store.growth[u]["slot"])
@@ -470,8 +471,8 @@ def grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, cance
             for c in range(r):
                 child = store.child_ids[store.growth[u]["children"] + c]
                 if store.growth[child]["splittable"]:
-                    size = _heap_push(heap_val, heap_id, size, store.nodes[child]["improvement"], child)
-    _unsplit_unexpanded(store, counter[0])
+                    size = heap_push(heap_val, heap_id, size, store.nodes[child]["improvement"], child)
+    unsplit_unexpanded(store, counter[0])
     # A plain tuple, not the Store: boxing a namedtuple runs Python code, where a pending Ctrl-C
     # would be raised inside Numba's boxing and crash the process.
     return (store.nodes, store.growth, store.value, store.child_bounds, store.child_values, store.child_ids,
@@ -493,66 +494,3 @@ def _found_room(exact, r):
         if not exact.presorted:
             return r * exact.known.size
     return r * 0
-
-
-@njit
-def _unsplit(node):
-    """A node whose split was found but not made: a leaf again."""
-    node["feature"] = TREE_UNDEFINED
-    node["threshold"] = TREE_UNDEFINED
-    node["missing_go_to_left"] = 0
-    node["improvement"] = 0.0
-
-
-@njit
-def _unsplit_unexpanded(store, n):
-    """Every node not expanded (its split was not made: no room under max_leaf_nodes, or a
-    cancelled fit) as a leaf."""
-    for u in range(n):
-        if not store.growth[u]["expanded"]:
-            _unsplit(store.nodes[u])
-
-
-@njit
-def _subtract(a, b):
-    """a −= b for two histograms (parent minus a child)."""
-    for f in range(a.shape[0]):
-        for k in range(a.shape[1]):
-            for s in range(a.shape[2]):
-                a[f, k, s] -= b[f, k, s]
-
-
-@njit
-def _heap_push(val, ids, size, v, i):
-    k = size
-    val[k] = v
-    ids[k] = i
-    while k > 0:
-        parent = (k - 1) // 2
-        if val[parent] >= val[k]:
-            break
-        val[parent], val[k] = val[k], val[parent]
-        ids[parent], ids[k] = ids[k], ids[parent]
-        k = parent
-    return size + 1
-
-
-@njit
-def _heap_pop(val, ids, size):
-    size -= 1
-    val[0] = val[size]
-    ids[0] = ids[size]
-    k = 0
-    while True:
-        left = 2 * k + 1
-        if left >= size:
-            break
-        c = left
-        if left + 1 < size and val[left + 1] > val[left]:
-            c = left + 1
-        if val[k] >= val[c]:
-            break
-        val[k], val[c] = val[c], val[k]
-        ids[k], ids[c] = ids[c], ids[k]
-        k = c
-    return size

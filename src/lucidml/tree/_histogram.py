@@ -461,3 +461,12 @@ def _partition_in_parallel(col, samples, start, end, rule, tmp):
         for k in range(b - a - n_left):
             samples[right_at + k] = tmp[b - 1 - k]
     return total_left
+
+
+@njit
+def subtract_histogram(a, b):
+    """a −= b for two histograms (parent minus a child)."""
+    for f in range(a.shape[0]):
+        for k in range(a.shape[1]):
+            for s in range(a.shape[2]):
+                a[f, k, s] -= b[f, k, s]

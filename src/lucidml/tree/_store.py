@@ -9,7 +9,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..utils import njit
-from ._nodes import NODE_DTYPE
+from ._nodes import NODE_DTYPE, TREE_UNDEFINED
 
 __all__ = ["GROWTH_DTYPE", "Store", "enlarged", "grow", "list_room", "new_store"]
 
@@ -77,3 +77,21 @@ def enlarged(a, size):
     for k in range(a.size):
         bigger[k] = a[k]
     return bigger
+
+
+@njit
+def unsplit(node):
+    """A node whose split was found but not made: a leaf again."""
+    node["feature"] = TREE_UNDEFINED
+    node["threshold"] = TREE_UNDEFINED
+    node["missing_go_to_left"] = 0
+    node["improvement"] = 0.0
+
+
+@njit
+def unsplit_unexpanded(store, n):
+    """Every node not expanded (its split was not made: no room under max_leaf_nodes, or a
+    cancelled fit) as a leaf."""
+    for u in range(n):
+        if not store.growth[u]["expanded"]:
+            unsplit(store.nodes[u])
