@@ -7,7 +7,7 @@ recording x = As a fixed unknown mixture of the sources s, and ICA looks for W =
 maximizing the likelihood ℓ(W) = Σᵢ [Σⱼ log p(wⱼᵀxᵢ) + log|det W|] under a non-Gaussian source
 density (the notes take the logistic density, the derivative of the sigmoid). The sources come
 back only up to order, sign and scale, so the check is a correlation: each true source should
-match one recovered source with |r| > 0.95.
+match one recovered source with a correlation above 0.95 in absolute value.
 
 Seed 000 §14 then fits factor analysis, x = μ + Λz + ε with z ~ N(0, I) and a diagonal noise
 covariance Ψ, by the EM steps of §14.4; its log-likelihood must never fall, and the fitted model
