@@ -232,3 +232,17 @@ def test_a_mostly_zero_dense_table_is_searched_on_its_nonzeros(monkeypatch):
     np.testing.assert_array_equal(on_nonzeros.tree_.threshold, dense.tree_.threshold)
     dense_forest = RandomForestClassifier(10, bootstrap=False, random_state=0).fit(counts, y)
     np.testing.assert_array_equal(forest.predict_proba(counts), dense_forest.predict_proba(counts))
+
+
+def test_read_only_tables_fit_in_every_exact_layout():
+    """The dense exact search shares its compiled code with the sparse one, which writes scratch
+    columns: a read-only X (presorted, node-sorted, forests) is copied, never refused."""
+    rng = np.random.default_rng(0)
+    narrow = rng.normal(size=(300, 4))  # presorted
+    wide = rng.poisson(1.0, size=(120, 400)).astype(float)  # node-sorted
+    for X in (narrow, wide):
+        y = (X[:, 0] > np.median(X[:, 0])).astype(int)
+        frozen = X.copy()
+        frozen.setflags(write=False)
+        for model in (DecisionTreeClassifier(random_state=0), RandomForestClassifier(5, random_state=0)):
+            np.testing.assert_array_equal(model.fit(frozen, y).predict(frozen), model.fit(X, y).predict(X))

@@ -158,6 +158,17 @@ def _tables(X, max_features, presorted):
     return SharedTables(presorted=False, order=None, columns=column_table(X))
 
 
+def _writable(X):
+    """X C-contiguous and writable: a read-only X (a memory map, a frozen array) is copied.
+
+    The search never writes to a dense X, but the compiled code is shared with the sparse search,
+    which writes its scratch columns through the same field (``ExactData.table``): Numba types a
+    read-only array apart and refuses that write even in the branch a dense fit never takes.
+    """
+    X = np.ascontiguousarray(X)
+    return X if X.flags.writeable else X.copy()
+
+
 def tables_of_features(shared, features):
     """The shared tables of the columns ``features`` of X (a bagging member's feature subset)."""
     if shared is None:
@@ -191,11 +202,11 @@ def exact_data(X, samples, max_features, shared=None):
     if not shared.presorted:  # node-sorted: the values read from X's rows, or from its columns
         by_column = shared.columns is not None
         return ExactData(sidx=samples.astype(SAMPLE_IDS).reshape(1, m),
-                         table=shared.columns if by_column else np.ascontiguousarray(X), by_column=by_column,
+                         table=shared.columns if by_column else _writable(X), by_column=by_column,
                          presorted=False, ids=np.empty((3, m), SAMPLE_IDS), values=np.empty(m),
                          known=np.zeros(n_features, np.uint8), sparse=False, indptr=_NO_CSC[0], indices=_NO_CSC[1],
                          data=_NO_CSC[2], position=_NO_CSC[3])
-    X = np.ascontiguousarray(X)
+    X = _writable(X)
     order = shared.order
     if order is not None and m == X.shape[0]:
         sidx = order.copy()
