@@ -158,6 +158,38 @@ def test_sparse_exact_search_grows_the_dense_tree():
             np.testing.assert_array_equal(sparse.tree_.missing_go_to_left, dense.tree_.missing_go_to_left)
 
 
+def test_sparse_and_dense_search_break_rounded_ties_alike():
+    """Continuous targets and bootstrap counts as weights: the sparse search sums a node's zeros as
+    the node's sums minus the rest, the dense search one by one, so two features that split a node
+    into the same children score equal to rounding only. Such ties must still go to the feature
+    drawn first (``_criteria.beats``), so that forests and bagging grow the same trees on both."""
+    X = np.random.RandomState(0).uniform(size=(90, 12))
+    X[X < 0.6] = 0.0
+    y = X @ np.random.RandomState(1).normal(size=12) + 1e3  # (far from 0: the targets are centred)
+    rng = np.random.RandomState(0)
+    for trial in range(20):
+        counts = np.bincount(rng.randint(0, 90, 90), minlength=90).astype(float)
+        for model, target in ((DecisionTreeRegressor, y), (DecisionTreeClassifier, np.digitize(y, [999.8, 1000.2]))):
+            kw = dict(random_state=trial, max_features=[None, 0.33][trial % 2])
+            sparse = model(**kw).fit(scipy.sparse.csr_matrix(X), target, sample_weight=counts)
+            dense = model(**kw).fit(X, target, sample_weight=counts)
+            np.testing.assert_array_equal(sparse.tree_.feature, dense.tree_.feature)
+            np.testing.assert_array_equal(sparse.tree_.threshold, dense.tree_.threshold)
+    forest = dict(n_estimators=10, random_state=0)
+    np.testing.assert_allclose(RandomForestRegressor(**forest).fit(scipy.sparse.csr_matrix(X), y).predict(X),
+                               RandomForestRegressor(**forest).fit(X, y).predict(X), rtol=1e-12)
+
+
+def test_a_shifted_target_grows_the_same_regression_tree():
+    """y and y + 10⁶ give one tree (leaf values shifted): the targets are centred before the search."""
+    X, _, y = _sparse_data(300, 8, density=0.6)
+    base = DecisionTreeRegressor(random_state=0).fit(X, y)
+    shifted = DecisionTreeRegressor(random_state=0).fit(X, y + 1e6)
+    np.testing.assert_array_equal(shifted.tree_.feature, base.tree_.feature)
+    np.testing.assert_array_equal(shifted.tree_.threshold, base.tree_.threshold)
+    np.testing.assert_allclose(shifted.predict(X) - 1e6, base.predict(X), atol=1e-8)
+
+
 def test_adaboost_on_sparse_input():
     X, y, _ = _sparse_data(distinct=4)
     dense = AdaBoostClassifier(n_estimators=20, random_state=0).fit(X, y)

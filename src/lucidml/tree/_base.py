@@ -94,6 +94,14 @@ class _BaseDecisionTree(BaseEstimator):
         # weights near 1e300 and from underflow for weights near 1e-300.
         weight_unit = float(weight.max())
         weight = weight / weight_unit
+        y_offset = 0.0
+        if not self._is_classifier and np.abs(y_values).max() < 1e150:  # (beyond, y − offset might overflow)
+            # Shifting y shifts only the leaf values; centred, the split proxies S²/W are on the
+            # scale of the gains they compare (and of the ties of _criteria.beats), however far
+            # from 0 the targets lie.
+            w = weight[samples]
+            y_offset = float(w @ y_values[samples] / w.sum())
+            y_values = y_values - y_offset
         criterion = self._criterion_code()
         X = exact_search_input(self, X)
         sparse = scipy.sparse.issparse(X)
@@ -128,6 +136,7 @@ class _BaseDecisionTree(BaseEstimator):
         raise_if_cancelled(cancel)
         tree = tree_from_store(Store(*fields), node_count, n_features, self._n_classes_array(), max_leaf_nodes < 0)
         tree.nodes["weighted_n_node_samples"] *= weight_unit
+        tree.value += y_offset
         if self.ccp_alpha > 0.0:
             tree = prune_ccp(tree, float(self.ccp_alpha))
         if self.error_prune_lambda is not None:

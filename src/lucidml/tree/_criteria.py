@@ -45,6 +45,21 @@ REGRESSION_CRITERIA = {"squared_error": SQUARED_ERROR, "absolute_error": ABSOLUT
 _LN2 = np.log(2.0)
 
 
+# Split proxies closer than this (relative) are tied. The same split can be scored from sums
+# rounded differently (a weight of 2 against a repeated sample; a sparse column's zeros moved
+# at once, from the node's sums minus the rest; histogram subtraction), and the first candidate
+# (the feature drawn first, the smallest threshold) must then win either way, so that a sparse,
+# dense or histogram search of the same data grows the same tree. Regression targets are
+# centred first (``_base``), so that proxies are on the scale of the gains they compare.
+TIE = 1e-12
+
+
+@njit(inline="always")
+def beats(proxy, best):
+    """Whether a split scoring ``proxy`` beats the best so far by more than rounding."""
+    return proxy > best and (best == -np.inf or proxy - best > TIE * abs(best))
+
+
 @njit
 def xlogx(x):
     """x ln x with 0 ln 0 = 0."""

@@ -15,7 +15,7 @@ import numpy as np
 from numba import prange
 
 from ..utils import njit
-from ._criteria import class_proxy
+from ._criteria import beats, class_proxy
 from ._random import rand_int
 from ._splitter import CATEGORICAL_SPLIT, MIN_CHILD_SHARE, NO_SPLIT, THRESHOLD_SPLIT
 
@@ -178,18 +178,6 @@ def node_sums(hist, out):
             out[s] += hist[0, b, s]
 
 
-# Split scores closer than this (relative) are tied: the sums behind them may be rounded
-# differently (a weight of 2 against a repeated sample, subtraction against direct sums), and
-# the first split found must win either way.
-_TIE = 1e-12
-
-
-@njit
-def _better(proxy, best):
-    """Whether a split scoring ``proxy`` beats the best so far by more than rounding."""
-    return proxy > best and (best == -np.inf or proxy - best > _TIE * abs(best))
-
-
 @njit
 def _threshold_scan(h, node_stats, span, ml, target, msl, mwl, work):
     """Best (proxy, last left bin, left count) of the thresholds "bin ≤ b" of one feature's histogram h.
@@ -230,7 +218,7 @@ def _threshold_scan(h, node_stats, span, ml, target, msl, mwl, work):
                 continue
             s_right = s_node - s_left
             proxy = _sum_proxy(s_left, w_left, l2) + _sum_proxy(s_right, w_right, l2)
-            if _better(proxy, best):
+            if beats(proxy, best):
                 best, best_b, best_n_left = proxy, b, n_left
         return best, best_b, best_n_left
     left, right = work.left, work.right
@@ -257,7 +245,7 @@ def _threshold_scan(h, node_stats, span, ml, target, msl, mwl, work):
         pr, wr = _proxy(right, target)
         if wl < mwl or wr < mwl:
             continue
-        if _better(pl + pr, best):
+        if beats(pl + pr, best):
             best, best_b, best_n_left = pl + pr, b, n_left
     return best, best_b, best_n_left
 
@@ -321,7 +309,7 @@ def find_split_hist(hist, node_stats, data, target, rules, work):
                     proxy += pg
                     grp_cur[n_groups] = b
                     n_groups += 1
-            if ok and n_groups >= 2 and _better(proxy, best):
+            if ok and n_groups >= 2 and beats(proxy, best):
                 best, best_kind, best_feature, best_groups = proxy, CATEGORICAL_SPLIT, f, n_groups
                 best_threshold = np.nan
                 for g in range(n_groups):
@@ -340,7 +328,7 @@ def find_split_hist(hist, node_stats, data, target, rules, work):
             if random_splitter and n_miss > 0:
                 ml = rand_int(state, 0, 2) == 1
             proxy, b, n_left = _threshold_scan(h, node_stats, (lo, first_b, last_b, hi), ml, target, msl, mwl, work)
-            if _better(proxy, best):
+            if beats(proxy, best):
                 best, best_kind, best_feature, best_bin = proxy, THRESHOLD_SPLIT, f, b
                 best_threshold = np.inf if b == hi else np.nan  # placed below, once
                 best_ml = ml if n_miss > 0 else n_left > n_node - n_left

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..utils import njit
 from ._absolute_error import prepare_ranks, sweep_absolute_error
-from ._criteria import ABSOLUTE_ERROR
+from ._criteria import ABSOLUTE_ERROR, beats
 from ._node_sort import sort_feature
 from ._random import rand_int
 from ._sparse_columns import clear_range, clear_sparse_feature, keep_sparse_order, sort_sparse_feature
@@ -248,8 +248,11 @@ def _undo_draws(features, swapped, drawn, everything):
 
 @njit(inline="always")
 def _better(proxy, rank, best, best_rank):
-    """Whether a candidate beats the best so far: a higher proxy, or the same from a feature drawn earlier."""
-    return proxy > best or (proxy == best and rank < best_rank)
+    """Whether a candidate beats the best so far: a higher proxy, or the same (to rounding:
+    ``_criteria.beats``) from a feature drawn earlier."""
+    if beats(proxy, best):
+        return True
+    return rank < best_rank and not beats(best, proxy)
 
 
 @njit(inline="always")

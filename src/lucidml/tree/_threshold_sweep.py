@@ -20,6 +20,7 @@ from ._criteria import (
     SQUARED_ERROR,
     STOP,
     admissible,
+    beats,
     class_counts,
     class_proxy,
     regression_stats,
@@ -133,7 +134,7 @@ def sweep(col, yk, y, w, node, scoring, missing_left, left):
         if y is not None:
             s_right = node.weighted_sum - s_left
             proxy = s_left * s_left / w_left + s_right * s_right / w_right
-        if proxy > best:
+        if beats(proxy, best):
             best = proxy
             best_pos = p
     return best, best_pos
