@@ -17,7 +17,8 @@ with the same pieces)::
     _splitter           the best split of a node: sweeps over the sorted order (exact) or over
     _histogram          the histogram's bins; criteria and their proxies in _criteria (gradient
     _criteria           boosting's second-order gain is one of them), absolute error in
-    │                   _absolute_error
+    │                   _absolute_error; scores equal to rounding are ties, won by the feature
+    │                   drawn first (_criteria.beats), so every search grows the same tree
     ▼
     _builder            grows a _store.Store depth-first or best-first from named records
     │                   (ExactData or HistData, the other None, so only the fit's own mode,
