@@ -195,11 +195,44 @@ def test_sgd_reaches_the_least_squares_optimum_within_1e_4(diabetes, weighted):
     assert np.all(np.diff(sgd.loss_curve_[1:]) <= 1e-12 * sgd.loss_curve_[0])
 
 
-def test_sgd_refuses_features_too_small_for_its_step(diabetes):
-    """Features of magnitude 1e-300: the safe SGD step 1/max‖xᵢ‖² overflows (it returned NaN silently)."""
-    X, y = diabetes
-    with pytest.raises(ValueError, match="overflowed"), np.errstate(all="ignore"):
-        LinearRegression(solver="sgd", max_iter=5, random_state=0).fit(X * 1e-300, y)
+@pytest.mark.parametrize("scale", [1e-300, 1e-150, 1e150, 1e300])
+def test_iterative_solvers_do_not_depend_on_the_units_of_x(scale):
+    """Never a silent wrong answer: on X = 1e-300·A, "gd" returned zero coefficients (its gradient was
+    below tol at w = 0) and "sgd" overflowed its step 1/max‖xᵢ‖²; at 1e150 GD ran to max_iter on a
+    gradient of 1e150. Both now descend on unit-RMS columns: the fit is the exact solver's, to 1e-6."""
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(300, 4)) * [1.0, 10.0, 0.1, 3.0] + [0.0, 5.0, -2.0, 1.0]
+    y = A @ [1.0, -2.0, 3.0, 0.5] + 1.0 + 0.1 * rng.normal(size=300)
+    exact = LinearRegression().fit(A, y)
+    X = scale * A
+    for solver in ("gd", "sgd"):
+        model = LinearRegression(solver=solver, tol=1e-9, max_iter=5000, random_state=0).fit(X, y)
+        np.testing.assert_allclose(model.coef_ * scale, exact.coef_, rtol=1e-6)
+        assert model.intercept_ == pytest.approx(exact.intercept_, rel=1e-6)
+        np.testing.assert_allclose(model.predict(X), exact.predict(A), rtol=1e-6, atol=1e-6 * np.std(y))
+        if abs(np.log10(scale)) <= 150:
+            np.testing.assert_allclose(model.coef_, LinearRegression().fit(X, y).coef_, rtol=1e-6)
+    unit = LinearRegression(solver="gd").fit(A, y)
+    scaled = LinearRegression(solver="gd").fit(X, y)  # the same iterates: only the units differ
+    assert scaled.n_iter_ == unit.n_iter_
+    np.testing.assert_allclose(scaled.coef_ * scale, unit.coef_, rtol=1e-12)
+
+
+@pytest.mark.parametrize("solver", ["gd", "sgd"])
+def test_iterative_solvers_do_not_depend_on_the_units_of_y_or_the_weights(diabetes, solver):
+    """Multiplying y by c multiplies w, b and f by c, c and c²; multiplying every weight by c changes nothing."""
+    X, y = diabetes[0][:, :4], diabetes[1]  # well conditioned: GD converges well before max_iter
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
+    base = LinearRegression(solver=solver, random_state=0).fit(X, y, sample_weight=w)
+    for c in (1e-100, 1e100):  # f ∝ c² must stay within float64's range
+        scaled_y = LinearRegression(solver=solver, random_state=0).fit(X, c * y, sample_weight=w)
+        np.testing.assert_allclose(scaled_y.coef_, c * base.coef_, rtol=1e-10)
+        assert scaled_y.intercept_ == pytest.approx(c * base.intercept_, rel=1e-10)
+        np.testing.assert_allclose(scaled_y.loss_curve_, c**2 * base.loss_curve_, rtol=1e-10)
+    for c in (1e-300, 1e300):
+        scaled_w = LinearRegression(solver=solver, random_state=0).fit(X, y, sample_weight=c * w)
+        np.testing.assert_allclose(scaled_w.coef_, base.coef_, rtol=1e-10)
+        assert scaled_w.n_iter_ == base.n_iter_
 
 
 def test_gradient_descent_warns_at_max_iter(diabetes):

@@ -223,6 +223,48 @@ def test_sgd_applies_a_strong_l2_penalty_by_its_proximal_map(wine):
     np.testing.assert_allclose(newton.intercept_ - newton.intercept_.mean(), centred, atol=1e-6)
 
 
+@pytest.mark.parametrize("solver", ["lbfgs", "gd", "newton", "sgd"])
+@pytest.mark.parametrize("model", ["logistic", "ovr", "softmax"])
+def test_tiny_sample_weights_give_the_class_prior_intercepts(cancer, wine, solver, model):
+    """Weights of 1e-300 are C = 1e-300 (scikit-learn's C Σ sᵢℓᵢ + ½‖W‖²): W ≈ 0 and the intercepts are the
+    weighted log-odds of the classes. L-BFGS and GD returned intercepts of 0: with the penalty's curvature
+    1e300 against the intercept's ¼ they never moved it (GD's f test even called θ = 0 converged)."""
+    X, y = cancer if model == "logistic" else wine
+    weight = 1e-300 * np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+    make = SoftmaxRegression if model == "softmax" else LogisticRegression
+    kwargs = {"multi_class": "ovr"} if model == "ovr" else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        fit = make(solver=solver, tol=1e-8, max_iter=1000, random_state=0, **kwargs).fit(X, y, sample_weight=weight)
+    assert np.all(np.abs(fit.coef_) < 1e-290)
+    mass = np.bincount(y, weights=weight / weight.sum())
+    if model == "softmax":  # identified up to a common shift
+        np.testing.assert_allclose(fit.intercept_ - fit.intercept_.mean(), np.log(mass) - np.log(mass).mean(),
+                                   atol=1e-6)
+    else:
+        odds = mass[1:] / mass[:1] if model == "logistic" else mass / (1 - mass)
+        np.testing.assert_allclose(fit.intercept_, np.log(odds), atol=1e-6)
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "gd", "newton", "sgd"])
+@pytest.mark.parametrize("factor", [1e-300, 1e300])
+@pytest.mark.parametrize("make", [LogisticRegression, SoftmaxRegression])
+def test_scaling_every_weight_is_scaling_c(wine, solver, factor, make):
+    """The objective C Σ sᵢℓᵢ + ½‖W‖² is unchanged by sᵢ → c·sᵢ with C → C/c: so is the fit, at c = 1e±300."""
+    X, y = wine
+    weight = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
+    params = dict(solver=solver, tol=1e-8, max_iter=2000, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        unit = make(C=0.5, **params).fit(X, y, sample_weight=weight)
+        scaled = make(C=0.5 / factor, **params).fit(X, y, sample_weight=factor * weight)
+    np.testing.assert_allclose(scaled.coef_, unit.coef_, rtol=1e-6, atol=1e-7)
+    # The multinomial intercepts are unpenalized and identified up to a common shift (Newton's step picks one).
+    np.testing.assert_allclose(scaled.intercept_ - scaled.intercept_.mean(), unit.intercept_ - unit.intercept_.mean(),
+                               rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(scaled.predict_proba(X), unit.predict_proba(X), atol=1e-6)
+
+
 def test_newton_converges_quadratically(cancer):
     X, y = cancer
     newton = LogisticRegression(solver="newton", tol=1e-10).fit(X, y)

@@ -4,7 +4,7 @@
 import numpy as np
 
 from ..linear import LogisticRegression as _LocalLogisticRegression
-from ..linear._log_loss import _FTOL, ALL, LogLoss
+from ..linear._log_loss import _FTOL, ALL, LogLoss, preconditioned, weight_mask
 from ..linear.logistic import _warn_if_unconverged
 from ..optim.quasi_newton import lbfgs
 from ..utils import Options
@@ -110,8 +110,9 @@ class LogisticRegression(DaskEstimator):
         results, thetas = [], []
         for model, positive in problems:
             loss = log_loss(X, y, classes, model, positive, l2, self.fit_intercept)
-            results.append(lbfgs(loss.fun, np.zeros(loss.size), loss.grad, max_iter=self.max_iter, tol=self.tol,
-                                 ftol=_FTOL))
+            mask = weight_mask(loss.n_vectors, X.shape[1], self.fit_intercept)
+            results.append(preconditioned(loss, np.zeros(loss.size), mask, lambda fun, x0, grad: lbfgs(
+                fun, x0, grad, max_iter=self.max_iter, tol=self.tol, ftol=_FTOL)))
             thetas.append(loss.unpack(results[-1].x))
         local.classes_ = classes
         local.coef_ = np.vstack([W for W, _ in thetas]).astype(X.dtype)

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..linear import SoftmaxRegression as _LocalSoftmaxRegression
-from ..linear._log_loss import _FTOL
+from ..linear._log_loss import _FTOL, preconditioned, weight_mask
 from ..linear.logistic import _warn_if_unconverged
 from ..optim.quasi_newton import lbfgs
 from ._base import DaskEstimator
@@ -72,7 +72,9 @@ class SoftmaxRegression(DaskEstimator):
         X, y = X.persist(), y.persist()  # read once per evaluation: kept in the workers' memory
         l2 = 0.0 if np.isinf(self.C) else 1.0 / (self.C * X.shape[0])
         loss = log_loss(X, y, classes, self.parametrization, None, l2, self.fit_intercept)
-        result = lbfgs(loss.fun, np.zeros(loss.size), loss.grad, max_iter=self.max_iter, tol=self.tol, ftol=_FTOL)
+        mask = weight_mask(loss.n_vectors, X.shape[1], self.fit_intercept)
+        result = preconditioned(loss, np.zeros(loss.size), mask, lambda fun, x0, grad: lbfgs(
+            fun, x0, grad, max_iter=self.max_iter, tol=self.tol, ftol=_FTOL))
         W, b = loss.unpack(result.x)
         if self.parametrization == "reference":
             W, b = np.vstack([W, np.zeros(X.shape[1])]), np.append(b, 0.0)

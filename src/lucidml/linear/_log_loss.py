@@ -27,7 +27,7 @@ from ..optim.quasi_newton import lbfgs
 from ..optim.sgd import sgd
 from ..utils.linalg import blas_threads
 
-__all__ = ["LogLoss", "minimize_log_loss"]
+__all__ = ["LogLoss", "minimize_log_loss", "preconditioned", "weight_mask"]
 
 # L-BFGS and Newton stop on the gradient; the change of f only stops them when it is at round-off
 # level (SciPy's L-BFGS-B uses the same 64ε guard).
@@ -197,10 +197,15 @@ class LogLoss:
 
     def weight_mask(self):
         """True on the entries of θ that are weights (penalized), False on intercepts."""
-        mask = np.ones((self.n_vectors, self.X.shape[1] + self.fit_intercept), dtype=bool)
-        if self.fit_intercept:
-            mask[:, -1] = False
-        return mask.ravel()
+        return weight_mask(self.n_vectors, self.X.shape[1], self.fit_intercept)
+
+
+def weight_mask(n_vectors, n_features, fit_intercept):
+    """True on the entries of a flat θ (n_vectors blocks of weights [+ intercept]) that are weights."""
+    mask = np.ones((n_vectors, n_features + fit_intercept), dtype=bool)
+    if fit_intercept:
+        mask[:, -1] = False
+    return mask.ravel()
 
 
 def minimize_log_loss(loss, theta0, *, solver, l1=0.0, max_iter=100, tol=1e-4, eta0=0.5, batch_size=32,
@@ -245,15 +250,17 @@ def _minimize(loss, theta0, solver, l1, max_iter, tol, eta0, batch_size, shuffle
         out[mask] = soft_threshold(theta[mask], gamma * l1) / (1.0 + gamma * loss.l2)
         return out
 
-    if solver == "lbfgs":
-        return lbfgs(loss.fun, theta0, loss.grad, max_iter=max_iter, tol=tol, ftol=_FTOL)
     if solver == "newton":
         return newton(loss.fun, theta0, loss.grad, loss.hessian, max_iter=max_iter, tol=tol, ftol=_FTOL)
+    if solver == "lbfgs":
+        return preconditioned(loss, theta0, mask, lambda fun, x0, grad: lbfgs(
+            fun, x0, grad, max_iter=max_iter, tol=tol, ftol=_FTOL))
     if solver == "gd":
         if l1 > 0:  # λ₂ = 0 with L1 (the models take one penalty): prox is the soft-thresholding alone
             return proximal_gradient(loss.fun, theta0, loss.grad, prox, h=lambda t: l1 * np.abs(t[mask]).sum(),
                                      max_iter=max_iter, tol=tol)
-        return gradient_descent(loss.fun, theta0, loss.grad, lr=1.0, max_iter=max_iter, tol=tol, ftol=_FTOL)
+        return preconditioned(loss, theta0, mask, lambda fun, x0, grad: gradient_descent(
+            fun, x0, grad, lr=1.0, max_iter=max_iter, tol=tol, ftol=_FTOL))
     n = loss.X.shape[0]
     batch_size = min(batch_size, n)
     updates_per_epoch = -(-n // batch_size)
@@ -267,6 +274,31 @@ def _minimize(loss, theta0, solver, l1, max_iter, tol, eta0, batch_size, shuffle
                c2=updates_per_epoch, max_iter=max_iter, tol=tol, ftol=0.0, random_state=random_state,
                prox=prox if penalized else None, online_prox=_cumulative_l1(mask, l1) if l1 > 0 else None,
                variance_reduced_from=SGD_PLAIN_EPOCHS + 1)
+
+
+def preconditioned(loss, theta0, mask, run):
+    """``run(fun, x0, grad)`` on the weights rescaled by √(1 + λ₂): u = Dθ; the OptimizeResult in θ.
+
+    ``loss`` has ``fun``, ``grad`` and ``l2`` (a :class:`LogLoss`, or the dask models' chunked one, which
+    run the same iterates); ``mask`` is :func:`weight_mask`.
+
+    The penalty's curvature λ₂ = 1/(C S) only acts on the weights. Multiplying every sample weight
+    by c divides it by c (scikit-learn's convention: the same fit as C·c), and at sample weights of
+    1e-300 (or C = 1e-300) it is 1e300 against an intercept curvature of at most ¼: gradient descent
+    and L-BFGS then take steps of 1/λ₂ and never move the intercept from 0 (GD's backtracking gave up
+    and its f test declared convergence at θ = 0). In u the weights' curvature is (h + λ₂)/(1 + λ₂),
+    about 1 whatever λ₂ (h, the data term's, is of order 1 on standardized features), the intercept's
+    is unchanged, and for the usual λ₂ ≪ 1 nothing changes. The stopping test reads ∇ᵤf = D⁻¹∇f.
+    """
+    d = np.where(mask, np.sqrt(1.0 + loss.l2), 1.0)
+    if np.all(d == 1.0):
+        return run(loss.fun, theta0, loss.grad)
+    result = run(lambda u: loss.fun(u / d), theta0 * d, lambda u: loss.grad(u / d) / d)
+    result.x = result.x / d
+    for entry in result.history:
+        if entry.get("x") is not None:
+            entry["x"] = entry["x"] / d
+    return result
 
 
 def _cumulative_l1(mask, l1):

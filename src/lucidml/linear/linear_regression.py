@@ -66,9 +66,14 @@ class LinearRegression(RegressorMixin, BaseEstimator):
     tol : float, default=1e-6
         ``"gd"``/``"sgd"`` stop when ‖∇f‖∞ ≤ tol (for ``"sgd"`` at the end of an epoch; a
         ``ConvergenceWarning`` says when ``max_iter`` came first); LSQR's relative tolerance on a
-        sparse X.
+        sparse X. Both iterative solvers descend on the standardised problem — every column of the
+        centred, weighted X and the centred, weighted y divided by its root mean square — and map the
+        result back (w = ŵ · rms(y) / rms(xⱼ)), so f, ∇f and this test are unit-free: the fit does not
+        change when X, y or the sample weights are multiplied by a constant (features near 1e-300 or
+        1e150 give the exact solver's answer).
     eta0 : float or None, default=None
-        Step size of ``"gd"`` or initial step of ``"sgd"``; None chooses the safe step above.
+        Step size of ``"gd"`` or initial step of ``"sgd"`` on that standardised problem; None chooses
+        the safe step above.
     batch_size : int, default=32
         Mini-batch size of ``"sgd"``.
     random_state : int, RandomState instance or None, default=None
@@ -146,23 +151,28 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         if self.solver in ("gd", "sgd"):
             x_mean, y_mean = center_and_weight(X, y, sample_weight, self.fit_intercept)
             Y = y.reshape(len(y), -1)
+            # The descent runs on the standardised problem (unit-RMS columns and targets), so its step, its
+            # stopping test and its result do not depend on the units of X, y or the sample weights.
+            x_scale = unit_rms_columns(X)
+            y_scale = unit_rms_columns(Y)
             log = IterationLog(self.verbose)
             results = []
             for k in range(Y.shape[1]):
                 if Y.shape[1] > 1:
                     log.summary(f"Problem target {k}")
                 results.append(_least_squares_iterative(X, Y[:, k], self.solver, self.max_iter, self.tol, self.eta0,
-                                                        self.batch_size, self.random_state, log))
-            coef = np.array([r.x for r in results])
+                                                        self.batch_size, self.random_state, log,
+                                                        loss_unit=y_scale[k] ** 2))
+            coef = np.array([r.x for r in results]) * y_scale[:, None] / x_scale
             coef = coef[0] if y.ndim == 1 else coef
             intercept = intercept_from_means(x_mean, y_mean, coef)
-            # Features of magnitude 1e-300 overflow the safe step 1/max‖xᵢ‖² (and need coefficients near 1e300).
+            # Features of magnitude 1e-300 need coefficients near 1e300; beyond float64's range they overflow.
             check_finite_fit(self, coefficients=coef, intercept=intercept)
             self.coef_ = in_precision(coef, X.dtype)
             self.intercept_ = in_precision(intercept, X.dtype)
             self.rank_ = X.shape[1]
             self.n_iter_ = max(r.n_iter for r in results)
-            self.loss_curve_ = np.array([h["f"] for h in results[0].history])
+            self.loss_curve_ = np.array([h["f"] for h in results[0].history]) * y_scale[0] ** 2
             if not all(r.success for r in results):
                 warnings.warn(f"LinearRegression(solver={self.solver!r}) stopped at max_iter={self.max_iter} before "
                               f"‖∇f‖∞ ≤ tol={self.tol}.", ConvergenceWarning, stacklevel=2)
@@ -252,9 +262,25 @@ def _solve_lstsq(X, y):
     return coef, rank
 
 
-def _least_squares_iterative(X, y, solver, max_iter, tol, eta0, batch_size, random_state, log=None):
+def unit_rms_columns(X):
+    """Divide every column of X (n, d) by its root mean square, in place; return the d scales.
+
+    Overflow- and underflow-safe: each column is first divided by its largest |entry|, so columns of
+    magnitude 1e-300 or 1e300 come out of unit RMS too. An all-zero column keeps the scale 1.
+    """
+    scale = np.max(np.abs(X), axis=0) if X.shape[0] else np.ones(X.shape[1])
+    scale[scale == 0] = 1.0
+    X /= scale
+    rms = np.sqrt(np.mean(X * X, axis=0))
+    rms[rms == 0] = 1.0
+    X /= rms
+    return scale * rms
+
+
+def _least_squares_iterative(X, y, solver, max_iter, tol, eta0, batch_size, random_state, log=None, loss_unit=1.0):
     """Minimize f(w) = 1/(2n)‖Xw − y‖² on centred data by gradient descent or SGD; the OptimizeResult.
-    ``log`` (an ``IterationLog``) prints f after every step (GD) or epoch (SGD) and how the run ended."""
+    ``log`` (an ``IterationLog``) prints ``loss_unit``·f after every step (GD) or epoch (SGD) and how the
+    run ended (``loss_unit`` converts f of a rescaled y back to the caller's units)."""
     n = X.shape[0]
     log = IterationLog(0) if log is None else log
     steps = []
@@ -265,7 +291,7 @@ def _least_squares_iterative(X, y, solver, max_iter, tol, eta0, batch_size, rand
 
     def step_taken(w):  # f again, only when it is printed: the optimizer records the same value
         steps.append(None)
-        log.iteration(len(steps), loss=loss(w))
+        log.iteration(len(steps), loss=loss_unit * loss(w))
 
     callback = step_taken if log else None
     result = _minimize(X, y, solver, max_iter, tol, eta0, batch_size, random_state, loss, callback)

@@ -42,7 +42,8 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         As in :class:`LogisticRegression`; Newton solves a k(d + 1)-square system per step.
     max_iter : int, default=100
     tol : float, default=1e-4
-        Stop when ‖∇f‖∞ ≤ tol, f the mean-scaled objective.
+        Stop when ‖∇f‖∞ ≤ tol, f the mean-scaled objective (for "lbfgs" and "gd" in the
+        preconditioned coordinates of :class:`LogisticRegression`).
     eta0 : float, default=0.5
         Initial step of ``"sgd"`` (a first epoch of decaying steps, then variance-reduced ones: see
         :class:`LogisticRegression`).
