@@ -18,7 +18,7 @@ import contextlib
 import os
 from numbers import Integral
 
-__all__ = ["config_context", "get_config", "max_threads", "set_config"]
+__all__ = ["config_context", "get_config", "kernel_threads", "max_threads", "set_config"]
 
 _settings = {"n_threads": None}
 
@@ -48,18 +48,28 @@ def config_context(n_threads=None):
         if n_threads is None:
             yield
         else:
-            import numba
             from threadpoolctl import threadpool_limits
 
-            numba_before = numba.get_num_threads()
-            numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
-            try:
-                with threadpool_limits(n_threads):
-                    yield
-            finally:
-                numba.set_num_threads(numba_before)
+            with kernel_threads(n_threads), threadpool_limits(n_threads):
+                yield
     finally:
         set_config(**previous)
+
+
+@contextlib.contextmanager
+def kernel_threads(threads):
+    """Within the block, Numba's parallel kernels started from this thread use at most ``threads``
+    threads (``numba.set_num_threads`` is per calling thread, and cheap). With one, a parallel loop
+    runs on the caller alone and wakes no pool: small work on a busy machine is not kept waiting
+    for threads that other processes hold."""
+    import numba
+
+    before = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
 
 
 def max_threads():

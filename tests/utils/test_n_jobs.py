@@ -41,3 +41,41 @@ def test_thread_count():
     assert thread_count(None, work=10, serial_below=100) == thread_count(2, work=10, serial_below=100) == 1
     assert thread_count(1) == 1
     assert thread_count(10_000) == cores
+
+
+def test_kernel_threads_limits_numba_on_this_thread_and_restores_it():
+    import numba
+
+    from lucidml._config import kernel_threads
+
+    before = numba.get_num_threads()
+    with kernel_threads(1):
+        assert numba.get_num_threads() == 1
+    assert numba.get_num_threads() == before
+    with pytest.raises(RuntimeError), kernel_threads(1):
+        raise RuntimeError("the limit is restored on the way out of an error too")
+    assert numba.get_num_threads() == before
+
+
+def test_small_boosting_fits_run_on_the_calling_thread_alone(monkeypatch):
+    """A table below the parallel-histogram size is boosted with one Numba thread (no thread team
+    woken per stage); a large one keeps every thread."""
+    import numba
+    import numpy as np
+
+    from lucidml.ensemble import GradientBoostingRegressor, _boosting
+
+    seen = []
+    boost = _boosting._BaseGradientBoosting._boost
+
+    def recording(self, *args):
+        seen.append(numba.get_num_threads())
+        return boost(self, *args)
+
+    monkeypatch.setattr(_boosting._BaseGradientBoosting, "_boost", recording)
+    X, y = load_diabetes(return_X_y=True)
+    GradientBoostingRegressor(n_estimators=2).fit(X, y)
+    rng = np.random.default_rng(0)
+    big = rng.normal(size=(_boosting.PARALLEL_MIN_ENTRIES // 4 + 1, 4))
+    GradientBoostingRegressor(n_estimators=2, max_depth=1).fit(big, big[:, 0])
+    assert seen == [1, numba.get_num_threads()]

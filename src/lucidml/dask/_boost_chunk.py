@@ -10,10 +10,10 @@ rebuilt from the splits sent with every request when it does not match them.
 
 import contextlib
 
-import numba
 import numpy as np
 from dask.sizeof import sizeof
 
+from .._config import kernel_threads
 from ..ensemble._losses import LOSSES
 from ..tree._base import histogram_data, work_arrays
 from ..tree._criteria import NEWTON
@@ -28,19 +28,15 @@ _NO_CLASSES = np.zeros(1, np.int32)
 @contextlib.contextmanager
 def _threads():
     """Numba limited to the worker's own threads: worker processes, one per core, must not start one
-    thread per core each. (``numba.set_num_threads`` is per calling thread, and cheap.)"""
+    thread per core each."""
     try:
         from distributed import get_worker
-        threads = max(1, min(get_worker().state.nthreads, numba.config.NUMBA_NUM_THREADS))
+        threads = get_worker().state.nthreads
     except (ImportError, ValueError, AttributeError):
         yield
         return
-    before = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
+    with kernel_threads(threads):
         yield
-    finally:
-        numba.set_num_threads(before)
 
 
 class ChunkState:

@@ -1,6 +1,7 @@
 """The boosting loop shared by GradientBoostingRegressor and GradientBoostingClassifier."""
 
 from collections import namedtuple
+from contextlib import nullcontext
 from itertools import pairwise
 from numbers import Integral, Real
 from typing import ClassVar
@@ -12,11 +13,12 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .._config import kernel_threads
 from ..tree._base import histogram_data, work_arrays
 from ..tree._binning import fit_bin_edges
 from ..tree._builder import Rules, Target, grow_tree
 from ..tree._criteria import NEWTON
-from ..tree._histogram import SampleStats
+from ..tree._histogram import PARALLEL_MIN_ENTRIES, SampleStats
 from ..tree._nodes import TREE_LEAF
 from ..tree._random import new_state
 from ..tree._store import Store
@@ -192,7 +194,12 @@ class _BaseGradientBoosting(BaseEstimator):
         raw = self._raw_predict_validated(X) if continuing else np.tile(self.baseline_prediction_, (X.shape[0], 1))
         if validation is not None and validation[3] is None:
             validation = (*validation[:3], np.tile(self.baseline_prediction_, (validation[0].shape[0], 1)))
-        self._boost(X, y, w, loss, raw, stages, scores, oob, validation)
+        # A small table is boosted on the calling thread alone: its histograms are built serially
+        # anyway (_histogram.PARALLEL_MIN_ENTRIES), and a thread team woken for every gradient and
+        # leaf pass costs more than the pass (on a busy machine, many times the whole fit).
+        small = X.shape[0] * X.shape[1] < PARALLEL_MIN_ENTRIES
+        with kernel_threads(1) if small else nullcontext():
+            self._boost(X, y, w, loss, raw, stages, scores, oob, validation)
         self._finish(stages, scores, oob)
         return self
 
