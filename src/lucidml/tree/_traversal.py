@@ -25,6 +25,7 @@ import numpy as np
 import scipy.sparse
 from numba import prange
 
+from .._config import kernel_threads
 from ..utils import njit, unsigned
 from ..utils.rows import as_rows, row_value
 
@@ -139,7 +140,11 @@ def sum_leaf_values(X, nodes, value, roots, columns, out):
     if nodes.shape[0] >= LARGE_TREE_NODES * roots.shape[0]:
         per_thread = -(-X.shape[0] // numba.get_num_threads())
         rows = min(MAX_BLOCK_ROWS, max(BLOCK_ROWS, per_thread))
-    _sum_leaf_values(X, nodes, value, roots, columns, rows, out)
+    if X.shape[0] > rows:
+        _sum_leaf_values(X, nodes, value, roots, columns, rows, out)
+        return
+    with kernel_threads(1):  # one block: nothing for other threads, so wake none (a busy machine's 8 ms)
+        _sum_leaf_values(X, nodes, value, roots, columns, rows, out)
 
 
 @njit(parallel=True, interpret_small=True)
