@@ -213,7 +213,10 @@ class _Variant:
 # Solvers that the registry's defaults do not reach, with arithmetic of their own (step sizes that
 # depend on the features' scale, penalties that depend on the weights' total).
 VARIANTS = [_Variant("LogisticRegression", solver="sgd"), _Variant("LogisticRegression", solver="sgd", penalty="l1"),
-            _Variant("SoftmaxRegression", solver="sgd"), _Variant("LinearRegression", solver="sgd")]
+            _Variant("SoftmaxRegression", solver="sgd"), _Variant("LinearRegression", solver="sgd"),
+            _Variant("LogisticRegression", solver="gd"), _Variant("LogisticRegression", solver="newton"),
+            _Variant("SoftmaxRegression", solver="gd"), _Variant("SoftmaxRegression", solver="newton"),
+            _Variant("LinearRegression", solver="gd"), _Variant("LinearRegression", solver="normal")]
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)

@@ -178,6 +178,8 @@ class LogLoss:
                 H[m * p:(m + 1) * p, l * p:(l + 1) * p] = block.T
         penalized = np.tile(np.r_[np.ones(d), np.zeros(int(self.fit_intercept))], v)
         H[np.diag_indices_from(H)] += self.l2 * penalized
+        if self.model == "full":
+            _fill_shift_directions(H, v, p, ~penalized.astype(bool)[:p] if self.l2 > 0 else np.ones(p, bool))
         return H
 
     def _weighted_gram(self, c):
@@ -206,6 +208,28 @@ def weight_mask(n_vectors, n_features, fit_intercept):
     if fit_intercept:
         mask[:, -1] = False
     return mask.ravel()
+
+
+def _fill_shift_directions(H, v, p, free):
+    """Make H positive definite along the directions that change no probability (in place).
+
+    With one score vector per class (the "full" softmax), adding the same number to every
+    class's coordinate j leaves every probability unchanged; where nothing penalizes coordinate
+    j (the intercepts; every coordinate without L2) f is flat along u_j = (e_j, …, e_j), so H is
+    singular there and a Newton step's component along u_j is rounding noise divided by
+    rounding noise: it differed with X's memory layout, and the line search then shortened the
+    useful part of the step too. The gradient is orthogonal to every u_j (Σ_l (p_il − y_il) = 0),
+    so adding c·u_juⱼᵀ to H changes no other component of the step and makes this one zero: the
+    minimum-norm Newton step.
+    """
+    columns = np.flatnonzero(free)
+    # On the scale of the curvature of those coordinates themselves (not of the penalized ones,
+    # which a strong L2 makes 1e300 times larger: added here, that would swamp the data's part).
+    diagonal = np.abs(np.diag(H)).reshape(v, p)[:, columns]
+    scale = max(float(diagonal.mean()) if diagonal.size else 0.0, np.finfo(float).tiny)
+    for j in columns:
+        rows = np.arange(v) * p + j
+        H[np.ix_(rows, rows)] += scale
 
 
 def minimize_log_loss(loss, theta0, *, solver, l1=0.0, max_iter=100, tol=1e-4, eta0=0.5, batch_size=32,
