@@ -307,3 +307,13 @@ def test_sparse_poisson_matches_scikit_learn(solver):
     assert single.coef_.dtype == np.float32 and single.predict(X.astype(np.float32)).dtype == np.float32
     # The float32 products put a noise floor of about 1e-5 under the gradient: agreement to ~1e-4.
     np.testing.assert_allclose(single.coef_, double.coef_, atol=5e-4)
+
+
+@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
+def test_features_that_overflow_the_fit_are_refused_by_name(diabetes, solver):
+    """X near 1e300: XᵀWX (Newton) or the linear predictor (L-BFGS) leaves float64's range. A
+    ValueError that says so, not NaN coefficients, a LAPACK LinAlgError or the null model."""
+    X, y = diabetes
+    with pytest.raises(ValueError, match="overflowed.*rescale the features") as raised:
+        PoissonRegressor(solver=solver).fit((X - X.min(axis=0) + 0.1) * 1e300, y)
+    assert not isinstance(raised.value, np.linalg.LinAlgError)

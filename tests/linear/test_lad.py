@@ -190,3 +190,13 @@ def test_bad_input_is_rejected(laplace_data):
     reg = LADRegression(solver="lp").fit(X, y)
     with pytest.raises(ValueError, match="features"):
         reg.predict(X[:, :2])
+
+
+def test_coefficients_beyond_float64_are_refused_by_name():
+    """Subnormal features (1e−310) with targets near 100 need coefficients near 1e312: not a
+    float64. A ValueError naming the features' magnitudes, not infinite coefficients that predict NaN."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0.1, 1.0, size=(60, 3))
+    y = X @ [50.0, 80.0, 20.0] + rng.normal(size=60)
+    with pytest.raises(ValueError, match="overflowed.*e-311"):
+        LADRegression(solver="irls").fit(X * 1e-310, y)

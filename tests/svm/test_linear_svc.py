@@ -207,3 +207,16 @@ def test_float32_input_gives_the_float64_model():
     single = LinearSVC(dual=True, random_state=0).fit(X.astype(np.float32), y)
     double = LinearSVC(dual=True, random_state=0).fit(X.astype(np.float32).astype(np.float64), y)
     np.testing.assert_array_equal(single.coef_, double.coef_)
+
+
+def test_primal_newton_refuses_features_whose_squares_overflow():
+    """Features near 1e150 make the primal's Newton matrix infinite: a ValueError that says so
+    (not LinAlgError from the Cholesky factorization); the dual still fits them."""
+    X, y = load_wine(return_X_y=True)
+    X = (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0)) * 1e150
+    with pytest.raises(ValueError, match="overflowed float64.*dual=True") as raised:
+        LinearSVC(dual=False).fit(X, y)
+    assert not isinstance(raised.value, np.linalg.LinAlgError)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        assert np.isfinite(LinearSVC(dual=True).fit(X, y).decision_function(X)).all()

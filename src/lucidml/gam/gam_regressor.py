@@ -9,7 +9,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
-from ..utils.validation import check_fit_data, check_predict_data
+from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 from ._smoothers import fit_component, group_by_value
 
 
@@ -112,6 +112,7 @@ class GAMRegressor(RegressorMixin, BaseEstimator):
         """Fit α and the components fⱼ to X (n_samples, n_features) and y (n_samples,)."""
         validate_params(self)
         X, y = check_fit_data(self, X, y, y_numeric=True)
+        check_magnitude(X, self)  # the spline bases' cubes and normal equations overflow beyond it
         sw = check_sample_weight(sample_weight, X.shape[0])
         sw = np.ones(X.shape[0]) if sw is None else sw
         self.intercept_ = float(np.dot(sw, y) / sw.sum())

@@ -88,6 +88,8 @@ class GLMProblem:
         if self.fit_intercept:  # border XᵀWX with the intercept row/column 1ᵀWX, 1ᵀW1 (no copy of X with a 1s column)
             col = product_in_precision(self.X.T, W)  # (1ᵀWX)ᵀ
             H = np.block([[H, col[:, None]], [col[None, :], np.array([[W.sum()]])]])
+        if not np.all(np.isfinite(H)):  # overflowed (features near 1e300): no step (the fit then refuses)
+            return np.full_like(grad, np.nan)
         lower = cholesky_or_none(H)
         if lower is not None:
             return scipy.linalg.cho_solve((lower, True), -grad, check_finite=False)
@@ -119,6 +121,8 @@ def irls(problem, beta, solver, max_iter, tol, log=None):
     losses = []
     for _ in range(max_iter):
         delta = problem.irls_direction(beta, grad)
+        if not np.all(np.isfinite(delta)):  # XᵀWX overflowed: no Newton step exists in float64
+            return np.full_like(beta, np.nan), losses, False
         step, f_new = 1.0, None
         for _ in range(40):  # halve until F does not increase (needed for non-canonical links)
             f_try = problem.objective(beta + step * delta)

@@ -13,7 +13,7 @@ from sklearn.utils.validation import (
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
 from ..utils.linalg import in_precision
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data, check_square_fits
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_fit_is_finite, check_predict_data, check_square_fits
 from ._families import get_family_and_link
 from ._glm_solvers import GLMProblem, first_order, irls
 
@@ -74,7 +74,12 @@ class _BaseGLM(RegressorMixin, BaseEstimator):
             beta0 = problem.initial_beta()
         fit = irls if solver == "irls" else first_order
         log = IterationLog(self.verbose)
-        beta, losses, converged = fit(problem, beta0, solver, self.max_iter, self.tol, log)
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                beta, losses, converged = fit(problem, beta0, solver, self.max_iter, self.tol, log)
+        except np.linalg.LinAlgError:  # a Hessian XᵀWX of infinities: nothing to factor
+            beta = np.full_like(beta0, np.nan)
+        check_fit_is_finite(self, X, beta, solver=self.solver)
         if converged:
             log.converged(len(losses), reason=f"max |∇F| ≤ tol {self.tol:.3g}, or F no longer changes")
         else:
@@ -344,3 +349,4 @@ def _log_exposure(exposure):
     if not np.all(exposure > 0) or not np.all(np.isfinite(exposure)):
         raise ValueError("exposure must be positive and finite.")
     return np.log(exposure)
+

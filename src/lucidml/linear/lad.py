@@ -10,7 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
-from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
+from ..utils.validation import check_fit_data, check_fit_is_finite, check_magnitude, check_predict_data
 from .linear_regression import _least_squares
 
 # The subgradient solver stops when its best objective has not improved by more than
@@ -154,6 +154,7 @@ class LADRegression(RegressorMixin, BaseEstimator):
                                              "iterations")
             else:
                 log.stopped(n_iter, "max_iter reached")
+        check_fit_is_finite(self, X, coef, intercept, solver=self.solver)
         self.coef_, self.intercept_ = coef, float(intercept)
         self.n_iter_, self.loss_curve_ = int(n_iter), np.asarray(losses)
         if not converged:

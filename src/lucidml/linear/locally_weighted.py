@@ -66,7 +66,8 @@ class LocallyWeightedRegression(RegressorMixin, BaseEstimator):
     solver : {"wls", "gd"}, default="wls"
         How each local fit is computed, see above.
     reg : float, default=1e-8
-        The ridge ε on the local slopes, relative to the kernel value 1 of the nearest sample.
+        The ridge ε on the local slopes, relative to the kernel value 1 of the nearest sample
+        and to the largest sample weight (so that scaling every weight changes nothing).
     lr : float, default=0.1
         ``"gd"`` only: the step size.
     max_iter : int, default=1000
@@ -151,6 +152,10 @@ class LocallyWeightedRegression(RegressorMixin, BaseEstimator):
 
 def _lwr_predict(X, y, s, queries, tau, reg, solver, lr, max_iter, tol):
     """Local predictions at every query, in blocks; return (predictions, all gd runs converged)."""
+    # The weights in units of the largest: multiplying every weight by one constant changes no
+    # prediction (ε is relative to the largest weight), and weights near 1e−300 or 1e300 neither
+    # underflow nor overflow the moments, nor leave "gd" a curvature its fixed step cannot follow.
+    s = s / s.max()
     m = s.sum()  # the mean loss divides by the (weighted) number of samples
     keep = s > 0  # a zero-weight sample never counts, and must not set the scale of the weights
     X, y, s = X[keep], y[keep], s[keep]

@@ -166,7 +166,13 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
                 ok = len(curve) < self.max_iter
             else:  # d×d systems and tall products: one BLAS thread is faster than contended threads
                 with blas_threads(1) if X.shape[1] <= SMALL_MATRIX else nullcontext():
-                    w, curve, ok = primal_newton(X, sign, C, float(self.tol), int(self.max_iter))
+                    try:
+                        w, curve, ok = primal_newton(X, sign, C, float(self.tol), int(self.max_iter))
+                    except np.linalg.LinAlgError:  # H = I + 2ΣCᵢxᵢxᵢᵀ came out infinite: nothing to factor
+                        raise ValueError(
+                            f"LinearSVC's primal Newton matrix I + 2ΣCᵢxᵢxᵢᵀ overflowed float64 (features up to "
+                            f"{np.abs(X).max():.3g}, C·sample_weight up to {C.max():.3g}); rescale the features "
+                            "or the weights, or use dual=True.") from None
                 w = w if bias else np.r_[w, 0.0]
             W.append(w)
             curves.append(curve)

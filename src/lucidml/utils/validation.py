@@ -113,6 +113,23 @@ def check_sample_weight(sample_weight, n_samples, dtype=np.float64):
 MAX_MAGNITUDE = 1e100
 
 
+def check_fit_is_finite(estimator, X, *fitted, solver=None):
+    """Refuse a fit whose fitted numbers (``fitted`` arrays) came out NaN or infinite.
+
+    Features near float64's limits (1e±300, subnormals) can need coefficients beyond its range,
+    or make a solver's sums overflow; the fit then says so by name instead of returning
+    coefficients that predict NaN.
+    """
+    if all(np.all(np.isfinite(values)) for values in fitted):
+        return
+    stored = np.abs(X.data if scipy.sparse.issparse(X) else X)
+    nonzero = stored[stored > 0]
+    span = f"from {nonzero.min():.3g} to {nonzero.max():.3g}" if nonzero.size else "all zero"
+    name = type(estimator).__name__ + ("" if solver is None else f" (solver={solver!r})")
+    raise ValueError(f"{name} overflowed: its fitted values left float64's range. X's nonzero magnitudes run "
+                     f"{span}; rescale the features (e.g. with StandardScaler).")
+
+
 def check_magnitude(X, estimator):
     """Refuse features so large that the estimator's squares, kernels or variances overflow.
 
