@@ -66,8 +66,7 @@ class LocallyWeightedRegression(RegressorMixin, BaseEstimator):
     solver : {"wls", "gd"}, default="wls"
         How each local fit is computed, see above.
     reg : float, default=1e-8
-        The ridge ε on the local slopes, relative to the kernel value 1 of the nearest sample
-        and to the largest sample weight (so that scaling every weight changes nothing).
+        The ridge ε on the local slopes, relative to the kernel value 1 of the nearest sample.
     lr : float, default=0.1
         ``"gd"`` only: the step size.
     max_iter : int, default=1000
@@ -141,6 +140,11 @@ class LocallyWeightedRegression(RegressorMixin, BaseEstimator):
             train, targets, s, queries, self.tau, self.reg, self.solver,
             self.lr, self.max_iter, self.tol,
         )
+        if not np.all(np.isfinite(predictions)):
+            raise ValueError(
+                f"LocallyWeightedRegression(solver='gd') diverged: lr={self.lr} is too large for the curvature of "
+                "the local problems (with sample weights far below 1 the ridge reg dominates it); lower lr, or "
+                "use solver='wls'.")
         if not converged:
             warnings.warn(
                 f"LocallyWeightedRegression(solver='gd') stopped at max_iter={self.max_iter} before "
@@ -152,10 +156,11 @@ class LocallyWeightedRegression(RegressorMixin, BaseEstimator):
 
 def _lwr_predict(X, y, s, queries, tau, reg, solver, lr, max_iter, tol):
     """Local predictions at every query, in blocks; return (predictions, all gd runs converged)."""
-    # The weights in units of the largest: multiplying every weight by one constant changes no
-    # prediction (ε is relative to the largest weight), and weights near 1e−300 or 1e300 neither
-    # underflow nor overflow the moments, nor leave "gd" a curvature its fixed step cannot follow.
-    s = s / s.max()
+    # The weights in units of the largest, so that weights near 1e−300 or 1e300 neither underflow
+    # nor overflow the moments; the ridge ε, in the weights' own units, is rescaled with them
+    # (so the problem is the same, and integer weights still equal repeated samples).
+    unit = s.max()
+    s, reg = s / unit, reg / unit
     m = s.sum()  # the mean loss divides by the (weighted) number of samples
     keep = s > 0  # a zero-weight sample never counts, and must not set the scale of the weights
     X, y, s = X[keep], y[keep], s[keep]
