@@ -289,21 +289,25 @@ def work_arrays(n_samples, m, n_features, n_values, criterion, hist, any_categor
     Buffers of one entry per sample exist only where the fit needs them (the absolute error's
     medians and ranks, categorical groups): the rest is O(n_features + n_classes).
     """
-    # The absolute error's buffers are None for every other criterion: Numba leaves its code out.
+    # The absolute error's buffers are None for every other criterion, and each mode's scratch is
+    # None in the other mode: Numba then leaves their code out, and the node kernels, which take
+    # ``work`` whole, count no references to arrays they never read.
     mae = criterion == ABSOLUTE_ERROR
     m_cat = m + 2 if any_categorical else 2
-    exact = ExactWork(counts=np.zeros(n_values), y_buffer=np.empty(m) if mae else None,
-                      w_buffer=np.empty(m) if mae else None, features=np.arange(n_features, dtype=np.int64),
-                      feature_lists=np.empty((2, n_features + 1), np.int64),
-                      groups=np.empty(m_cat, np.int64), best_groups=np.empty(m_cat, np.int64),
-                      rank_of=np.empty(n_samples, np.int64) if mae else None, sorted_y=np.empty(m) if mae else None,
-                      fenwick=np.zeros((2, m + 1)) if mae else None, abs_errors=np.zeros((2, m)) if mae else None)
-    n_bins = 1 if hist is None else hist.bin_values.shape[1]
-    n_stats = 1 if hist is None else hist.scratch.shape[2]
+    exact = hist_work = None
+    if hist is None:
+        exact = ExactWork(counts=np.zeros(n_values), y_buffer=np.empty(m) if mae else None,
+                          w_buffer=np.empty(m) if mae else None, features=np.arange(n_features, dtype=np.int64),
+                          feature_lists=np.empty((2, n_features + 1), np.int64),
+                          groups=np.empty(m_cat, np.int64), best_groups=np.empty(m_cat, np.int64),
+                          rank_of=np.empty(n_samples, np.int64) if mae else None,
+                          sorted_y=np.empty(m) if mae else None, fenwick=np.zeros((2, m + 1)) if mae else None,
+                          abs_errors=np.zeros((2, m)) if mae else None)
+    else:
+        n_bins, n_stats = hist.bin_values.shape[1], hist.scratch.shape[2]
+        hist_work = HistWork(features=np.empty(n_features, np.int64), groups=np.empty(n_bins + 1, np.int64),
+                             best_groups=np.empty(n_bins + 1, np.int64), left=np.zeros(n_stats),
+                             right=np.zeros(n_stats), bin_to_group=np.zeros(n_bins, np.int64), sums=np.zeros(n_stats))
     child_of = np.empty(n_samples if hist is None else 1, np.int32)  # the exact partition's
-    hist = HistWork(features=np.empty(n_features, np.int64), groups=np.empty(n_bins + 1, np.int64),
-                    best_groups=np.empty(n_bins + 1, np.int64), left=np.zeros(n_stats), right=np.zeros(n_stats),
-                    bin_to_group=np.zeros(n_bins, np.int64), sums=np.zeros(n_stats))
     return Work(value=np.zeros(max(n_values, 1)), median_y=np.empty(m) if mae else None,
-                median_w=np.empty(m) if mae else None, child_of=child_of,
-                exact=exact, hist=hist)
+                median_w=np.empty(m) if mae else None, child_of=child_of, exact=exact, hist=hist_work)

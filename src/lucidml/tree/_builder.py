@@ -79,26 +79,26 @@ ExactWork = namedtuple("ExactWork", ["counts", "y_buffer", "w_buffer", "features
                                      "best_groups", "rank_of", "sorted_y", "fenwick", "abs_errors"])
 HistWork = namedtuple("HistWork", ["features", "groups", "best_groups", "left", "right", "bin_to_group", "sums"])
 # All scratch of a fit: the node value (``value``), the absolute error's median buffers (None
-# otherwise), the exact split's child of each sample, and the two modes' scratch.
+# otherwise), the exact split's child of each sample, and the scratch of the fit's mode (the other mode's is None).
 Work = namedtuple("Work", ["value", "median_y", "median_w", "child_of", "exact", "hist"])
 
 _EPSILON = np.finfo(np.float64).eps
 _STRICT = 1e-12  # relative: a "decrease" below this is rounding noise, not an improvement
 
 
-@njit
+@njit(inline="always")
 def _node_stats(row, start, end, target, work):
     """(impurity, weight, pure) of the samples row[start:end]; the node value is left in ``work.value``.
 
     A classifier's ``y`` and a regressor's class codes are None: Numba compiles only the branch
     of the fit's own task (tested on the arguments themselves).
     """
-    return _task_stats(row, start, end, target.codes, target.y, target.weight, target.criterion, work)
+    return _task_stats(row, start, end, target.codes, target.y, target.weight, target.criterion, work.value,
+                       work.median_y, work.median_w)
 
 
 @njit
-def _task_stats(row, start, end, yk, y, w, criterion, work):
-    buf = work.value
+def _task_stats(row, start, end, yk, y, w, criterion, buf, median_y, median_w):
     if yk is not None:
         total = class_counts(row, start, end, yk, w, buf)
         nonzero = 0
@@ -109,8 +109,8 @@ def _task_stats(row, start, end, yk, y, w, criterion, work):
             buf[k] /= total
         return impurity, total, nonzero <= 1
     if y is not None:
-        value, impurity, total, constant = regression_stats(row, start, end, y, w, criterion, work.median_y,
-                                                            work.median_w)
+        value, impurity, total, constant = regression_stats(row, start, end, y, w, criterion, median_y,
+                                                            median_w)
         buf[0] = value
         return impurity, total, constant
     return 0.0, 0.0, True
@@ -165,6 +165,7 @@ def _create_node(store, counter, node_tuple, exact, hist, target, rules, work):
     if exact is not None:
         row = exact.sidx[0]
     n = end - start
+    sums = work.value  # the histogram's sums of the node (boosting's G and H), in histogram mode
     if boosting:
         impurity, total, pure = 0.0, np.nan, False  # NaN: no weight rule before the histogram
         store.value[nid, 0] = np.nan
@@ -239,14 +240,13 @@ def _create_node(store, counter, node_tuple, exact, hist, target, rules, work):
             decrease -= child_weight * child_impurity
         store.child_bounds[ptr + c] = lo
         if kind == CATEGORICAL_SPLIT:
-            store.child_values[ptr + c] = _category_value(exact, hist, feature, lo, work.hist.best_groups, c)
+            store.child_values[ptr + c] = _category_value(exact, hist, feature, lo, work, c)
         else:
             store.child_values[ptr + c] = np.nan
         lo = hi
     store.child_bounds[ptr + sizes.size] = end
     if boosting:
         # The second-order gain ½[Σ_c G_c²/(H_c + λ) − G²/(H + λ)] (_criteria), kept above rounding noise.
-        sums = work.hist.sums
         improvement = 0.5 * (proxy - sums[2] * sums[2] / (sums[1] + target.l2))
         keep = improvement > _STRICT * proxy and improvement + _EPSILON >= rules.min_impurity_decrease
     else:
@@ -398,10 +398,10 @@ def _release_slot(hist, counter, slot):
 
 
 @njit
-def _category_value(exact, hist, feature, first, group_bins, c):
+def _category_value(exact, hist, feature, first, work, c):
     """The category of multiway child c: its bin's value, or the value of its first sample."""
     if hist is not None:
-        return hist.bin_values[feature, group_bins[c]]
+        return hist.bin_values[feature, work.hist.best_groups[c]]
     if exact is not None:
         return feature_values(exact, feature)[exact.sidx[0, first]]  # any sample of the child has its category
     return np.nan
