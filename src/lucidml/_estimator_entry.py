@@ -8,6 +8,11 @@ __all__ = ["EstimatorEntry", "KINDS"]
 KINDS = ("classifier", "regressor", "cluster", "transformer", "density")
 
 
+def weight_equivalence_failures(reason):
+    """The same expected failure of scikit-learn's sample-weight equivalence checks on dense and on sparse data."""
+    return {f"check_sample_weight_equivalence_on_{data}_data": reason for data in ("dense", "sparse")}
+
+
 def _import(dotted_path):
     module, _, name = dotted_path.rpartition(".")
     return getattr(import_module(module), name)

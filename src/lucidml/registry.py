@@ -7,21 +7,14 @@ its scikit-learn counterpart, built with ``params`` and ``sklearn_params`` so th
 the same model. A test fails when a public estimator is missing from the list.
 
 Classes are named by dotted path and imported only when asked for, so ``import lucidml`` stays
-cheap.
+cheap. The tree models' entries live in ``_registry_trees`` and are listed here in their place.
 """
 
-from ._estimator_entry import KINDS, EstimatorEntry
+from ._estimator_entry import KINDS, EstimatorEntry, weight_equivalence_failures
+from ._registry_trees import TREE_ENTRIES
 
 __all__ = ["EstimatorEntry", "REGISTRY", "KINDS", "get_entry", "entries"]
 
-
-def _weight_equivalence_failures(reason):
-    """The same expected failure of the sample-weight equivalence checks on dense and on sparse data."""
-    return {f"check_sample_weight_equivalence_on_{data}_data": reason for data in ("dense", "sparse")}
-
-
-_BOOTSTRAP_WEIGHTS = ("sample_weight is not equivalent to removing or repeating samples: the bootstrap draws one count "
-                      "per sample (scikit-learn lists the same expected failure for its own class)")
 
 REGISTRY = (
     EstimatorEntry(
@@ -131,7 +124,7 @@ REGISTRY = (
                         "max_iter": 1000, "tol": 1e-4, "shuffle": False},
         check_params={"standardize": True},
         compiled=True,
-        expected_failures=_weight_equivalence_failures(
+        expected_failures=weight_equivalence_failures(
             "an online learner: a sample of weight 2 makes one step of double size, not two visits at different "
             "times (scikit-learn lists both checks as expected failures of its SGDClassifier)"),
     ),
@@ -191,7 +184,7 @@ REGISTRY = (
         params={"n_clusters": 8, "n_init": 10, "random_state": 0},
         sklearn_params={"n_clusters": 8, "n_init": 10, "random_state": 0, "algorithm": "lloyd"},
         check_params={"n_clusters": 3, "n_init": 2, "max_iter": 20},
-        expected_failures=_weight_equivalence_failures(
+        expected_failures=weight_equivalence_failures(
             "k-means++ seeding draws random numbers per sample, so weighted and repeated samples seed differently "
             "(scikit-learn lists this check as an expected failure of its own KMeans)"),
         compiled=True, float32=True,
@@ -205,7 +198,7 @@ REGISTRY = (
         params={"n_clusters": 8, "n_init": 1, "tol": 0.0, "random_state": 0},
         sklearn_params={"n_clusters": 8, "n_init": 1, "tol": 0.0, "random_state": 0},
         check_params={"n_clusters": 3, "n_init": 2, "max_iter": 20},
-        expected_failures=_weight_equivalence_failures(
+        expected_failures=weight_equivalence_failures(
             "the 2-means seeding draws random numbers per sample, so weighted and repeated samples seed differently "
             "(scikit-learn lists this check as an expected failure of its own BisectingKMeans)"),
         compiled=True, float32=True,
@@ -265,98 +258,9 @@ REGISTRY = (
         sklearn_params={"alpha": 1.0, "kernel": "rbf"},
     ),
     EstimatorEntry("lucidml.kernels.KernelLMS", kind="regressor", compiled=True),
-    EstimatorEntry(
-        "lucidml.ensemble.RandomForestClassifier",
-        kind="classifier",
-        sklearn="sklearn.ensemble.RandomForestClassifier",
-        params={"n_estimators": 100, "random_state": 0},
-        sklearn_params={"n_estimators": 100, "random_state": 0},
-        check_params={"n_estimators": 5},
-        expected_failures=_weight_equivalence_failures(_BOOTSTRAP_WEIGHTS),
-        compiled=True,
-    ),
-    EstimatorEntry(
-        "lucidml.ensemble.RandomForestRegressor",
-        kind="regressor",
-        sklearn="sklearn.ensemble.RandomForestRegressor",
-        params={"n_estimators": 100, "random_state": 0},
-        sklearn_params={"n_estimators": 100, "random_state": 0},
-        check_params={"n_estimators": 5},
-        expected_failures=_weight_equivalence_failures(_BOOTSTRAP_WEIGHTS),
-        compiled=True,
-    ),
-    EstimatorEntry(
-        "lucidml.ensemble.BaggingClassifier",
-        kind="classifier",
-        sklearn="sklearn.ensemble.BaggingClassifier",
-        params={"n_estimators": 10, "random_state": 0},
-        sklearn_params={"n_estimators": 10, "random_state": 0},
-        check_params={"n_estimators": 5},
-        expected_failures=_weight_equivalence_failures(_BOOTSTRAP_WEIGHTS),
-        compiled=True,
-    ),
-    EstimatorEntry(
-        "lucidml.ensemble.BaggingRegressor",
-        kind="regressor",
-        sklearn="sklearn.ensemble.BaggingRegressor",
-        params={"n_estimators": 10, "random_state": 0},
-        sklearn_params={"n_estimators": 10, "random_state": 0},
-        check_params={"n_estimators": 5},
-        expected_failures=_weight_equivalence_failures(_BOOTSTRAP_WEIGHTS),
-        compiled=True,
-    ),
-    EstimatorEntry(
-        "lucidml.ensemble.AdaBoostClassifier",
-        kind="classifier",
-        sklearn="sklearn.ensemble.AdaBoostClassifier",
-        params={"n_estimators": 50, "random_state": 0},
-        sklearn_params={"n_estimators": 50, "random_state": 0},
-        check_params={"n_estimators": 5},
-        expected_failures=_weight_equivalence_failures(
-            "weighted and repeated fits pick different stumps on the check's data (not diagnosed further); "
-            "scikit-learn lists both checks as expected failures of its AdaBoostClassifier"),
-        compiled=True,
-    ),
-    # Histogram trees with second-order (Newton) splits; scikit-learn's GradientBoosting* grows exact trees
-    # on the residuals, so the two fit the same model family at equal settings, not identical trees.
-    EstimatorEntry(
-        "lucidml.ensemble.GradientBoostingClassifier",
-        kind="classifier",
-        sklearn="sklearn.ensemble.GradientBoostingClassifier",
-        params={"random_state": 0},
-        sklearn_params={"random_state": 0},
-        check_params={"n_estimators": 10},
-        compiled=True,
-    ),
-    EstimatorEntry(
-        "lucidml.ensemble.GradientBoostingRegressor",
-        kind="regressor",
-        sklearn="sklearn.ensemble.GradientBoostingRegressor",
-        params={"random_state": 0},
-        sklearn_params={"random_state": 0},
-        check_params={"n_estimators": 10},
-        compiled=True,
-    ),
+    *TREE_ENTRIES,
     EstimatorEntry("lucidml.gam.GAMRegressor", kind="regressor", check_params={"max_iter": 20}),
     EstimatorEntry("lucidml.gam.GAMClassifier", kind="classifier", check_params={"max_iter": 20}),
-    EstimatorEntry(
-        "lucidml.tree.DecisionTreeClassifier",
-        kind="classifier",
-        sklearn="sklearn.tree.DecisionTreeClassifier",
-        params={"random_state": 0},
-        sklearn_params={"random_state": 0},
-        check_params={"random_state": 0},
-        compiled=True,
-    ),
-    EstimatorEntry(
-        "lucidml.tree.DecisionTreeRegressor",
-        kind="regressor",
-        sklearn="sklearn.tree.DecisionTreeRegressor",
-        params={"random_state": 0},
-        sklearn_params={"random_state": 0},
-        check_params={"random_state": 0},
-        compiled=True,
-    ),
     EstimatorEntry(
         "lucidml.svm.SVC",
         kind="classifier",
@@ -364,7 +268,7 @@ REGISTRY = (
         # SMO solved to the optimum, so that sparse and dense fits (whose kernel columns round differently
         # and may steer SMO through different working sets) agree to rounding.
         check_params={"tol": 1e-10},
-        expected_failures=_weight_equivalence_failures(
+        expected_failures=weight_equivalence_failures(
             "gamma='scale' depends on the variance of the repeated data, so weighted and repeated fits solve "
             "different problems (scikit-learn lists the same expected failure for its SVC); with a fixed gamma "
             "a test shows the equivalence"),
@@ -375,7 +279,7 @@ REGISTRY = (
         kind="regressor",
         sklearn="sklearn.svm.SVR",
         check_params={"tol": 1e-10},  # as for SVC
-        expected_failures=_weight_equivalence_failures(
+        expected_failures=weight_equivalence_failures(
             "as for SVC: gamma='scale' depends on the variance of the repeated data (scikit-learn lists the same "
             "expected failure for its SVR)"),
         compiled=True,
@@ -485,7 +389,7 @@ REGISTRY = (
         sklearn="sklearn.svm.LinearSVC",
         # Solved to the optimum, so that the primal (dense, n > d) and the dual (sparse) agree to rounding.
         check_params={"tol": 1e-10},
-        expected_failures=_weight_equivalence_failures(
+        expected_failures=weight_equivalence_failures(
             "at the default tol=1e-4 weighted and repeated fits stop at different iterates (decision values 6e-5 "
             "apart; passes at tol=1e-10); scikit-learn lists both checks as expected failures of its LinearSVC"),
         compiled=True,
