@@ -106,7 +106,8 @@ def sweep_absolute_error(col, y, w, total, scoring, rank_of, work):
     """
     if rank_of is None:
         return -np.inf, -1
-    idx, xf, start, _, end, _ = col
+    idx, start, end = col.idx, col.start, col.end
+    x, values, by_position = col.x, col.values, col.by_position
     ae = work.abs_errors
     n = end - start
     _abs_error_pass(idx, start, end, 1, y, w, work, ae[0])
@@ -116,7 +117,7 @@ def sweep_absolute_error(col, y, w, total, scoring, rank_of, work):
     w_left = 0.0
     for p in range(start, end - 1):
         w_left += w[idx[p]]
-        if xf[idx[p + 1]] == xf[idx[p]]:
+        if (values[p + 1] if by_position else x[idx[p + 1]]) == (values[p] if by_position else x[idx[p]]):
             continue
         verdict = admissible(p + 1 - start, n, w_left, total, scoring.min_samples, scoring.min_weight)
         if verdict == STOP:

@@ -22,7 +22,7 @@ from ._criteria import ABSOLUTE_ERROR, beats
 from ._node_sort import sort_feature
 from ._random import rand_int
 from ._sparse_columns import clear_range, clear_sparse_feature, keep_sparse_order, sort_sparse_feature
-from ._threshold_sweep import Column, Scoring, midpoint, random_split, set_proxy, sweep
+from ._threshold_sweep import Column, Scoring, midpoint, random_split, set_proxy, sweep, value_at
 
 NO_SPLIT = 0
 THRESHOLD_SPLIT = 1
@@ -62,11 +62,12 @@ def count_missing(idx, xf, start, end):
 @njit
 def _categorical_groups(col, bounds):
     """Runs of equal values (and the NaN run) of a sorted segment: group g is bounds[g]:bounds[g+1]."""
-    idx, xf, start, end_nn, end, _ = col
+    idx, x, values, by_position = col.idx, col.x, col.values, col.by_position
+    start, end_nn, end = col.start, col.end_nn, col.end
     g = 0
     bounds[0] = start
     for p in range(start + 1, end_nn):
-        if xf[idx[p]] != xf[idx[p - 1]]:
+        if (values[p] if by_position else x[idx[p]]) != (values[p - 1] if by_position else x[idx[p - 1]]):
             g += 1
             bounds[g] = p
     if end_nn > start:
@@ -166,7 +167,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                 continue
             n_miss = end - end_nn
         searched = True
-        col = Column(idx, xf, start, end_nn, end, run_end)
+        col = Column(idx, xf, values, not (presorted or sparse), start, end_nn, end, run_end)
 
         if is_categorical[f]:
             n_groups = _categorical_groups(col, grp_cur)
@@ -212,7 +213,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                 if pos == end_nn - 1:
                     best_threshold = np.inf  # NaN ≤ inf is false: only the NaN go right
                 else:
-                    best_threshold = midpoint(xf[idx[pos]], xf[idx[pos + 1]])
+                    best_threshold = midpoint(value_at(col, pos), value_at(col, pos + 1))
                 n_left = pos + 1 - start
                 best_missing_left = missing_left if n_miss > 0 else n_left > end - start - n_left
     if scattered:

@@ -29,14 +29,26 @@ from ._criteria import (
 from ._random import rand_int, rand_uniform
 
 # One sorted feature of a node: sample ids ``idx[start:end]`` in increasing order of the values
-# ``x`` (a column of X), the NaN from ``end_nn`` on. ``run_end``: where the run of the smallest
-# value ends when it is known without reading it (a sparse feature's zeros, of which only the
-# last is listed: _sparse_columns), else −1.
-Column = namedtuple("Column", ["idx", "x", "start", "end_nn", "end", "run_end"])
+# ``x`` (a column of X, read at the samples), the NaN from ``end_nn`` on. A node-sorted search
+# (``by_position``) has the sorted values themselves in ``values[start:end]``: read there, in
+# order, and not again from X's rows scattered in memory (read at :func:`value_at`). ``run_end``:
+# where the run of the smallest value ends when it is known without reading it (a sparse
+# feature's zeros, of which only the last is listed: _sparse_columns), else −1.
+Column = namedtuple("Column", ["idx", "x", "values", "by_position", "start", "end_nn", "end", "run_end"])
 
 # How a sweep scores a candidate: the criterion, and the least a child may hold (samples:
 # min_samples_leaf, and weight).
 Scoring = namedtuple("Scoring", ["criterion", "min_samples", "min_weight"])
+
+
+@njit(inline="always")
+def value_at(col, p):
+    """The value at sorted position p of a :class:`Column`. (Not in loops: every call with arrays,
+    inlined or not, counts their references up and down. A loop takes the arrays out of the
+    column once and reads ``values[p] if by_position else x[idx[p]]`` itself.)"""
+    if col.by_position:
+        return col.values[p]
+    return col.x[col.idx[p]]
 
 
 @njit(inline="always")
@@ -49,7 +61,8 @@ def sweep(col, yk, y, w, node, scoring, missing_left, left):
     node's NaN samples start on the left. (Only the arrays it reads are passed: every array argument of a call that is not inlined
     costs a reference count up and down.)
     """
-    idx, xf, start, end_nn, end, run_end = col
+    idx, start, end_nn, end, run_end = col.idx, col.start, col.end_nn, col.end, col.run_end
+    x, values, by_position = col.x, col.values, col.by_position
     criterion, total = scoring.criterion, node.total
     # The left child starts with the node's NaN samples (``missing_left``) or nothing. But when
     # more than half of the node shares its smallest value (the zeros of a count column), all
@@ -59,8 +72,8 @@ def sweep(col, yk, y, w, node, scoring, missing_left, left):
     if run_end > 0:
         first = run_end
     else:
-        smallest = xf[idx[start]]
-        while first < end_nn and xf[idx[first]] == smallest:
+        smallest = (values[start] if by_position else x[idx[start]])
+        while first < end_nn and (values[first] if by_position else x[idx[first]]) == smallest:
             first += 1
     if 2 * (first - start) <= end - start:
         first = start
@@ -92,7 +105,7 @@ def sweep(col, yk, y, w, node, scoring, missing_left, left):
     last = end_nn - 1 if (missing_left or end_nn == end) else end_nn
     best = -np.inf
     best_pos = -1
-    current = xf[idx[first]]
+    current = (values[first] if by_position else x[idx[first]])
     for p in range(first, last):
         i = idx[p]
         wi = w[i]
@@ -112,7 +125,7 @@ def sweep(col, yk, y, w, node, scoring, missing_left, left):
         w_left += wi
         n_left += 1
         if p + 1 < end_nn:
-            following = xf[idx[p + 1]]
+            following = (values[p + 1] if by_position else x[idx[p + 1]])
             tied = following == current
             current = following
             if tied:
@@ -193,10 +206,10 @@ def midpoint(a, b):
 @njit
 def random_split(col, yk, y, target, node, scoring, work):
     """scikit-learn's "random" splitter: one threshold drawn uniformly in [min, max) of the node."""
-    idx, xf, start, end_nn, end, _ = col
+    idx, start, end_nn, end = col.idx, col.start, col.end_nn, col.end
     w, criterion, total = target.weight, target.criterion, node.total
-    lo = xf[idx[start]]
-    hi = xf[idx[end_nn - 1]]
+    lo = value_at(col, start)
+    hi = value_at(col, end_nn - 1)
     n_miss = end - end_nn
     threshold = rand_uniform(target.state, lo, hi)
     if threshold >= hi:
@@ -204,9 +217,10 @@ def random_split(col, yk, y, target, node, scoring, work):
     missing_left = n_miss > 0 and rand_int(target.state, 0, 2) == 1
     a = start  # last position with value ≤ threshold, by bisection
     b = end_nn
+    x, values, by_position = col.x, col.values, col.by_position
     while a < b:
         m = (a + b) >> 1
-        if xf[idx[m]] <= threshold:
+        if (values[m] if by_position else x[idx[m]]) <= threshold:
             a = m + 1
         else:
             b = m
