@@ -93,6 +93,15 @@ def test_precomputed_cosine_and_callable_metrics_match_sklearn():
                             SkDBSCAN(eps=0.5, min_samples=3, metric=l1).fit(small))
 
 
+@pytest.mark.parametrize("metric", ["cosine", "correlation"])
+def test_scale_free_metrics_at_extreme_scales_equal_scale_one(metric):
+    # SciPy's norms underflowed near 1e-300: every distance NaN, every point noise.
+    X = X_MIXED[::3]
+    expected = DBSCAN(eps=0.02, min_samples=4, metric=metric).fit(X).labels_
+    for scale in (1e-300, 1e-310):
+        np.testing.assert_array_equal(DBSCAN(eps=0.02, min_samples=4, metric=metric).fit(X * scale).labels_, expected)
+
+
 def test_points_at_exactly_eps_are_neighbours():
     # An integer lattice: every distance 1 or √2 is a tie with ε.
     X = np.array([[i, j] for i in range(12) for j in range(9)], dtype=float)

@@ -281,6 +281,16 @@ def test_ward_heights_exact_far_from_the_origin():
     np.testing.assert_allclose(ours, scipy_linkage(X, "ward")[:, 2], rtol=1e-10)
 
 
+@pytest.mark.parametrize("Est", [AgglomerativeClustering, DIANA])
+def test_cosine_at_extreme_scales_equals_scale_one(Est):
+    # SciPy's cosine underflows to 0/0 near 1e-300; rows are rescaled by a power of 2 first (exact).
+    X = np.abs(np.random.default_rng(1).normal(size=(60, 4)))
+    params = {"n_clusters": 3, "metric": "cosine"} | ({"linkage": "average"} if Est is AgglomerativeClustering else {})
+    expected = Est(**params).fit(X).labels_
+    for scale in (1e-300, 1e-310):
+        np.testing.assert_array_equal(Est(**params).fit(X * scale).labels_, expected)
+
+
 def test_centroid_threshold_cut_follows_scipy_despite_inversions():
     from scipy.cluster.hierarchy import fcluster
     from sklearn.metrics import adjusted_rand_score

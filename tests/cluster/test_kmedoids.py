@@ -251,6 +251,17 @@ def test_predict_transform_and_precomputed_conventions():
         pre.predict(cdist(Q, X[:10]))
 
 
+@pytest.mark.parametrize("metric", ["cosine", "correlation", "jensenshannon"])
+def test_scale_free_metrics_at_extreme_scales_equal_scale_one(metric):
+    # SciPy squares (or sums) the entries, which underflows near 1e-300; rows are rescaled by a power of 2 first.
+    X = np.abs(np.random.RandomState(3).normal(size=(40, 4)))
+    expected = KMedoids(3, metric=metric).fit(X)
+    for scale in (1e-300, 1e-310):
+        got = KMedoids(3, metric=metric).fit(X * scale)
+        np.testing.assert_array_equal(got.medoid_indices_, expected.medoid_indices_)
+        np.testing.assert_allclose(got.transform(X * scale), expected.transform(X), rtol=1e-12, atol=1e-15)
+
+
 def test_callable_metric_matches_the_named_one():
     X = np.random.RandomState(5).normal(size=(25, 3))
     named = KMedoids(3, metric="manhattan").fit(X)

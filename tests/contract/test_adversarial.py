@@ -219,7 +219,24 @@ VARIANTS = [_Variant("LogisticRegression", solver="sgd"), _Variant("LogisticRegr
             _Variant("SoftmaxRegression", solver="gd"), _Variant("SoftmaxRegression", solver="newton"),
             _Variant("LinearRegression", solver="gd"), _Variant("LinearRegression", solver="normal"),
             _Variant("LADRegression", solver="irls"), _Variant("LocallyWeightedRegression", solver="gd"),
-            _Variant("GLMRegressor", solver="lbfgs"), _Variant("PoissonRegressor", solver="lbfgs")]
+            _Variant("GLMRegressor", solver="lbfgs"), _Variant("PoissonRegressor", solver="lbfgs"),
+            # Options swept over the registry that found defects: scale-free metrics whose SciPy norms
+            # underflowed near 1e-300 (or overflowed), ARPACK's norms, a snap tolerance relative to C,
+            # a whitening that overflowed.
+            _Variant("KMedoids", metric="cosine"), _Variant("CLARA", metric="correlation"),
+            _Variant("CLARANS", metric="jensenshannon"), _Variant("KNeighborsClassifier", metric="correlation"),
+            _Variant("KNeighborsRegressor", metric="sqeuclidean"),
+            _Variant("AgglomerativeClustering", linkage="average", metric="cosine"),
+            _Variant("SVC", solver="simplified"), _Variant("PCA", svd_solver="arpack"),
+            _Variant("TruncatedSVD", algorithm="arpack"), _Variant("LatentSemanticIndexing", algorithm="arpack"),
+            _Variant("KernelPCA", eigen_solver="arpack"), _Variant("KernelPCA", eigen_solver="randomized"),
+            _Variant("ICA", algorithm="gradient"),
+            # and a few of those that passed, one per family
+            _Variant("Ridge", solver="svd"), _Variant("LADRegression", solver="subgradient"),
+            _Variant("GLMRegressor", family="gamma", link="log"), _Variant("LogisticRegression", penalty="l1", solver="gd"),
+            _Variant("DBSCAN", metric="cosine"), _Variant("KMedoids", method="alternate"),
+            _Variant("GaussianMixture", covariance_type="tied"), _Variant("MLPRegressor", solver="lbfgs"),
+            _Variant("KernelRidge", kernel="laplacian")]
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)

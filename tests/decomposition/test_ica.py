@@ -84,6 +84,9 @@ def test_bad_input():
         ICA(n_components=1, whiten=False).fit(X)
     with pytest.raises(ValueError, match="fun"):
         ICA(fun="cube").fit(X)
+    for algorithm in ("gradient", "natural_gradient"):  # subnormal X: 1/σ overflows (was a LinAlgError)
+        with pytest.raises(ValueError, match="too small to whiten"):
+            ICA(algorithm=algorithm).fit(X * 1e-310)
 
 
 @pytest.mark.parametrize("whiten", [True, False])

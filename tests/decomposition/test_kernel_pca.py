@@ -69,6 +69,17 @@ def test_inverse_transform_matches_sklearn():
                                ref.inverse_transform(ref.transform(X_NEW)), atol=1e-8)
 
 
+@pytest.mark.parametrize("solver", ["dense", "arpack", "randomized"])
+def test_extreme_magnitudes(solver):
+    X = StandardScaler().fit_transform(load_wine().data)
+    # Near 1e300 the RBF kernel came out NaN: the dense solver dropped every component, the others raised.
+    with pytest.raises(ValueError, match="magnitude"):
+        KernelPCA(3, kernel="rbf", eigen_solver=solver, random_state=0).fit(X * 1e300)
+    # Near 1e-300 every RBF value is 1 and the centred kernel exactly 0: no variance (ARPACK raised).
+    Z = KernelPCA(3, kernel="rbf", eigen_solver=solver, random_state=0).fit(X * 1e-300).transform(X * 1e-300)
+    np.testing.assert_array_equal(Z, 0.0)
+
+
 def test_bad_input():
     with pytest.raises(ValueError, match="square"):
         KernelPCA(kernel="precomputed").fit(X)

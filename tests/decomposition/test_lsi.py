@@ -87,6 +87,18 @@ def test_zero_query_scores_zero_and_multiple_queries():
     assert idx.shape == scores.shape == (3, 4)
 
 
+@pytest.mark.parametrize("algorithm", ["randomized", "arpack", "full"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_counts_of_any_scale_give_the_scale_one_vectors(algorithm, sparse):
+    # tf-idf rows are unit vectors: ‖w‖² overflowed near 1e300 (every row 0) and ARPACK underflowed near 1e-300.
+    X = np.random.default_rng(0).poisson(1.0, size=(30, 12)).astype(float)
+    make = sp.csr_matrix if sparse else np.asarray
+    expected = LatentSemanticIndexing(n_components=3, algorithm=algorithm, random_state=0).fit(make(X)).transform(X)
+    for scale in (1e300, 1e-300):
+        lsi = LatentSemanticIndexing(n_components=3, algorithm=algorithm, random_state=0).fit(make(X * scale))
+        np.testing.assert_allclose(lsi.transform(X * scale), expected, atol=1e-10)
+
+
 def test_bad_input():
     X = CountVectorizer().fit_transform(DOCS)
     with pytest.raises(ValueError, match="n_components"):

@@ -95,6 +95,15 @@ def test_standardize_leaves_constant_features_alone():
     assert np.all(np.isfinite(pca.components_))
 
 
+def test_arpack_on_tiny_features_gives_the_scale_one_components():
+    # ARPACK's start vector underflowed to "zero" near 1e-300; it now runs on X·2⁻ᵉ (exact).
+    X = load_wine().data
+    expected = PCA(3, svd_solver="arpack", random_state=0).fit(X)
+    pca = PCA(3, svd_solver="arpack", random_state=0).fit(X * 2.0**-1000)
+    np.testing.assert_allclose(pca.components_, expected.components_, atol=1e-10)
+    np.testing.assert_allclose(pca.transform(X * 2.0**-1000), expected.transform(X) * 2.0**-1000, rtol=1e-8)
+
+
 @pytest.mark.parametrize("solver", ["covariance_eigh", "randomized", "arpack", "deflation", "auto"])
 def test_sparse_input_is_centred_implicitly(solver):
     S = sp.random(300, 40, density=0.1, random_state=0, format="csr")

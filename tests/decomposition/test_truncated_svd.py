@@ -25,6 +25,17 @@ def test_matches_lapack_on_a_decaying_spectrum(algorithm):
     np.testing.assert_allclose(np.abs(svd.components_ @ Vt[:8].T), np.eye(8), atol=1e-8)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_arpack_on_extreme_magnitudes_scales_exactly(sparse):
+    # ARPACK's norms overflow near 1e300 and underflow ("starting vector is zero") near 1e-300: X·2⁻ᵉ.
+    make = sp.csr_matrix if sparse else np.asarray
+    expected = TruncatedSVD(4, algorithm="arpack", random_state=0).fit(make(X_DECAY))
+    for scale in (2.0**1000, 2.0**-1000):
+        svd = TruncatedSVD(4, algorithm="arpack", random_state=0).fit(make(X_DECAY * scale))
+        np.testing.assert_allclose(svd.singular_values_, expected.singular_values_ * scale, rtol=1e-12)
+        np.testing.assert_allclose(svd.components_, expected.components_, atol=1e-10)
+
+
 @pytest.mark.parametrize("algorithm", ["randomized", "arpack"])
 def test_sparse_matches_scipy_svds(algorithm):
     _, s, Vt = spl.svds(X_SPARSE, k=6, solver="arpack", random_state=0)

@@ -77,6 +77,23 @@ def test_large_features_keep_accurate_distances():
     np.testing.assert_allclose(distances, np.take_along_axis(cdist(X[:50], X), indices, axis=1), atol=1e-10)
 
 
+@pytest.mark.parametrize("metric", ["cosine", "correlation"])
+def test_scale_free_metrics_find_the_same_neighbours_at_any_scale(metric):
+    # SciPy's norms underflow to 0/0 near 1e-300; each row is rescaled by a power of 2 first (exact).
+    X, y = load("wine")
+    expected = KNeighborsClassifier(metric=metric).fit(X, y).kneighbors(X[:20])
+    for scale in (1e-300, 1e-310, 1e300):
+        got = KNeighborsClassifier(metric=metric).fit(X * scale, y).kneighbors(X[:20] * scale)
+        np.testing.assert_array_equal(got[1], expected[1])
+        np.testing.assert_allclose(got[0], expected[0], rtol=1e-12, atol=1e-15)
+
+
+def test_overflowing_distances_are_a_clear_error():
+    X, y = load("wine")
+    with pytest.raises(ValueError, match="infinite or NaN distances"):
+        KNeighborsClassifier(metric="sqeuclidean").fit(X * 1e300, y).predict(X * 1e300)
+
+
 def test_kneighbors_without_X_excludes_each_point_itself():
     X, y = load("iris")
     ours = KNeighborsClassifier(algorithm="brute").fit(X, y)

@@ -9,6 +9,7 @@ from sklearn.datasets import (
     load_breast_cancer,
     load_digits,
     load_iris,
+    make_blobs,
     make_classification,
     make_moons,
 )
@@ -174,6 +175,16 @@ def test_simplified_solver_is_close_to_smo():
     assert _dual_value(slow, X) == pytest.approx(_dual_value(fast, X), rel=1e-2)
     assert abs(slow.score(X, y) - fast.score(X, y)) <= 0.01
     assert slow.n_iter_[0] >= 5  # sweeps: at least max_passes (5) of them end the run
+
+
+def test_simplified_solver_with_a_huge_box_ends_like_smo():
+    # The round-off snap near 0 was 1e-12 · C: with C near 1e300 it put every α back to 0, so the
+    # sweeps changed nothing and never ended (max_iter here only keeps the old failure short).
+    X, y = make_blobs(100, centers=[[-2, -2], [2, 2]], random_state=0)  # separable: a hard margin
+    fast = SVC(gamma=0.5, C=1e300).fit(X, y)
+    slow = SVC(gamma=0.5, C=1e300, solver="simplified", max_iter=2000, random_state=0).fit(X, y)
+    assert slow.n_iter_[0] < 2000
+    np.testing.assert_array_equal(slow.predict(X), fast.predict(X))
 
 
 def test_max_iter_warns():

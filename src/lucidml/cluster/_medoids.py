@@ -24,6 +24,10 @@ _SCIPY_METRICS = frozenset({
     "braycurtis", "hamming", "jaccard", "jensenshannon",
 })
 _ALIASES = {"manhattan": "cityblock", "l1": "cityblock", "l2": "euclidean"}
+# Metrics that do not change when a row is multiplied by a positive number. SciPy squares the
+# rows' entries (norms) or sums them (Jensen–Shannon's probabilities), which underflows to 0/0 =
+# NaN for features near 1e-300; each row is brought to a largest |entry| in [0.5, 1) first.
+_SCALE_FREE = frozenset({"cosine", "correlation", "jensenshannon"})
 METRICS = _SCIPY_METRICS | set(_ALIASES) | {"haversine", "precomputed"}
 
 # An improvement smaller than this fraction of the current cost is rounding noise, not a
@@ -37,11 +41,21 @@ MAX_MATRIX_BYTES = 2 * 1024**3
 _BLOCK = 2**20
 
 
+def _unit_rows(X, name):
+    """X with each row scaled by a power of 2 to a largest |entry| in [0.5, 1) for the scale-free
+    metrics (exact: the distances of rows in the normal range do not change), else X itself."""
+    if name not in _SCALE_FREE:
+        return X
+    X = np.asarray(X, dtype=np.float64)
+    exponent = np.frexp(np.max(np.abs(X), axis=1, initial=0.0))[1]
+    return np.ldexp(X, -exponent[:, None])
+
+
 def pairwise(A, B, metric):
     """d(aᵢ, bⱼ) for all rows of A and B: SciPy for its metrics, scikit-learn for the rest and callables."""
     name = _ALIASES.get(metric, metric) if isinstance(metric, str) else metric
     if isinstance(name, str) and name in _SCIPY_METRICS:
-        return cdist(A, B, name)
+        return cdist(_unit_rows(A, name), _unit_rows(B, name), name)
     return pairwise_distances(A, B, metric=metric)
 
 
@@ -62,7 +76,7 @@ def candidate_matrix(X, metric, advice="Use CLARA or CLARANS, which need O(n·n_
         )
     name = _ALIASES.get(metric, metric) if isinstance(metric, str) else metric
     if isinstance(name, str) and name in _SCIPY_METRICS:
-        return squareform(pdist(X, name))
+        return squareform(pdist(_unit_rows(X, name), name))
     return np.ascontiguousarray(pairwise_distances(X, metric=metric), dtype=np.float64)
 
 

@@ -10,7 +10,7 @@ from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, ClusterMixin
 
-from ..neighbors._search import minkowski_p
+from ..neighbors._search import _unit_rows, minkowski_p
 from ..utils import N_JOBS, Interval, Options, thread_count, validate_params
 from ..utils.validation import check_fit_data
 from ._dbscan_kernels import (
@@ -345,6 +345,9 @@ class _BruteSearch:
         self.X, self.eps, self.metric, self.p, self.metric_params = X, eps, metric, p, metric_params
         if p == 2.0:
             self.sq_norms = np.einsum("ij,ij->i", X, X)
+        # Cosine and correlation ignore a row's scale, but SciPy's norms underflow near 1e-300 (every
+        # distance NaN: all noise); rows brought to a largest |entry| in [0.5, 1) first (exact).
+        self.X_metric = _unit_rows(X) if metric in ("cosine", "correlation") else X
 
     def _block(self, start, stop):
         X, eps = self.X, self.eps
@@ -358,7 +361,8 @@ class _BruteSearch:
         elif self.p is not None:
             used = rows_within(cdist(X[start:stop], X, "minkowski", p=self.p), eps, lengths, buffer)
         else:
-            used = rows_within(cdist(X[start:stop], X, self.metric, **self.metric_params), eps, lengths, buffer)
+            Y = self.X_metric
+            used = rows_within(cdist(Y[start:stop], Y, self.metric, **self.metric_params), eps, lengths, buffer)
         return start, lengths, buffer[:used].copy()
 
     def core_neighbourhoods(self, weight, min_samples):

@@ -16,7 +16,8 @@ from ..utils.centered import CenteredMatrix, centered_gram
 from ..utils.linalg import SMALL_MATRIX, blas_threads
 from ._randomized import randomized_svd
 
-__all__ = ["arpack", "column_moments", "covariance", "covariance_eigh", "deflation", "full_svd", "randomized"]
+__all__ = ["arpack", "arpack_exponent", "column_moments", "covariance", "covariance_eigh", "deflation", "full_svd",
+           "ldexp", "randomized"]
 
 _CHUNK = 4096  # rows per block when a pass over X must not allocate a copy of X
 
@@ -112,14 +113,46 @@ def randomized(X, mean, scale, n_components, n_oversamples, n_iter, normalizer, 
     return s**2 / (X.shape[0] - 1), Vt
 
 
+# ARPACK normalizes its Lanczos vectors by plain sums of squares: they overflow for entries beyond
+# about 1e150 and underflow ("starting vector is zero") below about 1e-150.
+_ARPACK_SAFE = (1e-100, 1e100)
+
+
+def arpack_exponent(*arrays):
+    """0, or the power of two e that brings the largest |entry| of ``arrays`` (dense or sparse, or
+    None) into [0.5, 1) when it lies outside ARPACK's safe range; X·2⁻ᵉ is exact."""
+    largest = 0.0
+    for a in arrays:
+        if a is not None:
+            data = a.data if scipy.sparse.issparse(a) else np.asarray(a)
+            largest = max(largest, float(np.max(np.abs(data), initial=0.0)))
+    if largest == 0.0 or _ARPACK_SAFE[0] <= largest <= _ARPACK_SAFE[1]:
+        return 0
+    return int(np.frexp(largest)[1])
+
+
+def ldexp(X, e):
+    """X · 2ᵉ, exactly, for dense or sparse X (a copy)."""
+    if scipy.sparse.issparse(X):
+        X = X.copy()
+        X.data = np.ldexp(X.data, e)
+        return X
+    return np.ldexp(X, e)
+
+
 def arpack(X, mean, scale, n_components, tol, rng):
-    """Lanczos bidiagonalization (ARPACK through SciPy's ``svds``) of the implicitly centred A."""
+    """Lanczos bidiagonalization (ARPACK through SciPy's ``svds``) of the implicitly centred A.
+
+    Features of extreme magnitude (without standardizing) are run as X·2⁻ᵉ, μ·2⁻ᵉ and σ scaled back."""
+    e = arpack_exponent(X, mean) if scale is None else 0
+    if e:
+        X, mean = ldexp(X, -e), np.ldexp(mean, -e)
     A = CenteredMatrix(X, mean, scale)
     operator = A.operator()
     v0 = rng.uniform(-1.0, 1.0, size=min(A.shape))
     _, s, Vt = scipy.sparse.linalg.svds(operator, k=n_components, tol=tol, v0=v0, solver="arpack")
     order = np.argsort(s)[::-1]
-    return s[order] ** 2 / (X.shape[0] - 1), Vt[order]
+    return np.ldexp(s[order], e) ** 2 / (X.shape[0] - 1), Vt[order]
 
 
 def deflation(C, n_components, target_ratio, tol, max_iter, rng):

@@ -215,7 +215,11 @@ def _whitening_matrix(Xc, k):
     if not s[0] > 0 or s[k - 1] <= max(Xc.shape) * np.finfo(Xc.dtype).eps * s[0]:
         raise ValueError(f"X has rank < n_components={k} after centring; ICA cannot whiten it. "
                          f"Lower n_components.")
-    return (Vt[:k] / s[:k, None] * np.sqrt(n)).astype(Xc.dtype, copy=False)
+    K = Vt[:k] / s[:k, None] * np.sqrt(n)
+    if not np.all(np.isfinite(K)):  # 1/σ overflows for subnormal features: no whitening in float64
+        raise ValueError(f"X's spread is too small to whiten in float64 (smallest kept singular value "
+                         f"{s[k - 1]:.3g}; its inverse overflows). Rescale X (e.g. StandardScaler).")
+    return K.astype(Xc.dtype, copy=False)
 
 
 def _infomax(Z, W, natural, laplace, eta, batch_size, max_iter, tol, rng, log):

@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..kernels.pairwise import KERNELS, _kernel_params, pairwise_kernels
 from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ..utils.linalg import SMALL_MATRIX, blas_threads, refine_cholesky_solve
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from ._kernel_pca_kernels import center_gram
 from ._randomized import randomized_range_finder, resolve_power_iterations
 
@@ -171,6 +171,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         if self.fit_inverse_transform and self.kernel == "precomputed":
             raise ValueError("fit_inverse_transform needs the data X; it is not available with kernel='precomputed'.")
         X = check_fit_data(self, X, copy=self.copy_X, float32=True)
+        check_magnitude(X, self)  # near 1e300 the kernels come out NaN (and the eigenpairs with them)
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"kernel='precomputed' needs a square Gram matrix; got shape {X.shape}.")
         self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
@@ -299,6 +300,8 @@ def _top_eigenpairs(K, k, solver, tol, max_iter, iterated_power, rng, log=None):
         with blas_threads(1) if n <= SMALL_MATRIX else nullcontext():
             return scipy.linalg.eigh(K, subset_by_index=[n - k, n - 1], check_finite=False)
     if solver == "arpack":  # a float32 K runs ARPACK in single precision (tol=0: float32's ε)
+        if not K.any():  # e.g. an RBF kernel of features near 1e-300, centred: ARPACK's start vector "is zero"
+            return np.zeros(k, dtype=K.dtype), np.eye(n, k, dtype=K.dtype)
         v0 = rng.uniform(-1.0, 1.0, size=n).astype(K.dtype)
         return scipy.sparse.linalg.eigsh(K, k, which="LA", tol=tol, maxiter=max_iter, v0=v0)
     n_iter = resolve_power_iterations(iterated_power, k, K.shape)

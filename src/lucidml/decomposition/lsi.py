@@ -144,7 +144,7 @@ class LatentSemanticIndexing(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
             return (X > 0).astype(np.float64)
         if self.weighting == "tf":
             return X
-        W = X.multiply(self.idf_).tocsr() if scipy.sparse.issparse(X) else X * self.idf_
+        W = _unit_rows(X.multiply(self.idf_).tocsr() if scipy.sparse.issparse(X) else X * self.idf_)
         norms = np.sqrt(np.asarray(W.multiply(W).sum(axis=1)).ravel() if scipy.sparse.issparse(W)
                         else np.einsum("ij,ij->i", W, W))
         norms[norms == 0] = 1.0
@@ -199,3 +199,17 @@ def _check_non_negative(X):
     if values.size and values.min() < 0:
         raise ValueError("Negative values in data passed to LatentSemanticIndexing: it expects non-negative "
                          "term counts or weights.")
+
+
+def _unit_rows(W):
+    """W with each row scaled by a power of 2 to a largest entry in [0.5, 1), dense or CSR.
+
+    Exact, and W/‖W‖ does not change; but ‖W‖² no longer overflows for counts near 1e300 (nor
+    underflows near 1e-300), where the rows came out as 0 or NaN.
+    """
+    if scipy.sparse.issparse(W):
+        largest = np.asarray(abs(W).max(axis=1).todense()).ravel()
+        W = W.copy()
+        W.data = np.ldexp(W.data, -np.repeat(np.frexp(largest)[1], np.diff(W.indptr)))
+        return W
+    return np.ldexp(W, -np.frexp(np.max(np.abs(W), axis=1, initial=0.0))[1][:, None])

@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
-from ._pca_solvers import column_moments
+from ._pca_solvers import arpack_exponent, column_moments, ldexp
 from ._randomized import randomized_svd
 from .svd_tools import _flip_signs
 
@@ -179,10 +179,11 @@ def _truncated_svd(X, k, algorithm, n_iter, n_oversamples, normalizer, tol, rng,
                                   rng=rng, compute_u=False, log=log)
         return s, Vt
     if algorithm == "arpack":
+        e = arpack_exponent(X)  # entries near 1e±300 overflow or underflow inside ARPACK: X·2⁻ᵉ (exact)
         v0 = rng.uniform(-1.0, 1.0, size=min(X.shape))
-        _, s, Vt = scipy.sparse.linalg.svds(X, k=k, tol=tol, v0=v0, solver="arpack")
+        _, s, Vt = scipy.sparse.linalg.svds(ldexp(X, -e) if e else X, k=k, tol=tol, v0=v0, solver="arpack")
         order = np.argsort(s)[::-1]
-        return s[order], Vt[order]
+        return np.ldexp(s[order], e), Vt[order]
     if scipy.sparse.issparse(X):
         raise TypeError("TruncatedSVD(algorithm='full') needs dense X (it would densify a sparse matrix); "
                         "use algorithm='randomized' or 'arpack' for sparse X.")

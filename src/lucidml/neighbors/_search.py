@@ -57,6 +57,13 @@ def _exponent(dtype, *magnitudes):
     return int(np.frexp(largest)[1])
 
 
+def _unit_rows(X):
+    """X with each row scaled by a power of 2 to a largest |entry| in [0.5, 1): exact, so a
+    scale-free metric's distances between rows of normal magnitude do not change."""
+    exponent = np.frexp(np.max(np.abs(X), axis=1, initial=0.0))[1]
+    return np.ldexp(X, -exponent[:, None])
+
+
 def minkowski_p(metric, p):
     """The Minkowski exponent of ``metric`` (with ``p`` for "minkowski"), or None for others."""
     if metric == "minkowski":
@@ -104,9 +111,23 @@ class BruteSearch:
             return np.ascontiguousarray(Q[:, start:stop])
         if self.p is not None:
             return cdist(Q, self.X_fit[start:stop], "minkowski", p=self.p)
-        distances = cdist(Q, self.X_fit[start:stop], self.metric, **self.metric_params)
-        if self.metric == "cosine":  # SciPy's 0/0 for a zero vector: distance 1, as scikit-learn's (and sparse) cosine
+        X_fit = self.X_fit[start:stop]
+        if self.metric in ("cosine", "correlation"):
+            # Both ignore a row's scale, but SciPy's norms underflow to 0/0 for features near 1e-300
+            # (or overflow near 1e300): each row is brought to a largest |entry| in [0.5, 1) first.
+            Q, X_fit = _unit_rows(Q), _unit_rows(X_fit)
+        distances = cdist(Q, X_fit, self.metric, **self.metric_params)
+        if self.metric in ("cosine", "correlation"):
+            # SciPy's 0/0 for a zero vector (a constant one for correlation): distance 1, as
+            # scikit-learn's (and sparse) cosine
             np.nan_to_num(distances, copy=False, nan=1.0)
+        if not np.isfinite(distances).all():
+            # An infinite or NaN distance would never enter the heaps (they start at infinity).
+            raise ValueError(
+                f"metric={self.metric!r} gives infinite or NaN distances for these features (largest |value| "
+                f"{max(_largest(Q), _fit_largest(self, self.X_fit)):.3g}): rescale X, or use a metric whose "
+                "distances stay finite (e.g. 'euclidean' instead of 'sqeuclidean')."
+            )
         return distances
 
     def _query_block(self, Q, k):

@@ -88,9 +88,9 @@ def _simplified_loop(K, y, upper, tol, max_passes, max_iter, seed):
                     continue
                 # Snap to the box (Platt 1998): round-off would leave αᵢ at 1e-17 or C − 1e-16, which
                 # later reads as a free support vector and skews b.
-                new_j = _snap(new_j, upper[j])
+                new_j = _snap(new_j, upper[j], alpha[j] + abs(step_j))
                 step_j = new_j - alpha[j]
-                new_i = _snap(alpha[i] - s * step_j, upper[i])
+                new_i = _snap(alpha[i] - s * step_j, upper[i], alpha[i] + abs(step_j))
                 step_i = new_i - alpha[i]
                 # (6.15)/(6.16): b that puts the free one of the pair on its margin
                 b_j = b - error[j] - y[i] * K[i, j] * step_i - y[j] * K[j, j] * step_j
@@ -119,11 +119,15 @@ def _simplified_loop(K, y, upper, tol, max_passes, max_iter, seed):
 
 
 @njit
-def _snap(a, upper):
-    """a, or the bound 0 or ``upper`` when it is within round-off of it."""
-    eps = 1e-12 * max(upper, 1.0)
-    if a < eps:
+def _snap(a, upper, scale):
+    """a, or the bound 0 or ``upper`` when it is within round-off of it.
+
+    ``scale`` is the size of the terms that a was summed from: the round-off near 0 is relative to
+    them, not to ``upper`` (with C · sample_weight near 1e300, a tolerance of 1e-12 · upper snapped
+    every α to 0, and the sweeps never ended).
+    """
+    if a < 1e-12 * max(min(scale, upper), 1.0):
         return 0.0
-    if a > upper - eps:
+    if a > upper - 1e-12 * max(upper, 1.0):
         return upper
     return a
