@@ -14,6 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import pairwise_distances
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils.numerics import unit_rows
 from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 from ._pam import first_improving, first_improving_points, is_symmetric, point_row
 
@@ -41,21 +42,16 @@ MAX_MATRIX_BYTES = 2 * 1024**3
 _BLOCK = 2**20
 
 
-def _unit_rows(X, name):
-    """X with each row scaled by a power of 2 to a largest |entry| in [0.5, 1) for the scale-free
-    metrics (exact: the distances of rows in the normal range do not change), else X itself."""
-    if name not in _SCALE_FREE:
-        return X
-    X = np.asarray(X, dtype=np.float64)
-    exponent = np.frexp(np.max(np.abs(X), axis=1, initial=0.0))[1]
-    return np.ldexp(X, -exponent[:, None])
+def scale_free_rows(X, name):
+    """X through :func:`lucidml.utils.numerics.unit_rows` for the scale-free metrics, else X itself."""
+    return unit_rows(X) if name in _SCALE_FREE else X
 
 
 def pairwise(A, B, metric):
     """d(aᵢ, bⱼ) for all rows of A and B: SciPy for its metrics, scikit-learn for the rest and callables."""
     name = _ALIASES.get(metric, metric) if isinstance(metric, str) else metric
     if isinstance(name, str) and name in _SCIPY_METRICS:
-        return cdist(_unit_rows(A, name), _unit_rows(B, name), name)
+        return cdist(scale_free_rows(A, name), scale_free_rows(B, name), name)
     return pairwise_distances(A, B, metric=metric)
 
 
@@ -76,7 +72,7 @@ def candidate_matrix(X, metric, advice="Use CLARA or CLARANS, which need O(n·n_
         )
     name = _ALIASES.get(metric, metric) if isinstance(metric, str) else metric
     if isinstance(name, str) and name in _SCIPY_METRICS:
-        return squareform(pdist(_unit_rows(X, name), name))
+        return squareform(pdist(scale_free_rows(X, name), name))
     return np.ascontiguousarray(pairwise_distances(X, metric=metric), dtype=np.float64)
 
 

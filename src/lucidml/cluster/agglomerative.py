@@ -21,7 +21,7 @@ from ._linkage_kernels import (
     sq_euclidean_condensed,
     ward_nn_chain,
 )
-from ._medoids import _unit_rows
+from ._medoids import scale_free_rows
 
 # scikit-learn's metric names, mapped to SciPy's.
 _METRICS = {"euclidean": "euclidean", "l2": "euclidean", "l1": "cityblock", "manhattan": "cityblock",
@@ -244,7 +244,7 @@ def condensed_distances(X, metric):
     if metric == "precomputed" or callable(metric):
         M = check_square_distances(metric(X) if callable(metric) else X)
         return squareform(M, checks=False)  # no n²/2 index arrays
-    D = pdist(_unit_rows(X, _METRICS[metric]), _METRICS[metric])  # cosine: rows near 1e-300 scaled up first
+    D = pdist(scale_free_rows(X, _METRICS[metric]), _METRICS[metric])  # cosine: rows near 1e-300 scaled up first
     if not np.all(np.isfinite(D)):
         raise ValueError(f"The {metric} distances of X are not all finite (a zero vector for 'cosine'?).")
     return D

@@ -10,8 +10,9 @@ from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, ClusterMixin
 
-from ..neighbors._search import _unit_rows, minkowski_p
+from ..neighbors._search import minkowski_p
 from ..utils import N_JOBS, Interval, Options, thread_count, validate_params
+from ..utils.numerics import unit_rows
 from ..utils.validation import check_fit_data
 from ._dbscan_kernels import (
     P_CHEBYSHEV,
@@ -347,7 +348,7 @@ class _BruteSearch:
             self.sq_norms = np.einsum("ij,ij->i", X, X)
         # Cosine and correlation ignore a row's scale, but SciPy's norms underflow near 1e-300 (every
         # distance NaN: all noise); rows brought to a largest |entry| in [0.5, 1) first (exact).
-        self.X_metric = _unit_rows(X) if metric in ("cosine", "correlation") else X
+        self.X_metric = unit_rows(X) if metric in ("cosine", "correlation") else X
 
     def _block(self, start, stop):
         X, eps = self.X, self.eps

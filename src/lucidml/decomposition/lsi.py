@@ -13,6 +13,7 @@ from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
+from ..utils.numerics import unit_rows
 from ..utils.validation import check_fit_data, check_predict_data
 from .svd_tools import _flip_signs
 from .truncated_svd import _truncated_svd
@@ -144,7 +145,7 @@ class LatentSemanticIndexing(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
             return (X > 0).astype(np.float64)
         if self.weighting == "tf":
             return X
-        W = _unit_rows(X.multiply(self.idf_).tocsr() if scipy.sparse.issparse(X) else X * self.idf_)
+        W = unit_rows(X.multiply(self.idf_).tocsr() if scipy.sparse.issparse(X) else X * self.idf_)
         norms = np.sqrt(np.asarray(W.multiply(W).sum(axis=1)).ravel() if scipy.sparse.issparse(W)
                         else np.einsum("ij,ij->i", W, W))
         norms[norms == 0] = 1.0
@@ -200,16 +201,3 @@ def _check_non_negative(X):
         raise ValueError("Negative values in data passed to LatentSemanticIndexing: it expects non-negative "
                          "term counts or weights.")
 
-
-def _unit_rows(W):
-    """W with each row scaled by a power of 2 to a largest entry in [0.5, 1), dense or CSR.
-
-    Exact, and W/‖W‖ does not change; but ‖W‖² no longer overflows for counts near 1e300 (nor
-    underflows near 1e-300), where the rows came out as 0 or NaN.
-    """
-    if scipy.sparse.issparse(W):
-        largest = np.asarray(abs(W).max(axis=1).todense()).ravel()
-        W = W.copy()
-        W.data = np.ldexp(W.data, -np.repeat(np.frexp(largest)[1], np.diff(W.indptr)))
-        return W
-    return np.ldexp(W, -np.frexp(np.max(np.abs(W), axis=1, initial=0.0))[1][:, None])

@@ -9,6 +9,7 @@ from scipy.spatial.distance import cdist
 
 from ..utils import thread_count
 from ..utils.linalg import blas_threads
+from ..utils.numerics import unit_rows
 from ..utils.sparse import csr_parts, row_sq_norms
 from ._select import push_tile, push_tile_euclidean, sort_heaps, start_heaps
 from ._sparse_scan import sparse_scan, sparse_sq_distances
@@ -55,13 +56,6 @@ def _exponent(dtype, *magnitudes):
     if largest == 0.0 or low <= largest <= high:
         return 0
     return int(np.frexp(largest)[1])
-
-
-def _unit_rows(X):
-    """X with each row scaled by a power of 2 to a largest |entry| in [0.5, 1): exact, so a
-    scale-free metric's distances between rows of normal magnitude do not change."""
-    exponent = np.frexp(np.max(np.abs(X), axis=1, initial=0.0))[1]
-    return np.ldexp(X, -exponent[:, None])
 
 
 def minkowski_p(metric, p):
@@ -115,7 +109,7 @@ class BruteSearch:
         if self.metric in ("cosine", "correlation"):
             # Both ignore a row's scale, but SciPy's norms underflow to 0/0 for features near 1e-300
             # (or overflow near 1e300): each row is brought to a largest |entry| in [0.5, 1) first.
-            Q, X_fit = _unit_rows(Q), _unit_rows(X_fit)
+            Q, X_fit = unit_rows(Q), unit_rows(X_fit)
         distances = cdist(Q, X_fit, self.metric, **self.metric_params)
         if self.metric in ("cosine", "correlation"):
             # SciPy's 0/0 for a zero vector (a constant one for correlation): distance 1, as

@@ -7,11 +7,15 @@
   network's gradient check, :func:`lucidml.neural.gradient_check`).
 - :func:`kkt_residual`: how far a point and its multipliers are from the KKT conditions of
   min f(x) s.t. A_eq x = b_eq, A_ineq x ≤ b_ineq (the conventions of :mod:`lucidml.optim.qp`).
+- :func:`unit_rows`: each row of X scaled by a power of 2 to a largest |entry| in [0.5, 1), for
+  what does not change with a row's scale (cosine, correlation, a row normalized to length 1)
+  but overflows or underflows in its sums of squares near 1e±300.
 - :func:`online_mistakes`: the total online error Σ 1{ŷ⁽ⁱ⁾ ≠ y⁽ⁱ⁾} of a learner fed a stream in
   order (seeds 000 §10).
 """
 
 import numpy as np
+import scipy.sparse
 from sklearn.base import clone
 from sklearn.utils.validation import check_array, check_X_y
 
@@ -19,7 +23,7 @@ from .validation import check_methods
 
 __all__ = [
     "check_gradient", "kkt_residual", "logit", "numerical_gradient", "online_mistakes", "relative_error", "sigmoid",
-    "softplus",
+    "softplus", "unit_rows",
 ]
 
 
@@ -351,3 +355,23 @@ def online_mistakes(estimator, X, y, *, classes=None):
             mistakes += 1
         model.partial_fit(X[i:i + 1], y[i:i + 1], classes=classes)
     return mistakes
+
+
+def unit_rows(X):
+    """X (dense, or CSR) with each row multiplied by a power of 2 that brings its largest |entry|
+    into [0.5, 1); rows of zeros stay as they are.
+
+    Exact (only exponents change), so a scale-free quantity of rows of normal magnitude is the
+    same to the last bit; rows near 1e-300 or 1e300 no longer underflow or overflow in their
+    squared norms. Returns a new array (of X's precision; float64 for integer or boolean X) or CSR
+    matrix (float64).
+    """
+    if scipy.sparse.issparse(X):
+        X = scipy.sparse.csr_matrix(X, dtype=np.float64, copy=True)
+        largest = np.asarray(abs(X).max(axis=1).todense()).ravel()
+        X.data = np.ldexp(X.data, -np.repeat(np.frexp(largest)[1], np.diff(X.indptr)))
+        return X
+    X = np.asarray(X)
+    if X.dtype.kind != "f":
+        X = X.astype(np.float64)
+    return np.ldexp(X, -np.frexp(np.max(np.abs(X), axis=1, initial=0.0))[1][:, None])
