@@ -19,6 +19,7 @@ a binary search in a sparse row, so sparse rows are never densified.
 """
 
 from collections import namedtuple
+from contextlib import nullcontext
 
 import numba
 import numpy as np
@@ -140,10 +141,8 @@ def sum_leaf_values(X, nodes, value, roots, columns, out):
     if nodes.shape[0] >= LARGE_TREE_NODES * roots.shape[0]:
         per_thread = -(-X.shape[0] // numba.get_num_threads())
         rows = min(MAX_BLOCK_ROWS, max(BLOCK_ROWS, per_thread))
-    if X.shape[0] > rows:
-        _sum_leaf_values(X, nodes, value, roots, columns, rows, out)
-        return
-    with kernel_threads(1):  # one block: nothing for other threads, so wake none (a busy machine's 8 ms)
+    # One block: nothing for other threads, so wake none (a busy machine's 8 ms).
+    with kernel_threads(1) if X.shape[0] <= rows else nullcontext():
         _sum_leaf_values(X, nodes, value, roots, columns, rows, out)
 
 
