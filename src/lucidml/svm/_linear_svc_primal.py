@@ -12,6 +12,7 @@ and a float32 X no float64 copy.
 """
 
 import numpy as np
+from numpy.linalg import LinAlgError
 
 from ..utils import njit
 
@@ -50,6 +51,8 @@ def primal_newton(X, y, C, tol, max_iter):
         H = _scaled_gram(X, np.where(viol, root_2c, 0.0))
         for j in range(H.shape[0]):
             H[j, j] += 1.0
+        if not np.all(np.isfinite(H)):  # xᵢxᵢᵀ overflowed (features near 1e155 and beyond): no Newton step
+            raise LinAlgError("the primal Newton matrix is not finite")
         d = -_cholesky_solve(np.linalg.cholesky(H), grad)  # H ⪰ I: always positive definite
         delta = y * (X @ d.astype(X.dtype)).astype(np.float64)
         t = _exact_line_search(w, d, margins, delta, C, breakpoints, samples)
