@@ -20,7 +20,7 @@ from .test_adversarial import _run
 
 # One cheap model per family whose arithmetic depends on the features' scale.
 MODELS = ["LinearRegression", "Ridge", "LogisticRegression", "GaussianNB", "KNeighborsClassifier", "LinearSVC",
-          "DecisionTreeRegressor", "KMeans", "PCA", "GaussianMixture"]
+          "GAMClassifier", "DecisionTreeRegressor", "KMeans", "PCA", "GaussianMixture"]
 EXPONENTS = [-310, -300, -150, -20, 0, 20, 150, 300]
 
 

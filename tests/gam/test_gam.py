@@ -137,3 +137,16 @@ def test_classifier_bad_input():
         GAMClassifier().fit(X, np.zeros(30))
     with pytest.raises(ValueError):
         GAMRegressor(smoother="cubic").fit(X, X[:, 0])
+
+
+@pytest.mark.parametrize("model", [GAMRegressor(), GAMClassifier()])
+def test_a_feature_spanning_less_than_the_spline_can_bear_is_refused_by_name(model):
+    # Cubic-spline derivative jumps grow like 1/h³: at a spread of 1e-150 they overflow float64
+    # (the classifier's least squares failed with "SVD did not converge").
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.normal(size=30) * 1e-150, rng.normal(size=30)])
+    y = np.arange(30) % 2
+    with pytest.raises(ValueError, match="feature 0 spans only"):
+        model.fit(X, y)
+    model.set_params(smoother="linear").fit(X, y)  # the linear smoother has no derivatives to overflow
+    assert np.all(np.isfinite(model.predict(X)))

@@ -20,6 +20,26 @@ from ..utils import njit
 __all__ = ["fit_component", "group_by_value"]
 
 
+# The spline's k-th derivative jumps grow like 1/h³ in the knot spacing h and enter squared
+# (_match_penalty): a feature spanning less than this overflows them, and is refused by name.
+MIN_SPLINE_SPREAD = 1e-40
+
+
+def check_spline_spreads(X, estimator):
+    """Refuse, for the spline smoother, a feature whose values differ but span less than
+    :data:`MIN_SPLINE_SPREAD` (a constant feature is fine: its component is zero)."""
+    if estimator.smoother != "spline" or X.size == 0:
+        return
+    spread = X.max(axis=0) - X.min(axis=0)
+    tiny = np.flatnonzero((spread > 0) & (spread < MIN_SPLINE_SPREAD))
+    if tiny.size:
+        j = int(tiny[0])
+        raise ValueError(
+            f"{type(estimator).__name__}: feature {j} spans only {spread[j]:.3g}; below {MIN_SPLINE_SPREAD:.0e} the "
+            "spline smoother's derivatives overflow float64. Rescale the features (e.g. StandardScaler), or use "
+            "smoother='linear' or 'loess'.")
+
+
 def group_by_value(x):
     """Sorted unique values of ``x`` and, for each sample, the index of its value."""
     values, inverse = np.unique(x, return_inverse=True)

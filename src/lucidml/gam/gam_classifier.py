@@ -11,8 +11,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
-from ..utils.validation import check_fit_data, check_predict_data
-from ._smoothers import group_by_value
+from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
+from ._smoothers import check_spline_spreads, group_by_value
 from .gam_regressor import KNOT_SEARCH_SWEEPS, backfit_sweep
 
 _MAX_HALVINGS = 10
@@ -122,6 +122,8 @@ class GAMClassifier(ClassifierMixin, BaseEstimator):
         """
         validate_params(self)
         X, y = check_fit_data(self, X, y)
+        check_magnitude(X, self)  # the spline bases' cubes and normal equations overflow beyond it
+        check_spline_spreads(X, self)  # and their derivatives below it
         check_classification_targets(y)
         self.classes_, y_index = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:

@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
 from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
-from ._smoothers import fit_component, group_by_value
+from ._smoothers import check_spline_spreads, fit_component, group_by_value
 
 
 class GAMRegressor(RegressorMixin, BaseEstimator):
@@ -113,6 +113,7 @@ class GAMRegressor(RegressorMixin, BaseEstimator):
         validate_params(self)
         X, y = check_fit_data(self, X, y, y_numeric=True)
         check_magnitude(X, self)  # the spline bases' cubes and normal equations overflow beyond it
+        check_spline_spreads(X, self)  # and their derivatives below it
         sw = check_sample_weight(sample_weight, X.shape[0])
         sw = np.ones(X.shape[0]) if sw is None else sw
         self.intercept_ = float(np.dot(sw, y) / sw.sum())
