@@ -57,7 +57,9 @@ class _BaseGLM(RegressorMixin, BaseEstimator):
     def _fit(self, X, y, sample_weight, offset):
         validate_params(self)
         family, link, solver = self._family_link_solver()
-        X, y = check_fit_data(self, X, y, accept_sparse=("csr", "csc"), float32=True, y_numeric=True)
+        # C order whatever the caller's layout: the products then sum in one order, and the solvers'
+        # iterates (L-BFGS on a flat gamma or log-link deviance) do not drift apart with the layout.
+        X, y = check_fit_data(self, X, y, accept_sparse=("csr", "csc"), float32=True, y_numeric=True, order="C")
         family.check_y(y)
         if solver == "irls":
             check_square_fits(self, X.shape[1] + 1, copies=2, what="Hessian and its factor")
