@@ -146,7 +146,9 @@ class ICA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def fit_transform(self, X, y=None):
         """Fit and return the recovered sources S = (X − μ) components_ᵀ."""
         validate_params(self)
-        X = check_fit_data(self, X, ensure_min_samples=2, float32=True)
+        # C order whatever the caller's layout: the iterations then sum in one order, and every layout
+        # of the same numbers gives the very same sources.
+        X = check_fit_data(self, X, ensure_min_samples=2, float32=True, order="C")
         d = X.shape[1]
         k = d if self.n_components is None else self.n_components
         if k > d:

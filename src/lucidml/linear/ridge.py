@@ -105,8 +105,10 @@ class Ridge(RegressorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features) and y (n_samples,) or (n_samples, n_targets)."""
         validate_params(self)
+        # C order whatever the caller's layout, so that the iterative solvers (lsqr) sum in one order:
+        # a Fortran, strided or frame X gives the very same fit.
         X, y = check_fit_data(self, X, y, accept_sparse=("csr", "csc"), float32=True, y_numeric=True,
-                              multi_output=True)
+                              multi_output=True, order="C")
         check_magnitude(X, self)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         Y = np.asarray(y, dtype=np.float64).reshape(len(y), -1)
