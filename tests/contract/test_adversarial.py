@@ -112,7 +112,8 @@ def _booleans(X, y):
 CHANGED_NUMBERS = {
     "huge": _scaled(1e300), "huge_negative": _scaled(-1e300), "large": _scaled(1e150), "tiny": _scaled(1e-300),
     "subnormal": _scaled(1e-310), "constant_column": _constant_column, "duplicate_columns": _duplicate_columns,
-    "duplicate_rows": _duplicate_rows, "one_per_class": _one_per_class, "wide": _wide, "float32": _float32, "int": _integers, "bool": _booleans,
+    "duplicate_rows": _duplicate_rows, "one_per_class": _one_per_class, "wide": _wide, "float32": _float32,
+    "int": _integers, "bool": _booleans,
 }
 
 WEIGHTS = {"zero_half": lambda n: np.r_[np.zeros(n // 2), np.ones(n - n // 2)], "tiny": lambda n: np.full(n, 1e-300),
@@ -233,7 +234,8 @@ VARIANTS = [_Variant("LogisticRegression", solver="sgd"), _Variant("LogisticRegr
             _Variant("ICA", algorithm="gradient"),
             # and a few of those that passed, one per family
             _Variant("Ridge", solver="svd"), _Variant("LADRegression", solver="subgradient"),
-            _Variant("GLMRegressor", family="gamma", link="log"), _Variant("LogisticRegression", penalty="l1", solver="gd"),
+            _Variant("GLMRegressor", family="gamma", link="log"),
+            _Variant("LogisticRegression", penalty="l1", solver="gd"),
             _Variant("DBSCAN", metric="cosine"), _Variant("KMedoids", method="alternate"),
             _Variant("GaussianMixture", covariance_type="tied"), _Variant("MLPRegressor", solver="lbfgs"),
             _Variant("KernelRidge", kernel="laplacian"),
