@@ -76,54 +76,63 @@ class LogLoss:
         return self.X if rows is ALL else self.X[rows]
 
     def scores(self, theta, rows=ALL, X_rows=None):
-        """Z = X W + b in X's precision (a float32 X is multiplied as float32: no float64 copy of it).
-        ``X_rows``: ``X[rows]`` when the caller has it already."""
+        """Zᵀ = W Xᵀ + b, class-major (n_vectors × rows), in X's precision (a float32 X is multiplied
+        as float32: no float64 copy of it). ``X_rows``: ``X[rows]`` when the caller has it already.
+
+        Class-major because every per-sample step reduces over the k classes: along axis 0 these
+        are k − 1 element-wise operations on contiguous rows of n numbers, where a reduction along
+        a short last axis is a loop of n tiny ones (on digits, 1,437 × 10, it halved an evaluation).
+        """
         W, b = self.unpack(theta)
         X_rows = self._rows(rows) if X_rows is None else X_rows
-        return X_rows @ W.T.astype(self.X.dtype, copy=False) + b.astype(self.X.dtype, copy=False)
+        W, b = W.astype(self.X.dtype, copy=False), b.astype(self.X.dtype, copy=False)[:, None]
+        if scipy.sparse.issparse(X_rows):
+            return np.ascontiguousarray((X_rows @ W.T).T) + b
+        return W @ X_rows.T + b  # one BLAS product, Xᵀ read in place
 
     def _evaluate(self, theta, rows=ALL, X_rows=None):
-        """(Σ sᵢℓᵢ, ∂(sᵢℓᵢ)/∂zᵢ, probabilities) over ``rows``."""
+        """(Σ sᵢℓᵢ, ∂(sᵢℓᵢ)/∂zᵢ, probabilities) over ``rows``; the last two class-major (v × rows)."""
         Z = self.scores(theta, rows, X_rows)
         y = self.y if rows is ALL else self.y[rows]
         s = None if self.unweighted else (self.weight if rows is ALL else self.weight[rows])
         if self.model == "binary":
-            z = Z[:, 0]
+            z = Z[0]
             losses = np.logaddexp(0.0, z) - y * z
             prob = scipy.special.expit(z)
-            dZ = (prob - y)[:, None]
+            dZ = (prob - y)[None, :]
         else:
             free = np.flatnonzero(y < self.n_vectors)  # the reference class has score 0
             own_class = y[free]
             own = np.zeros(len(y), dtype=Z.dtype)
-            own[free] = Z[free, own_class]
-            shift = Z.max(axis=1)
+            own[free] = Z[own_class, free]
+            shift = Z.max(axis=0)
             if self.model == "reference":
                 shift = np.maximum(shift, 0.0)  # the fixed zero score takes part in the max
             # In place on Z (a fresh array): Z − shift, its exponential, the probabilities.
-            Z -= shift[:, None]
+            Z -= shift
             E = np.exp(Z, out=Z)
-            total = E.sum(axis=1)
+            total = E.sum(axis=0)
             if self.model == "reference":
                 total += np.exp(-shift)
             losses = shift + np.log(total) - own
-            prob = np.divide(E, total[:, None], out=E)
+            prob = np.divide(E, total, out=E)
             dZ = prob.copy() if self.keep_probabilities else prob  # else the gradient overwrites them
-            dZ[free, own_class] -= 1.0
+            dZ[own_class, free] -= 1.0
         # The total is accumulated in float64 whatever the data's precision.
         if self.unweighted:
             return float(losses.sum(dtype=np.float64)), dZ, prob
-        return float(s @ losses.astype(np.float64, copy=False)), dZ * s[:, None].astype(dZ.dtype), prob
+        return float(s @ losses.astype(np.float64, copy=False)), dZ * s.astype(dZ.dtype), prob
 
     def _data_gradient(self, weighted_dZ, rows, X_rows=None):
-        """Σ over ``rows`` of ∂(sᵢℓᵢ)/∂θ, shaped (n_vectors, d [+ 1]), in float64."""
+        """Σ over ``rows`` of ∂(sᵢℓᵢ)/∂θ, shaped (n_vectors, d [+ 1]), in float64; ``weighted_dZ`` is
+        class-major (v × rows)."""
         X_rows = self._rows(rows) if X_rows is None else X_rows
-        # (Xᵀ dZ)ᵀ rather than dZᵀ X: the transpose of a CSR matrix is a CSC one, whose product with
-        # a dense matrix SciPy computes without converting.
-        grad_W = (X_rows.T @ weighted_dZ).T.astype(np.float64)
+        # (Xᵀ dZᵀ)ᵀ: the transpose of a CSR matrix is a CSC one, whose product with a dense matrix SciPy
+        # computes without converting; for a dense X it is one BLAS product with both operands in place.
+        grad_W = (X_rows.T @ weighted_dZ.T).T.astype(np.float64)
         if not self.fit_intercept:
             return grad_W
-        return np.hstack([grad_W, weighted_dZ.sum(axis=0, dtype=np.float64)[:, None]])
+        return np.hstack([grad_W, weighted_dZ.sum(axis=1, dtype=np.float64)[:, None]])
 
     def _penalty_gradient(self, theta):
         W, _ = self.unpack(theta)
@@ -167,13 +176,13 @@ class LogLoss:
         """∇²f: blocks Xᵀ diag(sᵢ pᵢₗ(δₗₘ − pᵢₘ)) X / S (+ λ₂ I on the weights), intercepts included."""
         prob = self._compute(theta)[3]
         if self.model == "binary":
-            prob = prob[:, None]
+            prob = prob[None, :]
         s = np.full(self.X.shape[0], 1.0 / self.weight_sum) if self.unweighted else self.weight / self.weight_sum
         d, p, v = self.X.shape[1], self.X.shape[1] + self.fit_intercept, self.n_vectors
         H = np.empty((v * p, v * p))
         for l in range(v):
             for m in range(l, v):
-                block = self._weighted_gram(prob[:, l] * ((l == m) - prob[:, m]) * s)
+                block = self._weighted_gram(prob[l] * ((l == m) - prob[m]) * s)
                 H[l * p:(l + 1) * p, m * p:(m + 1) * p] = block
                 H[m * p:(m + 1) * p, l * p:(l + 1) * p] = block.T
         penalized = np.tile(np.r_[np.ones(d), np.zeros(int(self.fit_intercept))], v)
