@@ -167,10 +167,11 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """Find the principal directions of X (n_samples, n_features); dense or sparse CSR/CSC."""
         validate_params(self)
         X = check_fit_data(self, X, accept_sparse=("csr", "csc"), float32=True, ensure_min_samples=2)
-        check_magnitude(X, self)
         n, d = X.shape
         k, ratio = self._requested_components(n, d)
         solver = self._choose_solver(X, k, ratio)
+        if solver not in ("covariance_eigh", "deflation"):
+            check_magnitude(X, self)
         self._fit_svd_solver = solver
         rng = check_random_state(self.random_state)
         log = IterationLog(self.verbose)
@@ -178,8 +179,14 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.n_iter_ = 1
         if solver in ("covariance_eigh", "deflation"):
             # The covariance holds the variances on its diagonal: no extra pass over X for them.
-            mean = np.asarray(X.mean(axis=0, dtype=np.float64)).ravel()
-            C = solvers.covariance(X, mean, None)
+            # The covariance shows an overflow itself: no pass over X for its magnitude unless it did.
+            with np.errstate(over="ignore", invalid="ignore"):
+                mean = np.asarray(X.mean(axis=0, dtype=np.float64)).ravel()
+                C = solvers.covariance(X, mean, None)
+            if not np.isfinite(C).all():
+                check_magnitude(X, self)
+                raise ValueError("PCA: the covariance of X overflowed float64; rescale the features (e.g. "
+                                 "StandardScaler) before fitting.")
             scale = None
             if self.standardize:
                 scale = _nonzero(np.sqrt(np.diag(C) * (n - 1) / n))
