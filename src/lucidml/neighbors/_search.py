@@ -93,6 +93,20 @@ class BruteSearch:
             norms = self.fit_sq_norms = np.einsum("ij,ij->i", self.X_fit, self.X_fit)
         return norms
 
+    def _scale_free(self):
+        """Whether the metric ignores each row's scale (then rows are searched as :func:`unit_rows`)."""
+        return self.metric in ("cosine", "correlation")
+
+    def _fit_rows(self):
+        """The training points as the tiles read them: each row brought to a largest |entry| in
+        [0.5, 1) for a scale-free metric (computed at the first query, then kept), else X_fit."""
+        if not self._scale_free():
+            return self.X_fit
+        rows = self.__dict__.get("fit_unit_rows")
+        if rows is None:
+            rows = self.fit_unit_rows = unit_rows(self.X_fit)
+        return rows
+
     def _fit_index(self):
         """The inverted index of sparse training points, built at the first query (see ``_sparse_index``)."""
         index = self.__dict__.get("fit_index")
@@ -101,17 +115,14 @@ class BruteSearch:
         return index
 
     def _tile_distances(self, Q, start, stop):
+        """Distances of the query block Q (already :func:`unit_rows` for a scale-free metric) to
+        the training points start … stop − 1."""
         if self.metric == "precomputed":
             return np.ascontiguousarray(Q[:, start:stop])
         if self.p is not None:
             return cdist(Q, self.X_fit[start:stop], "minkowski", p=self.p)
-        X_fit = self.X_fit[start:stop]
-        if self.metric in ("cosine", "correlation"):
-            # Both ignore a row's scale, but SciPy's norms underflow to 0/0 for features near 1e-300
-            # (or overflow near 1e300): each row is brought to a largest |entry| in [0.5, 1) first.
-            Q, X_fit = unit_rows(Q), unit_rows(X_fit)
-        distances = cdist(Q, X_fit, self.metric, **self.metric_params)
-        if self.metric in ("cosine", "correlation"):
+        distances = cdist(Q, self._fit_rows()[start:stop], self.metric, **self.metric_params)
+        if self._scale_free():
             # SciPy's 0/0 for a zero vector (a constant one for correlation): distance 1, as
             # scikit-learn's (and sparse) cosine
             np.nan_to_num(distances, copy=False, nan=1.0)
@@ -136,6 +147,10 @@ class BruteSearch:
             if exponent:  # extreme magnitudes: the same search on X·2⁻ᵉ and Q·2⁻ᵉ
                 X_fit, Q = np.ldexp(X_fit, -exponent), np.ldexp(Q, -exponent)
                 fit_sq_norms = np.einsum("ij,ij->i", X_fit, X_fit)
+        if self._scale_free():
+            # Both metrics ignore a row's scale, but SciPy's norms underflow to 0/0 for features near
+            # 1e-300 (or overflow near 1e300): each row is brought to a largest |entry| in [0.5, 1) first.
+            Q = unit_rows(Q)
         values, indices = start_heaps(Q.shape[0], k)
         for start in range(0, n_fit, TRAIN_COLS):
             stop = min(start + TRAIN_COLS, n_fit)
