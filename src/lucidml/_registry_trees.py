@@ -8,6 +8,23 @@ from ._estimator_entry import EstimatorEntry, weight_equivalence_failures
 _BOOTSTRAP_WEIGHTS = ("sample_weight is not equivalent to removing or repeating samples: the bootstrap draws one count "
                       "per sample (scikit-learn lists the same expected failure for its own class)")
 
+
+
+def _bootstrap_ensemble(name, kind, n_estimators):
+    """A bagged ensemble (forest or bagging) beside scikit-learn's class of the same name, at the
+    same size and seed; its bootstrap makes the weight-equivalence checks expected failures."""
+    return EstimatorEntry(
+        f"lucidml.ensemble.{name}",
+        kind=kind,
+        sklearn=f"sklearn.ensemble.{name}",
+        params={"n_estimators": n_estimators, "random_state": 0},
+        sklearn_params={"n_estimators": n_estimators, "random_state": 0},
+        check_params={"n_estimators": 5},
+        expected_failures=weight_equivalence_failures(_BOOTSTRAP_WEIGHTS),
+        compiled=True,
+    )
+
+
 TREE_ENTRIES = (
     EstimatorEntry(
         "lucidml.tree.DecisionTreeClassifier",
@@ -27,46 +44,10 @@ TREE_ENTRIES = (
         check_params={"random_state": 0},
         compiled=True,
     ),
-    EstimatorEntry(
-        "lucidml.ensemble.RandomForestClassifier",
-        kind="classifier",
-        sklearn="sklearn.ensemble.RandomForestClassifier",
-        params={"n_estimators": 100, "random_state": 0},
-        sklearn_params={"n_estimators": 100, "random_state": 0},
-        check_params={"n_estimators": 5},
-        expected_failures=weight_equivalence_failures(_BOOTSTRAP_WEIGHTS),
-        compiled=True,
-    ),
-    EstimatorEntry(
-        "lucidml.ensemble.RandomForestRegressor",
-        kind="regressor",
-        sklearn="sklearn.ensemble.RandomForestRegressor",
-        params={"n_estimators": 100, "random_state": 0},
-        sklearn_params={"n_estimators": 100, "random_state": 0},
-        check_params={"n_estimators": 5},
-        expected_failures=weight_equivalence_failures(_BOOTSTRAP_WEIGHTS),
-        compiled=True,
-    ),
-    EstimatorEntry(
-        "lucidml.ensemble.BaggingClassifier",
-        kind="classifier",
-        sklearn="sklearn.ensemble.BaggingClassifier",
-        params={"n_estimators": 10, "random_state": 0},
-        sklearn_params={"n_estimators": 10, "random_state": 0},
-        check_params={"n_estimators": 5},
-        expected_failures=weight_equivalence_failures(_BOOTSTRAP_WEIGHTS),
-        compiled=True,
-    ),
-    EstimatorEntry(
-        "lucidml.ensemble.BaggingRegressor",
-        kind="regressor",
-        sklearn="sklearn.ensemble.BaggingRegressor",
-        params={"n_estimators": 10, "random_state": 0},
-        sklearn_params={"n_estimators": 10, "random_state": 0},
-        check_params={"n_estimators": 5},
-        expected_failures=weight_equivalence_failures(_BOOTSTRAP_WEIGHTS),
-        compiled=True,
-    ),
+    _bootstrap_ensemble("RandomForestClassifier", "classifier", 100),
+    _bootstrap_ensemble("RandomForestRegressor", "regressor", 100),
+    _bootstrap_ensemble("BaggingClassifier", "classifier", 10),
+    _bootstrap_ensemble("BaggingRegressor", "regressor", 10),
     EstimatorEntry(
         "lucidml.ensemble.AdaBoostClassifier",
         kind="classifier",
