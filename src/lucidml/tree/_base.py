@@ -25,7 +25,7 @@ from ._criteria import ABSOLUTE_ERROR
 from ._exact_data import exact_data, exact_search_input
 from ._histogram import SampleStats
 from ._pruning import ccp_path, prune_ccp, prune_error
-from ._random import new_state
+from ._random import tree_state
 from ._store import Store
 from ._tree import tree_from_store
 
@@ -112,7 +112,6 @@ class _BaseDecisionTree(BaseEstimator):
             raise ValueError("criterion='absolute_error' does not support missing values (NaN) in X.")
         if criterion == ABSOLUTE_ERROR and self.max_bins is not None:
             raise ValueError("max_bins (histogram search) supports only criterion='squared_error' for regression.")
-        rng = check_random_state(self.random_state)
         is_cat = self._categorical_mask(n_features)
         total_weight = float(weight[samples].sum())
         rules = self._stopping_rules(n_samples, n_features, total_weight)
@@ -125,11 +124,12 @@ class _BaseDecisionTree(BaseEstimator):
             stats = SampleStats(code=y_codes, weight=weight, target=weight * y_values if not self._is_classifier
                                 else np.zeros(1), classes=self._is_classifier, unit_weight=False)
             max_bins = SPARSE_MAX_BINS if self.max_bins is None else int(self.max_bins)
-            hist = _binned(X, samples, is_cat, max_bins, 1 + (n_values if self._is_classifier else 2), rng, stats)
+            hist = _binned(X, samples, is_cat, max_bins, 1 + (n_values if self._is_classifier else 2),
+                           check_random_state(self.random_state), stats)
         # A classifier's y and a regressor's class codes are None: Numba compiles only the task's own code.
         target = Target(codes=y_codes if self._is_classifier else None, y=None if self._is_classifier else y_values,
                         weight=weight, criterion=criterion, is_class=self._is_classifier, total_weight=total_weight,
-                        is_categorical=is_cat, state=new_state(rng), l2=0.0)
+                        is_categorical=is_cat, state=tree_state(self.random_state), l2=0.0)
         work = work_arrays(n_samples, samples.size, n_features, n_values, criterion, hist, bool(is_cat.any()))
         cancel = cancel_flag()
         fields, node_count = grow_tree(exact, hist, target, rules, work, max_leaf_nodes, samples.size, cancel)

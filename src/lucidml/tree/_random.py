@@ -7,7 +7,10 @@ searched at all (too few samples) then changes nothing elsewhere, so a sample of
 the same sample twice give the same tree even though their nodes count samples differently.
 """
 
+from numbers import Integral
+
 import numpy as np
+from sklearn.utils import check_random_state
 
 from ..utils import njit
 
@@ -16,6 +19,30 @@ def new_state(random_state):
     """A tree's generator drawn from a ``RandomState``: uint64 (current state, the tree's seed)."""
     seed = (int(random_state.randint(1, np.iinfo(np.int32).max)) * 2654435761 + 1) & 0xFFFFFFFFFFFFFFFF
     return np.array([seed, seed], dtype=np.uint64)
+
+
+def tree_state(random_state):
+    """The generator of a tree that draws nothing else from ``random_state``.
+
+    An integer seed is mixed by SplitMix64's finalizer instead of seeding a ``RandomState``,
+    which fills a 2.5 kB Mersenne Twister state: about 0.1 ms, a tenth of a small tree's fit (a
+    forest seeds each of its trees with an integer). Anything else: :func:`new_state`.
+    """
+    if isinstance(random_state, Integral) and not isinstance(random_state, bool):
+        seed = _splitmix64(int(random_state) & _MASK) or 1  # (xorshift cannot leave 0)
+        return np.array([seed, seed], dtype=np.uint64)
+    return new_state(check_random_state(random_state))
+
+
+_MASK = 0xFFFFFFFFFFFFFFFF
+
+
+def _splitmix64(x):
+    """SplitMix64's step on a Python integer: the seed's bits spread over all 64."""
+    z = (x + 0x9E3779B97F4A7C15) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
 
 
 @njit

@@ -99,10 +99,14 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
     # The arrays read per feature, out of their records once: each read of a record's array
     # costs an atomic reference count up and down, and there are nodes × features of them.
     draw_rank, found = work.feature_lists[0], work.feature_lists[1]
-    known, ids, values = exact.known, exact.ids, exact.values
+    known, values = exact.known, exact.values
     found[0] = 0
     table, state, weight, counts = exact.table, target.state, target.weight, work.counts
     presorted, by_column, is_categorical = exact.presorted, exact.by_column, target.is_categorical
+    # Views made once, not per feature (a view made in the loop costs a count up and down too):
+    # the node's samples and, node-sorted, the row each drawn feature's order is sorted into
+    # (a presorted search has one row of ids and no use for it).
+    node_order, sorted_ids = sidx[0], exact.ids[0 if presorted else 1]
     # A sparse X (_sparse_columns): each feature is scattered into table[0] and cleared after.
     sparse, one_zero_enough = exact.sparse, not rules.random_splitter
     scattered = False
@@ -130,7 +134,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
     searched = False  # whether a feature not constant in the node was searched
     for f_i in range(n_features):
         if scattered:
-            clear_sparse_feature(table[0], ids[1], start, zero_lo, zero_hi, end)
+            clear_sparse_feature(table[0], sorted_ids, start, zero_lo, zero_hi, end)
             scattered = False
         if f_i >= rules.max_features and searched:
             break  # max_features drawn, constant ones included (scikit-learn's rule), and one searched
@@ -154,13 +158,13 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
         else:  # node-sorted (_node_sort): this feature's order is made now
             if known[f]:
                 continue  # constant in an ancestor, so here too
-            idx = ids[1]
+            idx = sorted_ids
             if sparse:
                 end_nn, zero_lo, zero_hi, run_end = sort_sparse_feature(exact, f, start, end, idx, values, xf,
                                                                         one_zero_enough)
                 scattered = end_nn >= 0
             else:
-                end_nn = sort_feature(sidx[0], xf, start, end, idx, values)
+                end_nn = sort_feature(node_order, xf, start, end, idx, values)
             if end_nn < 0:  # listed for the descendants (_builder._keep_found)
                 found[0] += 1
                 found[found[0]] = f
@@ -217,7 +221,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                 n_left = pos + 1 - start
                 best_missing_left = missing_left if n_miss > 0 else n_left > end - start - n_left
     if scattered:
-        clear_sparse_feature(table[0], ids[1], start, zero_lo, zero_hi, end)
+        clear_sparse_feature(table[0], sorted_ids, start, zero_lo, zero_hi, end)
     _undo_draws(features, draw_rank, drawn, in_column_order)
     return best_kind, best_feature, best_pos, best_threshold, best_missing_left, best_groups, best
 
