@@ -123,3 +123,26 @@ def test_float32_solve_is_refined_in_float64():
     assert np.linalg.cond(K.astype(np.float64) + 1e-3 * np.eye(300)) > 1e5
     # cond ≈ 3e5: a plain float32 solve is off by ≈ 3e-3·max|β|, the refined one by ≈ 3e-10.
     np.testing.assert_allclose(_solve_spd(K, 1e-3, Y), exact, atol=1e-8 * np.abs(exact).max())
+
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("n_targets", [1, 2])
+def test_predict_in_blocks_is_predict_at_once(monkeypatch, sparse, n_targets):
+    """predict computes the kernel a block of rows at a time (bounded memory): the blocks change
+    nothing but the BLAS products' rounding, and the prediction is scikit-learn's."""
+    import scipy.sparse
+
+    import lucidml.kernels.kernel_ridge as module
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    X = scipy.sparse.csr_matrix(np.where(np.abs(X) > 1, X, 0.0)) if sparse else X
+    y = rng.normal(size=(60, n_targets)) if n_targets > 1 else rng.normal(size=60)
+    model = KernelRidge(alpha=0.5, kernel="rbf", gamma=0.3).fit(X, y)
+    whole = model.predict(X)
+    assert whole.shape == y.shape
+    monkeypatch.setattr(module, "PREDICT_BLOCK", 7 * 60)  # 7 rows a block: 9 blocks, the last one short
+    np.testing.assert_allclose(model.predict(X), whole, rtol=1e-12, atol=1e-14)
+    reference = SkKernelRidge(alpha=0.5, kernel="rbf", gamma=0.3).fit(X, y).predict(X)
+    np.testing.assert_allclose(whole, reference, rtol=1e-9, atol=1e-12)

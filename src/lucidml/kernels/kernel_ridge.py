@@ -14,6 +14,10 @@ from ..utils.linalg import in_precision, refine_cholesky_solve
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from .pairwise import KERNELS, _kernel_params, pairwise_kernels, takes_sparse
 
+# predict's kernel rows per block hold about this many entries (8 MiB of float64): memory per call
+# stays bounded however many rows are predicted (one n_test × n_train matrix would not be).
+PREDICT_BLOCK = 2**20
+
 
 class KernelRidge(RegressorMixin, BaseEstimator):
     """Kernel ridge regression (Saunders, Gammerman & Vovk 1998).
@@ -128,8 +132,12 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         if self.kernel == "linear" and not self.kernel_params:
             # Σᵢ βᵢ xᵢᵀx = (Xᵀβ)ᵀx: the primal weights, d numbers, instead of an n_test × n_train Gram matrix.
             return X @ (self.X_fit_.T @ self.dual_coef_) + self.y_mean_
-        K = X if self.kernel == "precomputed" else self._gram(X, self.X_fit_)
-        return K @ self.dual_coef_ + self.y_mean_
+        if self.kernel == "precomputed":
+            return X @ self.dual_coef_ + self.y_mean_
+        step = max(1, PREDICT_BLOCK // max(1, self.X_fit_.shape[0]))
+        blocks = [self._gram(X[start:start + step], self.X_fit_) @ self.dual_coef_
+                  for start in range(0, X.shape[0], step)]
+        return np.concatenate(blocks) + self.y_mean_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
