@@ -161,7 +161,8 @@ class FactorAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseEM)
     def _e_step(self, X, params):
         loadings, psi = params
         n_samples, n_features = X.shape
-        scaled, chol, G = _posterior(X, loadings, psi)
+        weights, chol, G = _posterior(loadings, psi)
+        scaled = X @ weights
         ez = scaled @ G
         # ℓ with log|ΛΛᵀ + Ψ| = log|Ψ| + log|I + ΛᵀΨ⁻¹Λ| and Σᵢ quadᵢ = Σᵢ xᵢᵀΨ⁻¹xᵢ − Σᵢ aᵢᵀ G aᵢ
         log_det = np.sum(np.log(psi)) + 2.0 * np.sum(np.log(np.diag(chol)))
@@ -199,13 +200,15 @@ class FactorAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseEM)
 
     def transform(self, X):
         """E[z | x] = G ΛᵀΨ⁻¹ (x − μ), the posterior mean of the factors, shape (n_samples, n_components)."""
-        scaled, _, G = _posterior(self._centred(X), self.components_.T, self.noise_variance_)
-        return scaled @ G
+        Xc = self._centred(X)
+        weights, _, G = _posterior(self.components_.T, self.noise_variance_)
+        return Xc @ (weights @ G)  # Ψ⁻¹Λ G first (d × k): one product with the n × d data, not two
 
     def score_samples(self, X):
         """log N(x | μ, ΛΛᵀ + Ψ) of every sample."""
         Xc = self._centred(X)
-        scaled, chol, _ = _posterior(Xc, self.components_.T, self.noise_variance_)
+        weights, chol, _ = _posterior(self.components_.T, self.noise_variance_)
+        scaled = Xc @ weights
         log_det = np.sum(np.log(self.noise_variance_)) + 2.0 * np.sum(np.log(np.diag(chol)))
         whitened = lapack.dtrtrs(chol, scaled.T, lower=1)[0]  # ‖L⁻¹aᵢ‖² = aᵢᵀGaᵢ
         quad = np.sum(Xc**2 / self.noise_variance_, axis=1) - np.sum(whitened**2, axis=0)
@@ -224,20 +227,20 @@ class FactorAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseEM)
         """(ΛΛᵀ + Ψ)⁻¹ by Woodbury: Ψ⁻¹ − Ψ⁻¹Λ G ΛᵀΨ⁻¹ (a k × k inverse only)."""
         check_is_fitted(self)
         loadings, psi = self.components_.T, self.noise_variance_
-        _, _, G = _posterior(np.zeros((0, len(psi))), loadings, psi)
-        scaled = loadings / psi[:, None]
-        return np.diag(1.0 / psi) - scaled @ G @ scaled.T
+        weights, _, G = _posterior(loadings, psi)
+        return np.diag(1.0 / psi) - weights @ G @ weights.T
 
 
-def _posterior(Xc, loadings, psi):
-    """(A, L, G): A = (x − μ)Ψ⁻¹Λ per row, L the Cholesky factor of I + ΛᵀΨ⁻¹Λ, G its inverse."""
-    scaled = loadings / psi[:, None]
-    M = np.eye(loadings.shape[1]) + loadings.T @ scaled  # I + PSD: always positive definite
+def _posterior(loadings, psi):
+    """(W, L, G): W = Ψ⁻¹Λ (d × k), so that a row's aᵢ = (xᵢ − μ)W; L the Cholesky factor of
+    I + ΛᵀΨ⁻¹Λ; G its inverse, the posterior covariance of z (E[z | x] = G aᵢ)."""
+    weights = loadings / psi[:, None]
+    M = np.eye(loadings.shape[1]) + loadings.T @ weights  # I + PSD: always positive definite
     # LAPACK directly: SciPy's wrappers cost more than the k × k work, and EM calls this often.
     chol = lapack.dpotrf(M, lower=1, clean=1)[0]
     inverse = lapack.dpotri(chol, lower=1)[0]  # lower triangle of M⁻¹
     G = np.tril(inverse) + np.tril(inverse, -1).T
-    return Xc @ scaled, chol, G
+    return weights, chol, G
 
 
 def _noise_floor(Xc):
