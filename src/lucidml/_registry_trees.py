@@ -9,7 +9,6 @@ _BOOTSTRAP_WEIGHTS = ("sample_weight is not equivalent to removing or repeating 
                       "per sample (scikit-learn lists the same expected failure for its own class)")
 
 
-
 def _bootstrap_ensemble(name, kind, n_estimators):
     """A bagged ensemble (forest or bagging) beside scikit-learn's class of the same name, at the
     same size and seed; its bootstrap makes the weight-equivalence checks expected failures."""

@@ -81,7 +81,7 @@ class LogLoss:
 
         Class-major because every per-sample step reduces over the k classes: along axis 0 these
         are k − 1 element-wise operations on contiguous rows of n numbers, where a reduction along
-        a short last axis is a loop of n tiny ones (on digits, 1,437 × 10, it halved an evaluation).
+        a short last axis is a loop of n tiny ones (on digits, 1,437 × 10: an evaluation 0.5 → 0.35 ms).
         """
         W, b = self.unpack(theta)
         X_rows = self._rows(rows) if X_rows is None else X_rows
