@@ -179,3 +179,16 @@ def test_score_samples_of_rank_deficient_data_is_finite():
     X, _ = make_classification(300, 12, n_informative=6, random_state=0)
     scores = PCA(n_components=10).fit(X).score_samples(X)
     assert scores.shape == (300,) and np.isfinite(scores).all()
+
+
+def test_covariance_solver_reads_overflow_off_the_covariance():
+    """The covariance solvers check magnitude only when the covariance overflows: features of 1e120
+    (finite covariance) give the unscaled fit's ratios; features of 1e300 are refused by name."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 5)) * [5.0, 3.0, 2.0, 1.0, 0.5]
+    plain = PCA(3, svd_solver="covariance_eigh").fit(X)
+    large = PCA(3, svd_solver="covariance_eigh").fit(X * 1e120)
+    np.testing.assert_allclose(large.explained_variance_ratio_, plain.explained_variance_ratio_, rtol=1e-10)
+    np.testing.assert_allclose(np.abs(large.components_), np.abs(plain.components_), atol=1e-10)
+    with pytest.raises(ValueError, match="magnitude"):
+        PCA(3, svd_solver="covariance_eigh").fit(X * 1e300)
