@@ -16,6 +16,7 @@ persisted, fitted with 100 depth-3 trees, learning rate 0.1, 255 bins, no L2 pen
 minimum child hessian of 10⁻³ by lucidml.dask (second-order gain, ``criterion="newton"``),
 ``xgboost.dask`` (``tree_method="hist"``), LightGBM's ``DaskLGBMClassifier`` (8 leaves, depth 3)
 and the in-memory lucidml estimator, one thread per worker for each; quality = training accuracy.
+``--direct-to-workers`` makes the client with ``direct_to_workers=True`` (for every contender).
 ``--out-of-memory`` adds a fit whose data, generated lazily on the workers and never persisted,
 are larger than one worker's memory limit (``--memory-limit``, default 1 GB per worker, and
 ``--big-rows`` rows): it prints the data size, the time, the accuracy (computed lazily) and the
@@ -62,6 +63,8 @@ def main(argv=None):
     parser.add_argument("--out-of-memory", action="store_true")
     parser.add_argument("--big-rows", type=int, default=8_000_000)
     parser.add_argument("--memory-limit", default="1GB")
+    parser.add_argument("--direct-to-workers", action="store_true",
+                        help="make the client with direct_to_workers=True (calls to the workers skip the scheduler)")
     args = parser.parse_args(argv)
     if args.boosting or args.out_of_memory:
         return boosting(args)
@@ -190,7 +193,7 @@ def boosting(args):
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if args.boosting:
-            with _cluster("auto") as cluster, Client(cluster):
+            with _cluster("auto") as cluster, Client(cluster, direct_to_workers=args.direct_to_workers):
                 _boosting_rows(args)
         if args.out_of_memory:
             with _cluster(args.memory_limit) as cluster, Client(cluster) as client:

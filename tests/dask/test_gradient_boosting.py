@@ -20,7 +20,7 @@ from distributed import Client, LocalCluster
 
 import lucidml
 import lucidml.dask as ld
-from lucidml.dask._rounds import Rounds
+from lucidml.dask._rounds import Rounds, balanced
 from lucidml.dask._sketch import chunk_summary, merge_summaries, summary_edges
 from lucidml.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
 from lucidml.tree._binning import fit_bin_edges
@@ -80,6 +80,45 @@ def test_regressor_grows_the_in_memory_trees(client, params):
     _assert_same_model(fitted.to_local(), expected)
     np.testing.assert_allclose(fitted.predict(da.from_array(X, chunks=(300, -1))).compute(), expected.predict(X),
                                rtol=1e-9, atol=1e-12)
+
+
+def test_balanced_moves_only_the_states_beyond_each_workers_share():
+    ab = ["a", "b"]
+    assert balanced(["a"] * 5 + ["b"] * 3, [1] * 8, ab) == ["a"] * 4 + ["b"] * 4
+    assert balanced(["a"] * 8, [1] * 8, ab) == ["a"] * 4 + ["b"] * 4  # computed on one worker, spread on two
+    assert balanced(["a"] * 8, [1] * 8, ["a"]) == ["a"] * 8  # one worker: nowhere to go
+    assert balanced(["a", "b", "a", "b"], [1, 1, 1, 1], ab) == ["a", "b", "a", "b"]  # already even: nothing moves
+    assert balanced(["a", "a", "b"], [10, 1, 1], ab) == ["a", "b", "b"]  # the big state stays, the small one moves
+    assert balanced(["a", "b", "b", "b"], [3, 1, 1, 1], ab) == ["a", "b", "b", "b"]  # 3 against 3
+    assert balanced(["a", "a"], [1, 1], ["a", "b", "c"]) == ["a", "b"]  # more workers than states
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        sizes = list(rng.integers(1, 100, 12))
+        homes = list(rng.choice(["a", "b", "c"], 12, p=[0.7, 0.2, 0.1]))
+        places = balanced(homes, sizes, ["a", "b", "c"])
+        load = {w: sum(s for s, p in zip(sizes, places) if p == w) for w in "abc"}
+        # largest-first greedy: no worker ends above its share by more than the largest state
+        assert max(load.values()) <= sum(sizes) / len(load) + max(sizes)
+        assert max(load.values()) <= max(sum(s for s, h in zip(sizes, homes) if h == w) for w in set(homes))
+
+
+def _chunk_state(i):
+    return np.full(1000, float(i))
+
+
+def test_states_computed_on_one_worker_are_spread_over_the_workers(client):
+    import dask
+
+    workers = sorted(client.scheduler_info()["workers"])
+    with dask.annotate(workers=[workers[0]], allow_other_workers=False):
+        states = [dask.delayed(_chunk_state)(i) for i in range(8)]
+    rounds = Rounds()
+    rounds.start(states)
+    try:
+        assert len(rounds.holders) == 2  # without balancing: one holder, on workers[0]
+        np.testing.assert_array_equal(rounds.total(np.add, 1.0), np.full(1000, 28.0 + 8))
+    finally:
+        rounds.close()
 
 
 def test_sketch_edges_equal_the_binning_when_exact_and_stay_within_a_bin_when_not():
