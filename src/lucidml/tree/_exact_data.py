@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse
 
 from ._builder import ExactData
+from ._sparse_columns import SparseColumns
 
 # The exact search's sample ids: unsigned, so that Numba loads y[i], w[i], x[i] at them without
 # its negative-index wraparound (5–15% of a sweep), at no cost when the kernels run interpreted.
@@ -39,8 +40,6 @@ _COLUMN_BLOCK = 256  # columns copied (and checked for float32 exactness) at a t
 SPARSE_DENSE_BYTES = 1 << 30
 # A dense X with at most this share of nonzero values is searched as sparse (exact_search_input).
 SPARSE_SEARCH_DENSITY = 0.1
-# The CSC arrays of the modes that read no sparse X (ExactData's fields must have one type).
-_NO_CSC = (np.zeros(1, np.int64), np.zeros(0, SAMPLE_IDS), np.zeros(0), np.zeros(0, np.int64))
 
 
 def node_sorted(X, max_features):
@@ -195,8 +194,9 @@ def exact_data(X, samples, max_features, shared=None):
         position[samples] = np.arange(m)
         return ExactData(sidx=samples.astype(SAMPLE_IDS).reshape(1, m), table=np.zeros((2, X.shape[0])),
                          by_column=True, presorted=False, ids=np.zeros((3, m), SAMPLE_IDS), values=np.empty(m),
-                         known=np.zeros(n_features, np.uint8), sparse=True, indptr=X.indptr.astype(np.int64),
-                         indices=X.indices.astype(SAMPLE_IDS), data=X.data, position=position)
+                         known=np.zeros(n_features, np.uint8), sparse=True,
+                         csc=SparseColumns(indptr=X.indptr.astype(np.int64), indices=X.indices.astype(SAMPLE_IDS),
+                                           data=X.data, position=position))
     if shared is None:
         shared = _tables(X, max_features, presorted=False)
     if not shared.presorted:  # node-sorted: the values read from X's rows, or from its columns
@@ -204,8 +204,7 @@ def exact_data(X, samples, max_features, shared=None):
         return ExactData(sidx=samples.astype(SAMPLE_IDS).reshape(1, m),
                          table=shared.columns if by_column else _writable(X), by_column=by_column,
                          presorted=False, ids=np.empty((3, m), SAMPLE_IDS), values=np.empty(m),
-                         known=np.zeros(n_features, np.uint8), sparse=False, indptr=_NO_CSC[0], indices=_NO_CSC[1],
-                         data=_NO_CSC[2], position=_NO_CSC[3])
+                         known=np.zeros(n_features, np.uint8), sparse=False, csc=None)
     X = _writable(X)
     order = shared.order
     if order is not None and m == X.shape[0]:
@@ -223,5 +222,4 @@ def exact_data(X, samples, max_features, shared=None):
         for f in range(X.shape[1]):
             sidx[f] = samples[np.argsort(X[samples, f])]
     return ExactData(sidx=sidx, table=X, by_column=False, presorted=True, ids=np.empty((1, m), SAMPLE_IDS),
-                     values=np.empty(0), known=np.zeros(0, np.uint8), sparse=False, indptr=_NO_CSC[0],
-                     indices=_NO_CSC[1], data=_NO_CSC[2], position=_NO_CSC[3])
+                     values=np.empty(0), known=np.zeros(0, np.uint8), sparse=False, csc=None)

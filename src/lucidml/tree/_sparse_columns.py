@@ -23,19 +23,52 @@ puts the zeros back before the next feature. The best feature found so far is sc
 ``exact.table[1]``, which ``_splitter.assign_children`` reads.
 """
 
+from collections import namedtuple
+
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from ..utils import njit
 from ._node_sort import nan_to_back, sort_pairs
+
+# X's CSC arrays, ``indptr`` (int64), ``indices`` (uint32) and ``data`` (float64), and
+# ``position[i]``: sample i's place in the node-ordered samples sidx[0] (−1 when not grown on).
+SparseColumns = namedtuple("SparseColumns", ["indptr", "indices", "data", "position"])
+
+
+def csc_arrays(exact):
+    """(indptr, indices, data, position) of a sparse fit's ``exact.csc``.
+
+    A dense fit's ``csc`` is None, and its kernels reach this only in branches they never take
+    (``exact.sparse`` is False); compiled for it, this returns empty arrays of the same types, so
+    that the sparse code types without a second copy of the kernels for dense data.
+    """
+    csc = exact.csc
+    return csc.indptr, csc.indices, csc.data, csc.position
+
+
+@overload(csc_arrays, inline="always")
+def _csc_arrays_compiled(exact):
+    if isinstance(exact[exact.fields.index("csc")], types.NoneType):
+        def none(exact):  # (fresh arrays: a global one would be typed read-only)
+            return np.zeros(1, np.int64), np.zeros(0, np.uint32), np.zeros(0), np.zeros(0, np.int64)
+        return none
+
+    def arrays(exact):
+        csc = exact.csc
+        return csc.indptr, csc.indices, csc.data, csc.position
+    return arrays
 
 
 @njit(inline="always")
 def _node_nonzeros(exact, f, start, end, idx, values, xf):
     """Write the node's nonzero (sample, value) pairs of feature f to idx/values[start:], scatter
     them into ``xf``, and return how many there are."""
-    lo = exact.indptr[f]
-    hi = exact.indptr[f + 1]
-    rows, data, position, samples = exact.indices, exact.data, exact.position, exact.sidx[0]
+    indptr, rows, data, position = csc_arrays(exact)
+    samples = exact.sidx[0]
+    lo = indptr[f]
+    hi = indptr[f + 1]
     q = start
     m = end - start
     if (hi - lo) <= m * (1.0 + np.log2(1.0 + hi - lo)):  # walk the column
@@ -163,6 +196,6 @@ def keep_sparse_order(exact, idx, xf, start, end, zero_lo, zero_hi, run_end):
 @njit(inline="always")
 def update_positions(exact, start, end):
     """``position[i]`` of the node's samples after a partition reordered sidx[0, start:end]."""
-    samples, position = exact.sidx[0], exact.position
+    samples, position = exact.sidx[0], csc_arrays(exact)[3]
     for p in range(start, end):
         position[samples[p]] = p
