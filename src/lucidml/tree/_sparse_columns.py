@@ -48,7 +48,10 @@ def csc_arrays(exact):
     return csc.indptr, csc.indices, csc.data, csc.position
 
 
-@overload(csc_arrays, inline="always")
+# Not inlined by Numba (LLVM inlines it): inlined, its tuple of arrays was made and unpacked with a
+# reference count for each array, once per node and feature; a sparse tree on 3,959 × 3,195 word
+# counts took 325 ms against 235 ms.
+@overload(csc_arrays)
 def _csc_arrays_compiled(exact):
     if isinstance(exact[exact.fields.index("csc")], types.NoneType):
         def none(exact):  # (fresh arrays: a global one would be typed read-only)
