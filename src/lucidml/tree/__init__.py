@@ -56,6 +56,16 @@ depth D visits each row once per level):
 - **histogram search** (``max_bins``, gradient boosting, a large sparse X with categorical features): binning O(d · n log n) once,
   then O(d · m) per node to build the smaller child's histogram (the larger one by subtraction)
   and O(d · bins) to scan it; n · d bytes for the bin codes.
+
+The constant per node and per examined feature is mostly Numba's reference counting: every
+array taken out of a record, every view, every record built and every array argument bound
+(by a call, or by a function inlined with ``inline="always"``) counts the array's owner up and
+down with an atomic operation, unless Numba's pruning pass removes the pair, which it does in
+small functions only. Profiled on a regression tree of diabetes (442 × 10), these counts were
+about 40% of the compiled build. So the node kernels take few records, the store is enlarged
+only when full, and a dense X's ExactData holds no CSC arrays; what remains is in the search's
+loop over features (the views of each column, the ``Column`` record, the inlined sweep's
+arguments), a cost per node and feature that a small, deep tree pays most.
 """
 
 from .decision_tree import DecisionTreeClassifier, DecisionTreeRegressor

@@ -274,7 +274,8 @@ def _create_node(store, counter, node_tuple, exact, hist, target, rules, work):
 
 # The small helpers of the node kernel are inlined (inline="always"): every array argument of a
 # call that Numba does not inline costs an atomic reference count up and down, and per node these
-# added up to a tenth of a tree's fit.
+# added up to a tenth of a tree's fit. (Inlining does not make an argument free: binding it counts
+# too, unless Numba prunes the pair; see the package docstring.)
 @njit(inline="always")
 def _exact_split(exact, row, start, end, total, target, rules, work):
     """The best split of an exact-mode node (``_splitter.find_split_exact``)."""
