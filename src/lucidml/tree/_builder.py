@@ -55,9 +55,8 @@ from ._store import enlarged, grow, list_room, new_store, unsplit_unexpanded
 # ``bin_hi``: thresholds go midway), the histogram column that is zero for an empty bin
 # (``occupancy``, see _histogram.gap_threshold) and the pool of histograms kept for subtraction
 # (``free`` lists its unused slots).
-# A sparse X (``sparse``, node-sorted, _sparse_columns): X's CSC arrays and each sample's place
-# in sidx[0] in ``csc`` (a ``_sparse_columns.SparseColumns``), and ``table`` (2, n): two scratch
-# columns; a dense X has ``csc`` None, four arrays fewer to count on every call.
+# A sparse X (``sparse``, node-sorted): its CSC arrays in ``csc`` (_sparse_columns.SparseColumns;
+# None for a dense X: four arrays fewer to count on every call), ``table`` (2, n) two scratch columns.
 ExactData = namedtuple("ExactData", ["sidx", "table", "by_column", "presorted", "ids", "values", "known", "sparse",
                                      "csc"])
 HistData = namedtuple("HistData", ["binned", "samples", "tmp_samples", "edges", "edge_ptr", "n_value_bins",
@@ -274,8 +273,7 @@ def _create_node(store, counter, node_tuple, exact, hist, target, rules, work):
 
 # The small helpers of the node kernel are inlined (inline="always"): every array argument of a
 # call that Numba does not inline costs an atomic reference count up and down, and per node these
-# added up to a tenth of a tree's fit. (Inlining does not make an argument free: binding it counts
-# too, unless Numba prunes the pair; see the package docstring.)
+# added up to a tenth of a tree's fit. (Binding an inlined argument counts too: package docstring.)
 @njit(inline="always")
 def _exact_split(exact, row, start, end, total, target, rules, work):
     """The best split of an exact-mode node (``_splitter.find_split_exact``)."""
@@ -331,10 +329,8 @@ def _hessian_sum(stats, row, start, end):
 
 @njit(inline="always")
 def _expand(store, counter, u, exact, hist, target, rules, work):
-    """Create the children of node u (histograms by subtraction where a pool slot allows).
-
-    (Inlined into the grow loop: as a call of its own, its records' arrays were counted up and
-    down once more per node, about 5% of a small tree's build.)"""
+    """Create the children of node u (histograms by subtraction where a pool slot allows); inlined:
+    as a call, its records' arrays were counted up and down once more per node (5% of a build)."""
     ptr = store.growth[u]["children"]
     r = store.growth[u]["n_children"]
     depth = store.growth[u]["depth"] + 1
@@ -489,10 +485,9 @@ def _grow_for_children(store, counter, u, multiway, exact):
     growth = store.growth[u]
     r = growth["n_children"]
     need_list, need_found = list_room(growth["end"] - growth["start"], r, multiway), _found_room(exact, r)
-    # Checked here, where it costs nothing, before a call that would count the store's arrays up and down.
     if (counter[0] + r <= store.nodes.size and counter[1] + need_list <= store.child_bounds.size
             and counter[3] + need_found <= store.found.size):
-        return store
+        return store  # room already: no call that would count the store's arrays up and down
     return grow(store, counter, r, need_list, need_found)
 
 
