@@ -57,11 +57,7 @@ def _csc_arrays_compiled(exact):
         def none(exact):  # (fresh arrays: a global one would be typed read-only)
             return np.zeros(1, np.int64), np.zeros(0, np.uint32), np.zeros(0), np.zeros(0, np.int64)
         return none
-
-    def arrays(exact):
-        csc = exact.csc
-        return csc.indptr, csc.indices, csc.data, csc.position
-    return arrays
+    return csc_arrays  # a sparse fit: the plain function above, compiled
 
 
 @njit(inline="always")
