@@ -35,6 +35,7 @@ LAYERS = {
     "conv-valid": (lambda: Conv2D(2, kernel_size=2, padding="valid", activation="relu"), IMAGES),
     "conv-stride2": (lambda: Conv2D(3, stride=2), IMAGES),
     "conv-rect-pad1": (lambda: Conv2D(2, kernel_size=(2, 3), stride=(2, 1), padding=1, activation="logistic"), IMAGES),
+    "conv-same-strip": (lambda: Conv2D(2, kernel_size=(4, 3), activation="tanh"), (2, 1, 6, 3)),
     "maxpool-2": (lambda: MaxPool2D(2), IMAGES),
     "maxpool-3x2-cropped": (lambda: MaxPool2D((3, 2)), IMAGES),
     "avgpool-2": (lambda: AvgPool2D(2), IMAGES),
@@ -109,6 +110,35 @@ def test_conv_matches_a_direct_cross_correlation():
     for y in range(3):
         for x in range(3):
             direct[:, y, x, :] = np.einsum("nuvc,uvcf->nf", X[:, y:y + 3, x:x + 3, :], K) + b
+    assert np.allclose(layer.forward(X), direct, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape, kernel, stride, shrunk", [
+    ((2, 1, 6, 2), (3, 3), 1, (1, 3)),  # a 1 × d strip: a 1-D convolution
+    ((2, 2, 7, 1), (5, 4), 1, (3, 4)),
+    ((2, 2, 7, 1), (4, 3), 2, (3, 3)),  # even kernel, stride 2
+])
+def test_same_padding_drops_only_taps_that_never_meet_the_image(shape, kernel, stride, shrunk):
+    """A "same" kernel longer than 2n − 1 along an axis of n pixels gives what the full kernel gives
+    on the zero-padded image, whatever its outer taps hold."""
+    X = RNG.normal(size=shape)
+    layer = Conv2D(3, kernel_size=kernel, stride=stride)
+    layer.build(X.shape[1:])
+    (kh, kw), c = kernel, shape[3]
+    full = RNG.normal(size=(kh, kw, c, 3))  # the full kernel; its outer taps are arbitrary
+    (top, left) = ((kh - 1) // 2, (kw - 1) // 2)
+    u0, v0 = top - (shrunk[0] - 1) // 2, left - (shrunk[1] - 1) // 2
+    W = np.ascontiguousarray(full[u0:u0 + shrunk[0], v0:v0 + shrunk[1]]).reshape(-1, 3)
+    b = RNG.normal(size=3)
+    layer.bind({"W": W, "b": b}, {"W": np.empty_like(W), "b": np.empty_like(b)})
+    assert layer.kernel.shape == shrunk + (c, 3)
+    padded = np.pad(X, ((0, 0), (top, kh - 1 - top), (left, kw - 1 - left), (0, 0)))
+    oh, ow = (padded.shape[1] - kh) // stride + 1, (padded.shape[2] - kw) // stride + 1
+    direct = np.empty((shape[0], oh, ow, 3))
+    for y in range(oh):
+        for x in range(ow):
+            window = padded[:, stride * y:stride * y + kh, stride * x:stride * x + kw, :]
+            direct[:, y, x, :] = np.einsum("nuvc,uvcf->nf", window, full) + b
     assert np.allclose(layer.forward(X), direct, atol=1e-12)
 
 

@@ -49,8 +49,10 @@ class Conv2D(Layer):
     kernel_size : int or (int, int), default=3
     stride : int or (int, int), default=1
     padding : "same", "valid" or int, default="same"
-        "same" pads (k − 1) zeros per axis so that stride 1 keeps the image size; with the
-        others a kernel larger than the padded image shrinks to fit it.
+        "same" pads (k − 1) zeros per axis so that stride 1 keeps the image size (a kernel
+        longer than 2n − 1 along an axis of n pixels shrinks to its 2n − 1 central taps, the
+        only ones that meet the image); with the others a kernel larger than the padded image
+        shrinks to fit it.
     activation : str, default="identity"
 
     Attributes
@@ -85,7 +87,12 @@ class Conv2D(Layer):
             raise ValueError(f"Conv2D expects images (h, w, channels); got per-sample shape {input_shape}.")
         h, w, c = input_shape
         kh, kw = _pair(self.kernel_size)
-        if self.padding != "same":  # a kernel larger than the padded image shrinks to fit it
+        if self.padding == "same":
+            # Along an axis of n pixels only the 2n − 1 central taps ever meet the image (the
+            # others read padding at every output position): a longer kernel shrinks to them, with
+            # the same alignment, so a 1 × d strip is convolved as a 1-D signal, without dead weights.
+            kh, kw = min(kh, 2 * h - 1), min(kw, 2 * w - 1)
+        else:  # a kernel larger than the padded image shrinks to fit it
             pad = 0 if self.padding == "valid" else 2 * int(self.padding)
             kh, kw = min(kh, h + pad), min(kw, w + pad)
         self._kernel = kh, kw
