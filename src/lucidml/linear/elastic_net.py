@@ -238,8 +238,8 @@ def _elastic_net_cd(design, y, w0, l1, l2, max_iter, tol, positive, selection, r
     ``log`` (an ``IterationLog``) prints the objective / ``n`` after each sweep.
 
     ``y`` is the centred, √weight-scaled target ỹ. Full sweeps alternate with sweeps over the
-    active set {j : wⱼ ≠ 0}; only a full sweep may stop the fit, by the duality gap ≤ tol·‖ỹ‖²,
-    which is checked after every full sweep.
+    active set {j : wⱼ ≠ 0} while it holds at most half the features; only a full sweep may stop
+    the fit, by the duality gap ≤ tol·‖ỹ‖², which is checked after every full sweep.
     """
     d = design.n_features
     w = np.array(w0, dtype=np.float64)
@@ -255,7 +255,7 @@ def _elastic_net_cd(design, y, w0, l1, l2, max_iter, tol, positive, selection, r
             gap = _cd_kernels.duality_gap(correlations, residual, y, w, l1, l2, positive)
             return w, 1, gap, [_cd_kernels.objective(residual, w, l1, l2)]
     everything = np.arange(d)
-    full, losses, gap = True, [], np.inf
+    full, dense, losses, gap = True, False, [], np.inf
     for n_iter in range(1, max_iter + 1):
         order = everything if full else np.flatnonzero(w)
         if selection == "random":
@@ -265,16 +265,23 @@ def _elastic_net_cd(design, y, w0, l1, l2, max_iter, tol, positive, selection, r
         if log:
             log.iteration(n_iter, objective=losses[-1] / n)
         settled = max_change <= tol * max_w or max_w == 0.0
-        if full:
-            # The gap, not the size of the last step, decides: a coefficient that round-off moves
-            # between 0 and ±1e-17 (at α = α_max) never "settles" relative to itself.
+        # The gap, not the size of the last step, decides: a coefficient that round-off moves
+        # between 0 and ±1e-17 (at α = α_max) never "settles" relative to itself. It is checked
+        # after every full sweep, but when every sweep is full (``dense``) only once the steps
+        # have settled, as scikit-learn does.
+        if full and (settled or not dense):
             gap = _cd_kernels.duality_gap(design.correlations(w), design.residual(w), y, w, l1, l2, positive)
             if gap <= gap_tol:
                 if log:
                     log.converged(n_iter, gap / n, gap_tol / n, name="duality gap")
                 return w, n_iter, gap, losses
         # After a full sweep, work on the active set; once that settles, check everything again.
-        full = settled or not np.any(w)
+        # An active set of more than half the features saves less than half a sweep, and only a
+        # full sweep can admit the features still at 0: then every sweep is full (10,000 × 1,000,
+        # 505 nonzeros: 5 full sweeps instead of 3 full and 6 active ones).
+        nonzero = np.count_nonzero(w)
+        dense = 2 * nonzero > d
+        full = settled or nonzero == 0 or dense
     gap = _cd_kernels.duality_gap(design.correlations(w), design.residual(w), y, w, l1, l2, positive)
     warnings.warn(f"Coordinate descent stopped at max_iter={max_iter} sweeps with duality gap {gap:.3g} "
                   f"> tol·‖y‖² = {gap_tol:.3g}; increase max_iter or tol.", ConvergenceWarning, stacklevel=3)
@@ -290,7 +297,8 @@ class _DenseDesign:
         self.col_sq = np.einsum("ij,ij->j", X, X, dtype=np.float64)
 
     def start(self, y, w):
-        self._residual = y - product_in_precision(self.X, w)
+        # (w = 0, a cold start: r = y without a pass over X)
+        self._residual = y - product_in_precision(self.X, w) if np.any(w) else y.copy()
 
     def sweep(self, w, l1, l2, order, positive):
         return _cd_kernels.sweep(self.X, self._residual, w, self.col_sq, l1, l2, order, positive)
