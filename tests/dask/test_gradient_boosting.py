@@ -11,6 +11,7 @@ import signal
 import tempfile
 import time
 
+import dask
 import dask.array as da
 import dask.dataframe as dd
 import numpy as np
@@ -107,8 +108,6 @@ def _chunk_state(i):
 
 
 def test_states_computed_on_one_worker_are_spread_over_the_workers(client):
-    import dask
-
     workers = sorted(client.scheduler_info()["workers"])
     with dask.annotate(workers=[workers[0]], allow_other_workers=False):
         states = [dask.delayed(_chunk_state)(i) for i in range(8)]
@@ -119,6 +118,35 @@ def test_states_computed_on_one_worker_are_spread_over_the_workers(client):
         np.testing.assert_array_equal(rounds.total(np.add, 1.0), np.full(1000, 28.0 + 8))
     finally:
         rounds.close()
+
+
+def _set_inline_bytes(value):
+    from lucidml.dask import _rounds
+
+    previous, _rounds.INLINE_BYTES = _rounds.INLINE_BYTES, value
+    return previous
+
+
+def test_rounds_on_states_too_large_for_the_event_loop_run_in_the_actor_thread(client):
+    """Above ``INLINE_BYTES`` of states a worker runs its rounds in the actor's own thread (here the
+    limit is set to 0 on the workers): the same model as in memory, states replaced between rounds."""
+    previous = client.run(_set_inline_bytes, 0)
+    try:
+        X, _, y = _data(seed=3)
+        params = {"n_estimators": 5, "random_state": 0}
+        rounds = Rounds()
+        rounds.start([dask.delayed(_chunk_state)(i) for i in range(4)])
+        try:
+            assert rounds.inline == [False, False]
+            rounds.replace(np.multiply, 2.0)
+            np.testing.assert_array_equal(rounds.total(np.add, 1.0), np.full(1000, 2.0 * 6 + 4))
+        finally:
+            rounds.close()
+        fitted = ld.GradientBoostingClassifier(**params).fit(da.from_array(X, chunks=(150, -1)),
+                                                             da.from_array(y, chunks=150))
+        _assert_same_model(fitted.to_local(), GradientBoostingClassifier(**params).fit(X, y))
+    finally:
+        client.run(_set_inline_bytes, next(iter(previous.values())))
 
 
 def test_sketch_edges_equal_the_binning_when_exact_and_stay_within_a_bin_when_not():
