@@ -118,6 +118,20 @@ def test_constant_target_and_collinear_features(diabetes):
                                                            rel=1e-4)
 
 
+def test_a_dense_active_set_takes_scikit_learns_sweeps():
+    """More than half the features active: every sweep is full and the gap is checked once the
+    steps settle, so the fit runs scikit-learn's sweeps and stops at the same point."""
+    from sklearn.datasets import make_regression
+
+    X, y = make_regression(n_samples=2000, n_features=200, n_informative=150, noise=5.0, random_state=0)
+    ours = ElasticNet(alpha=1.0).fit(X, y)
+    reference = linear_model.ElasticNet(alpha=1.0).fit(X, y)
+    assert 2 * np.count_nonzero(reference.coef_) > X.shape[1]
+    assert ours.n_iter_ == reference.n_iter_
+    np.testing.assert_allclose(ours.dual_gap_, reference.dual_gap_, rtol=1e-6)
+    np.testing.assert_allclose(ours.coef_, reference.coef_, rtol=1e-7, atol=1e-9)
+
+
 def test_pure_l2_elastic_net_converges_to_ridge(diabetes):
     """l1_ratio=0 has no L1 term: the ridge dual gives the stopping test (scikit-learn's α/2 scaling)."""
     from sklearn.exceptions import ConvergenceWarning

@@ -239,7 +239,8 @@ def _elastic_net_cd(design, y, w0, l1, l2, max_iter, tol, positive, selection, r
 
     ``y`` is the centred, √weight-scaled target ỹ. Full sweeps alternate with sweeps over the
     active set {j : wⱼ ≠ 0} while it holds at most half the features; only a full sweep may stop
-    the fit, by the duality gap ≤ tol·‖ỹ‖², which is checked after every full sweep.
+    the fit, by the duality gap ≤ tol·‖ỹ‖², checked after every full sweep (after every one whose
+    steps have settled once all sweeps are full, as scikit-learn's).
     """
     d = design.n_features
     w = np.array(w0, dtype=np.float64)
