@@ -189,3 +189,17 @@ def test_bad_input():
         MLPClassifier(solver="newton").fit(X, y)
     with pytest.raises(AttributeError, match="partial_fit"):
         MLPRegressor(solver="lbfgs").partial_fit(X, y)
+
+
+@pytest.mark.parametrize("shape", [(3000, 5), (3000, 40), (10, 5), (2000, 1)])
+def test_softmax_by_columns_or_by_rows_is_the_formula(shape):
+    """Many rows of few classes are reduced column by column (activations._row_reduce); every shape
+    gives exp(z − max z) / Σ exp(z − max z), rows summing to 1."""
+    from lucidml.neural.activations import ACTIVATIONS
+
+    Z = np.random.default_rng(0).normal(size=shape) * 30
+    expected = np.exp(Z - Z.max(axis=1, keepdims=True))
+    expected /= expected.sum(axis=1, keepdims=True)
+    P = ACTIVATIONS["softmax"].apply_(Z.copy())
+    np.testing.assert_allclose(P, expected, rtol=1e-13, atol=1e-300)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-13)

