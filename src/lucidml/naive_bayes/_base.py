@@ -23,6 +23,9 @@ from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, ch
 
 class _BaseNB(GenerativeClassifierMixin, ClassifierMixin, BaseEstimator):
     _accept_sparse = False
+    # The memory layout the model's computations need ("C" for the compiled Gaussian kernels; None:
+    # any, as the count models' BLAS products read either without a copy).
+    _order = "C"
     # float32 X is read without a float64 copy (the statistics are accumulated in float64);
     # GaussianNB also keeps its fitted parameters in float32, as scikit-learn's does.
 
@@ -47,16 +50,15 @@ class _BaseNB(GenerativeClassifierMixin, ClassifierMixin, BaseEstimator):
         return self._update(X, y, sample_weight)
 
     def _validate_Xy(self, X, y, reset):
-        X, y = check_fit_data(self, X, y, order="C", accept_sparse="csr" if self._accept_sparse else False,
+        X, y = check_fit_data(self, X, y, order=self._order, accept_sparse="csr" if self._accept_sparse else False,
                               float32=True, reset=reset)
-        check_magnitude(X, self)
         check_classification_targets(y)
         self._check_fit_values(X)
         return self._prepare(X), y
 
     def _validate_X(self, X):
         sparse = "csr" if self._accept_sparse else False
-        return self._prepare(check_predict_data(self, X, order="C", accept_sparse=sparse, dtype=FLOAT_DTYPES))
+        return self._prepare(check_predict_data(self, X, order=self._order, accept_sparse=sparse, dtype=FLOAT_DTYPES))
 
     def _prepare(self, X):
         """X as the model reads it, at fit and predict time alike (BernoulliNB binarizes it)."""
@@ -64,7 +66,10 @@ class _BaseNB(GenerativeClassifierMixin, ClassifierMixin, BaseEstimator):
 
     def _check_fit_values(self, X):
         """Refuse training data the model cannot learn from (fit only: scikit-learn checks new data
-        at predict time for its type and shape, not for the training data's value range)."""
+        at predict time for its type and shape, not for the training data's value range).
+
+        By default: features whose squares overflow (the Gaussian model's variances)."""
+        check_magnitude(X, self)
 
     def _update(self, X, y, sample_weight):
         class_index = np.minimum(np.searchsorted(self.classes_, y), len(self.classes_) - 1)

@@ -6,7 +6,7 @@ from numbers import Real
 import numpy as np
 
 from ..utils import Interval
-from ..utils.validation import check_class_prior, class_sums
+from ..utils.validation import check_class_prior, check_fit_is_finite, class_sums
 from ._base import _BaseNB
 
 # scikit-learn's floor for the smoothing (used unless force_alpha=True)
@@ -20,6 +20,7 @@ class _CountNB(_BaseNB):
     """
 
     _accept_sparse = True
+    _order = None  # a column-major table (what a ColumnTransformer returns) is not copied
 
     _parameter_constraints = {
         "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
@@ -34,6 +35,11 @@ class _CountNB(_BaseNB):
         tags.classifier_tags.poor_score = True
         return tags
 
+    def _check_fit_values(self, X):
+        # Counts are summed, never squared: rather than two more passes over X for its magnitude,
+        # the sums are checked after the fit (see _accumulate).
+        pass
+
     def _start(self, classes, n_features):
         self.classes_ = classes
         self.class_count_ = np.zeros(len(classes))
@@ -42,6 +48,7 @@ class _CountNB(_BaseNB):
     def _accumulate(self, X, class_index, weight):
         self.class_count_ += np.bincount(class_index, weights=weight, minlength=len(self.classes_))
         self.feature_count_ += class_sums(X, class_index, len(self.classes_), weight)
+        check_fit_is_finite(self, X, self.feature_count_)
         self._refresh_feature_log_prob(self._alpha())
         self.class_log_prior_ = self._class_log_prior()
 

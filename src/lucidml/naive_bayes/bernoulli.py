@@ -3,6 +3,7 @@
 from numbers import Real
 
 import numpy as np
+import scipy.sparse
 from sklearn.preprocessing import binarize
 
 from ..utils import Interval
@@ -29,7 +30,8 @@ class BernoulliNB(_CountNB):
         warning unless ``force_alpha`` (without smoothing an unseen feature has probability 0,
         and its log −∞ turns the joint likelihood into NaN).
     binarize : float or None, default=0.0
-        Threshold above which a feature counts as present; None if X is already binary.
+        Threshold above which a feature counts as present; None if X is already binary (or holds
+        presence probabilities: values in [0, 1], anything else is refused).
     force_alpha : bool, default=False
         Use ``alpha`` as given even below 1e-10 (scikit-learn's parameter; its default became
         True in scikit-learn 1.4, which lets ``alpha=0`` give NaN — lucidml keeps the safe one).
@@ -75,6 +77,16 @@ class BernoulliNB(_CountNB):
         self.binarize = binarize
         self.fit_prior = fit_prior
         self.class_prior = class_prior
+
+    def _check_fit_values(self, X):
+        if self.binarize is None:
+            # Unbinarized features must be presence probabilities: a count above 1 would make the
+            # "absent" count n_c − N_cj negative and its log NaN.
+            values = X.data if scipy.sparse.issparse(X) else X
+            low, high = (values.min(), values.max()) if values.size else (0.0, 0.0)
+            if low < 0 or high > 1:
+                raise ValueError(f"BernoulliNB(binarize=None) needs features in [0, 1] (presence or its probability); "
+                                 f"X has values from {low:g} to {high:g}. Set binarize to a threshold instead.")
 
     def _prepare(self, X):
         return X if self.binarize is None else binarize(X, threshold=self.binarize)
