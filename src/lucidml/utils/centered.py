@@ -117,10 +117,13 @@ def centered_gram(X, Y, sample_weight, x_mean, y_mean):
     if sparse or (sample_weight is None and X.dtype == np.float64):
         weighted = X if sample_weight is None else (
             scipy.sparse.diags(sample_weight) @ X if sparse else X * sample_weight[:, None])
-        gram = X.T @ weighted
-        gram = np.asarray(gram.toarray() if scipy.sparse.issparse(gram) else gram, dtype=np.float64)
         total = n if sample_weight is None else float(sample_weight.sum())
-        if np.all(total * x_mean**2 <= 0.5 * np.diag(gram)):
+        # The Gram matrix's diagonal, Σᵢ sᵢxᵢⱼ², decides the path before the d² product is paid for.
+        squares = (np.asarray(weighted.multiply(X).sum(axis=0)).ravel() if sparse
+                   else np.einsum("ij,ij->j", X, X))
+        if np.all(total * x_mean**2 <= 0.5 * squares):
+            gram = X.T @ weighted
+            gram = np.asarray(gram.toarray() if scipy.sparse.issparse(gram) else gram, dtype=np.float64)
             gram -= total * np.outer(x_mean, x_mean)
             if Y is None:
                 return gram, None
