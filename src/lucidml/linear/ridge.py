@@ -10,7 +10,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils.centered import centered_gram, column_means
-from ..utils.linalg import SMALL_MATRIX, blas_threads, cholesky_or_none, in_precision, product_in_precision
+from ..utils.linalg import (
+    SMALL_MATRIX,
+    blas_threads,
+    cholesky_or_none,
+    in_precision,
+    inverse_lower_triangular,
+    product_in_precision,
+)
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from ._preprocess import center_and_weight, intercept_from_means
 from ._sparse_least_squares import solve_ridge_implicit
@@ -195,8 +202,7 @@ class Ridge(RegressorMixin, BaseEstimator):
                 "(the d × d posterior covariance); this fit has none of that factorization."
             )
         # z = L⁻¹(x − x̄) for every row; L⁻¹ once, so that a sparse X needs only a product.
-        inverse = scipy.linalg.solve_triangular(self._gram_factor, np.eye(len(self._x_mean)), lower=True,
-                                                check_finite=False)
+        inverse = inverse_lower_triangular(self._gram_factor)
         z = np.asarray(X @ inverse.T).T - (inverse @ self._x_mean)[:, None]
         return mean, np.sqrt(self.sigma2_ * (1.0 + np.einsum("ij,ij->j", z, z)))
 
@@ -251,7 +257,7 @@ def _ridge_svd(X, Y, alpha):
 
 def _ridge_dof_from_factor(lower, alpha):
     """dof = tr X(XᵀX + αI)⁻¹Xᵀ = d − α tr (XᵀX + αI)⁻¹ = d − α ‖L⁻¹‖²_F."""
-    inverse_factor = scipy.linalg.solve_triangular(lower, np.eye(lower.shape[0]), lower=True, check_finite=False)
+    inverse_factor = inverse_lower_triangular(lower)
     return np.array([lower.shape[0] - alpha * np.sum(inverse_factor**2)])
 
 

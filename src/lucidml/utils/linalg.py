@@ -63,6 +63,15 @@ def cholesky_or_none(A, lower=True):
     return factor
 
 
+def inverse_lower_triangular(lower):
+    """L⁻¹ of a nonsingular lower-triangular L (LAPACK ``trtri``: d³/3 flops, a third of solving L X = I)."""
+    trtri = scipy.linalg.get_lapack_funcs("trtri", (lower,))
+    inverse, info = trtri(lower, lower=1)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"the triangular factor is singular (trtri info={info})")
+    return np.tril(inverse)
+
+
 def in_precision(value, dtype):
     """A fitted scalar or array in the data's precision (float32 data, float32 coefficients: what
     scikit-learn returns), whatever precision the solver worked in. A float64 scalar stays a
