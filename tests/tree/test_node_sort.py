@@ -9,7 +9,7 @@ from sklearn.datasets import load_wine, make_classification, make_regression
 
 from lucidml.ensemble import AdaBoostClassifier, RandomForestClassifier, RandomForestRegressor
 from lucidml.tree import DecisionTreeClassifier, DecisionTreeRegressor, _exact_data
-from lucidml.tree._node_sort import sort_feature, sort_pairs
+from lucidml.tree._node_sort import sort_feature, sort_pairs, sort_values
 
 
 @settings(max_examples=60, deadline=None)
@@ -23,6 +23,27 @@ def test_sort_pairs_sorts_and_moves_the_ids_along(values):
     np.testing.assert_array_equal(sorted_values, np.sort(values))
     assert sorted(sorted_ids.tolist()) == sorted(ids.tolist())
     assert all(original[i] == v for i, v in zip(sorted_ids.tolist(), sorted_values.tolist()))
+
+
+def _extremes(values):
+    return (values.min(), values.max()) if values.size else (np.inf, -np.inf)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([-1.5, 0.0, 1.0]), min_size=0, max_size=300), st.integers(0, 20))
+def test_sort_values_of_two_values_by_the_branch_free_partition(choices, margin):
+    # One-hot and binary columns take _partition_two_values; three values the quicksort: both
+    # must leave the segment sorted, each id beside its value, and nothing outside it touched.
+    values = np.array(choices + [9.0] * margin, dtype=np.float64)
+    end = len(choices)
+    ids = np.arange(values.size, dtype=np.uint32)
+    before = values.copy()
+    sort_values(values, ids, 0, end, *_extremes(before[:end]))
+    np.testing.assert_array_equal(values[:end], np.sort(before[:end]))
+    np.testing.assert_array_equal(before[ids[:end]], values[:end])
+    np.testing.assert_array_equal(values[end:], before[end:])
+    np.testing.assert_array_equal(ids[end:], np.arange(end, values.size))
+    assert sorted(ids[:end].tolist()) == list(range(end))
 
 
 def test_sort_pairs_on_long_runs_of_ties_and_a_segment():

@@ -42,17 +42,21 @@ depth D visits each row once per level):
 - **presorted exact search**: O(d · n log n) once per fit (once per ensemble for forests,
   bagging and AdaBoost), then O(d · m) per node to keep every column sorted, O(k · m) to sweep:
   O(d · n · D) in all. Memory: 4 bytes per row and column. The way for tall, narrow tables.
-- **node-sorted exact search**: no presorting; per node O(k' · m log m) for the k' features it
-  examines (k drawn, constant ones included, plus the draws until one is not constant; features
-  already constant in an ancestor are skipped unread): O(k' · n log n · D) in all, however wide
-  the table. A forest gathers the values from X copied column by column, once per ensemble (n · d
-  · 4 bytes when the values are exact in float32). ``_exact_data.node_sorted`` picks the cheaper
-  way from d, k and the columns' numbers of distinct values.
+- **node-sorted exact search**: no presorting; per node a sort of the m samples for each of the
+  k' features it examines (k drawn, constant ones included, plus the draws until one is not
+  constant; features already constant in an ancestor are skipped unread): O(m) for a feature of
+  two values in the node (one-hot and binary columns: a branch-free partition), O(m · b) for 64
+  samples or more (a radix sort over the b ≤ 8 bytes of the values that vary), O(m log m) below.
+  O(k' · n · D · b) in all, however wide the table. A forest gathers the values from X copied
+  column by column, once per ensemble (n · d · 4 bytes when the values are exact in float32).
+  ``_exact_data.node_sorted`` picks the cheaper way from d, k and the columns' numbers of
+  distinct values.
 - **sparse exact search** (a sparse X, or a dense one with at most 10% nonzeros that would be
   node-sorted): X as CSC, once per fit or ensemble; per node and examined feature, its nonzeros
   in the node found by walking the column (O(nnz_f)) or bisecting it per sample (O(m log nnz_f)),
-  whichever is cheaper, and only those p sorted, O(p log p); the zeros go to a child at once. Per
-  node O(k' · (min(nnz_f, m log nnz_f) + p log p)), whatever the width; memory O(nnz + n).
+  whichever is cheaper, and only those p sorted (as above: O(p · b) from 64 on); the zeros go to
+  a child at once. Per node O(k' · (min(nnz_f, m log nnz_f) + p · b)), whatever the width;
+  memory O(nnz + n).
 - **histogram search** (``max_bins``, gradient boosting, a large sparse X with categorical features): binning O(d · n log n) once,
   then O(d · m) per node to build the smaller child's histogram (the larger one by subtraction)
   and O(d · bins) to scan it; n · d bytes for the bin codes.

@@ -30,7 +30,7 @@ from numba import types
 from numba.extending import overload
 
 from ..utils import njit
-from ._node_sort import nan_to_back, sort_pairs
+from ._node_sort import nan_to_back, sort_values
 
 # X's CSC arrays, ``indptr`` (int64), ``indices`` (uint32) and ``data`` (float64), and
 # ``position[i]``: sample i's place in the node-ordered samples sidx[0] (−1 when not grown on).
@@ -113,6 +113,7 @@ def sort_sparse_feature(exact, f, start, end, idx, values, xf, one_zero_enough):
     if n_nonzero == 0:
         return -1, start, end, -1
     lo, smallest, largest = nan_to_back(values, idx, start, start + n_nonzero)
+    smallest_stored, largest_stored = smallest, largest
     n_finite = lo - start
     n_nan = n_nonzero - n_finite
     if n_zero > 0:
@@ -121,7 +122,7 @@ def sort_sparse_feature(exact, f, start, end, idx, values, xf, one_zero_enough):
     if n_nan == m or (n_nan == 0 and smallest == largest):
         clear_range(xf, idx, start, start + n_nonzero)
         return -1, start, end, -1
-    sort_pairs(values, idx, start, start + n_finite)
+    sort_values(values, idx, start, start + n_finite, smallest_stored, largest_stored)
     n_negative = 0
     while n_negative < n_finite and values[start + n_negative] < 0.0:
         n_negative += 1

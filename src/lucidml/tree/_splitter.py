@@ -145,6 +145,8 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
             f = _draw(state, features, f_i, draw_rank)
             rank = f_i
             drawn += 1
+        if not presorted and known[f]:
+            continue  # constant in an ancestor, so here too (tested before any view is made)
         if sparse:
             xf = table[0]
         else:
@@ -156,8 +158,6 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
             if end_nn == start or (n_miss == 0 and xf[idx[start]] == xf[idx[end_nn - 1]]):
                 continue  # constant in this node: nothing to search
         else:  # node-sorted (_node_sort): this feature's order is made now
-            if known[f]:
-                continue  # constant in an ancestor, so here too
             idx = sorted_ids
             if sparse:
                 end_nn, zero_lo, zero_hi, run_end = sort_sparse_feature(exact, f, start, end, idx, values, xf,
