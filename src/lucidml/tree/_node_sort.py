@@ -151,17 +151,20 @@ def _radix_sort_pairs(values, idx, start, end):
         any_set |= k
         all_set &= k
     varying = any_set ^ all_set
-    counts = np.zeros((8, 256), np.int64)
+    shifts = np.empty(8, np.uint64)  # the bit offsets of the bytes that vary, lowest first
+    n_passes = 0
+    for d in range(8):
+        if (varying >> np.uint64(8 * d)) & np.uint64(255):
+            shifts[n_passes] = 8 * d
+            n_passes += 1
+    counts = np.zeros((n_passes, 256), np.int64)
     for p in range(n):
         k = keys[p]
-        for d in range(8):
-            if (varying >> np.uint64(8 * d)) & np.uint64(255):
-                counts[d, (k >> np.uint64(8 * d)) & np.uint64(255)] += 1
+        for d in range(n_passes):
+            counts[d, (k >> shifts[d]) & np.uint64(255)] += 1
     source_keys, source_ids, target_keys, target_ids = keys, ids, keys_out, ids_out
-    for d in range(8):
-        shift = np.uint64(8 * d)
-        if not (varying >> shift) & np.uint64(255):
-            continue
+    for d in range(n_passes):
+        shift = shifts[d]
         offsets = counts[d]
         total = 0
         for b in range(256):
