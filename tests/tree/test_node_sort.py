@@ -197,3 +197,18 @@ def test_max_features_counts_constant_features_as_drawn_but_searches_until_one_i
     y = (X[:, 37] > 0).astype(int)
     tree = DecisionTreeClassifier(max_features=1, random_state=0).fit(X, y)
     assert tree.tree_.feature[0] == 37 and tree.score(X, y) == 1.0
+
+
+def test_radix_sort_orders_signs_zeros_infinities_and_subnormals():
+    # Segments of 64 values or more take the radix sort over the float64 bits (_radix_sort_pairs):
+    # negative values, both zeros, infinities, subnormals and values of every magnitude.
+    rng = np.random.default_rng(3)
+    special = [-np.inf, np.inf, -0.0, 0.0, 5e-324, -5e-324, 1e308, -1e308, 1.0, -1.0]
+    values = np.concatenate([special * 3, rng.standard_normal(200) * 10.0 ** rng.integers(-300, 300, 200)])
+    rng.shuffle(values)
+    ids = np.arange(values.size, dtype=np.uint32)
+    before = values.copy()
+    sort_values(values, ids, 0, values.size, before.min(), before.max())
+    np.testing.assert_array_equal(values, np.sort(before))
+    assert np.array_equal(before[ids].view(np.uint64), values.view(np.uint64))  # each value's own bits
+    assert sorted(ids.tolist()) == list(range(values.size))
