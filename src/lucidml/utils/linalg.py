@@ -64,11 +64,15 @@ def cholesky_or_none(A, lower=True):
 
 
 def inverse_lower_triangular(lower):
-    """L⁻¹ of a nonsingular lower-triangular L (LAPACK ``trtri``: d³/3 flops, a third of solving L X = I)."""
+    """L⁻¹ of a nonsingular lower-triangular L (LAPACK ``trtri``: d³/3 flops, a third of solving L X = I).
+
+    Callers pass factors from :func:`cholesky_or_none`, whose pivots are checked; a zero pivot
+    is still refused with a ValueError (never a LinAlgError reaching the user).
+    """
     trtri = scipy.linalg.get_lapack_funcs("trtri", (lower,))
     inverse, info = trtri(lower, lower=1)
     if info != 0:
-        raise np.linalg.LinAlgError(f"the triangular factor is singular (trtri info={info})")
+        raise ValueError(f"The triangular factor is singular (its pivot {info} is zero); it has no inverse.")
     return np.tril(inverse)
 
 

@@ -1,4 +1,5 @@
-"""centered_gram: the centred Gram matrix and moment on every path (one product, or centred blocks)."""
+"""The linear-algebra helpers of lucidml.utils: centered_gram on every path (one product, or centred
+blocks), and the triangular inverse."""
 
 import numpy as np
 import pytest
@@ -28,3 +29,14 @@ def test_centered_gram_equals_the_gram_of_the_centred_data(sparse, weighted, off
     alone, none = centered_gram(data, None, weight, x_mean, y_mean)
     assert none is None
     np.testing.assert_allclose(alone, expected_gram, atol=1e-9 * scale)
+
+
+def test_inverse_lower_triangular_inverts_and_refuses_a_zero_pivot():
+    from lucidml.utils.linalg import inverse_lower_triangular
+
+    rng = np.random.default_rng(1)
+    lower = np.tril(rng.standard_normal((7, 7))) + 5 * np.eye(7)
+    np.testing.assert_allclose(inverse_lower_triangular(lower) @ lower, np.eye(7), atol=1e-12)
+    lower[3, 3] = 0.0
+    with pytest.raises(ValueError, match="pivot 4 is zero"):
+        inverse_lower_triangular(lower)
