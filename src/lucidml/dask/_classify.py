@@ -2,8 +2,8 @@
 
 import dask.array as da
 import numpy as np
-from sklearn.utils.multiclass import check_classification_targets
 
+from ..utils.validation import check_classification_targets
 from ._chunks import as_dask_X, as_dask_y, compute
 
 

@@ -4,7 +4,6 @@
 import dask
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
 
 from ..ensemble import GradientBoostingClassifier as _LocalClassifier
 from ..ensemble import GradientBoostingRegressor as _LocalRegressor
@@ -16,6 +15,7 @@ from ..tree._criteria import NEWTON
 from ..tree._histogram import SampleStats
 from ..tree._random import new_state
 from ..utils import Options
+from ..utils.validation import check_classification_targets
 from ._base import DaskEstimator
 from ._boost_chunk import advance, histograms, init_state, merge_ranges, state_loss, state_ranges
 from ._boost_grow import Search, TreeGrowth

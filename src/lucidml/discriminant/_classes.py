@@ -1,9 +1,8 @@
 """Per-class counts, priors and means, shared by the discriminant analyses."""
 
 import numpy as np
-from sklearn.utils.multiclass import check_classification_targets
 
-from ..utils.validation import check_class_prior, class_sums
+from ..utils.validation import check_class_prior, check_classification_targets, class_sums
 
 
 def class_statistics(X, y, priors=None):

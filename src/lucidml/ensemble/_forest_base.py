@@ -17,7 +17,6 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_random_state, get_tags
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ..tree._exact_data import exact_search_input, shared_tables, tables_of_features
@@ -31,7 +30,7 @@ from ..utils import (
     thread_count,
     validate_params,
 )
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_classification_targets, check_fit_data, check_predict_data
 from ._forest_predict import FlatForest
 
 _MAX_SEED = np.iinfo(np.int32).max

@@ -8,7 +8,6 @@ from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics import accuracy_score
 from sklearn.utils import check_random_state, get_tags
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ..tree._exact_data import exact_search_input, shared_tables
@@ -22,7 +21,7 @@ from ..utils import (
     raise_if_cancelled,
     validate_params,
 )
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_classification_targets, check_fit_data, check_predict_data
 from ._forest_base import fresh_member
 from ._forest_predict import FlatForest
 

@@ -5,11 +5,10 @@ from typing import ClassVar
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, interruptible, validate_params
-from ..utils.validation import check_fit_data
+from ..utils.validation import check_classification_targets, check_fit_data
 from ._boosting import COMMON_DOC, _BaseGradientBoosting
 from ._losses import LOSSES
 

@@ -7,11 +7,10 @@ import numpy as np
 from scipy.special import expit, xlogy
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
-from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
+from ..utils.validation import check_classification_targets, check_fit_data, check_magnitude, check_predict_data
 from ._smoothers import check_spline_spreads, group_by_value
 from .gam_regressor import KNOT_SEARCH_SWEEPS, backfit_sweep
 

@@ -27,12 +27,17 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import IterationLog, check_sample_weight, validate_params
 from ..utils.rows import as_rows
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
+from ..utils.validation import (
+    FLOAT_DTYPES,
+    check_classification_targets,
+    check_fit_data,
+    check_magnitude,
+    check_predict_data,
+)
 
 
 def pm1_targets(y, classes):

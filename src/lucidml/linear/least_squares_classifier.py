@@ -5,11 +5,10 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..utils import Interval, check_sample_weight, validate_params
-from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
+from ..utils.validation import check_classification_targets, check_fit_data, check_magnitude, check_predict_data
 from ._sparse_least_squares import solve_ridge_implicit
 from .linear_regression import _least_squares
 from .polynomial import polynomial_features

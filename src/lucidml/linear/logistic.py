@@ -8,11 +8,16 @@ import scipy.special
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
+from ..utils.validation import (
+    FLOAT_DTYPES,
+    check_classification_targets,
+    check_fit_data,
+    check_magnitude,
+    check_predict_data,
+)
 from ._log_loss import LogLoss, minimize_log_loss
 
 __all__ = ["LogisticRegression"]

@@ -13,12 +13,17 @@ so streaming gives the same model as one fit whenever the statistics add up exac
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import GenerativeClassifierMixin
 from ..utils import check_sample_weight, validate_params
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
+from ..utils.validation import (
+    FLOAT_DTYPES,
+    check_classification_targets,
+    check_fit_data,
+    check_magnitude,
+    check_predict_data,
+)
 
 
 class _BaseNB(GenerativeClassifierMixin, ClassifierMixin, BaseEstimator):

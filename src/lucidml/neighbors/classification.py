@@ -2,8 +2,8 @@
 
 import numpy as np
 from sklearn.base import ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 
+from ..utils.validation import check_classification_targets
 from ._base import _KNeighborsBase
 
 

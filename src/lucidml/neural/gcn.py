@@ -9,11 +9,10 @@ import scipy.sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_classification_targets, check_fit_data, check_predict_data
 from ._mlp_base import blas_context
 from ._network import Sequential
 from .activations import get_activation

@@ -8,11 +8,10 @@ import scipy.spatial
 from sklearn.base import BaseEstimator, ClassifierMixin, ClusterMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import HasMethods, Interval, Options, validate_params
-from ..utils.validation import check_fit_data, check_predict_data
+from ..utils.validation import check_classification_targets, check_fit_data, check_predict_data
 
 __all__ = ["ClusterOutlierFilter", "cluster_outlier_mask"]
 

@@ -10,13 +10,18 @@ import scipy.sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
 from ..utils.linalg import SMALL_MATRIX, blas_threads
 from ..utils.rows import as_rows
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data, class_weights
+from ..utils.validation import (
+    FLOAT_DTYPES,
+    check_classification_targets,
+    check_fit_data,
+    check_predict_data,
+    class_weights,
+)
 from ._linear_svc_kernels import dual_cd
 from ._linear_svc_primal import primal_newton
 

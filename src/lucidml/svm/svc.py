@@ -8,7 +8,6 @@ from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import (
@@ -24,7 +23,7 @@ from ..utils import (
 )
 from ..utils._pool import thread_pool
 from ..utils.linalg import blas_threads
-from ..utils.validation import class_weights
+from ..utils.validation import check_classification_targets, class_weights
 from ._base import _BaseSVM, solve_dual
 from ._multiclass import (
     binary_problems,

@@ -3,9 +3,9 @@
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.multiclass import check_classification_targets
 
 from ..utils import Options
+from ..utils.validation import check_classification_targets
 from ._base import _BaseDecisionTree
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 

@@ -8,13 +8,14 @@ import numpy as np
 import scipy.sparse
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.multiclass import check_classification_targets as _check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from ._param_validation import InvalidParameterError
 
 __all__ = [
-    "FLOAT_DTYPES", "check_class_prior", "check_finite_fit", "check_fit_data", "check_magnitude", "check_methods",
-    "check_predict_data", "check_sample_weight", "class_sums", "class_weights",
+    "FLOAT_DTYPES", "check_class_prior", "check_classification_targets", "check_finite_fit", "check_fit_data",
+    "check_magnitude", "check_methods", "check_predict_data", "check_sample_weight", "class_sums", "class_weights",
 ]
 
 # The dtypes an estimator that keeps float32 computes in: float32 input stays float32 (half the
@@ -42,6 +43,9 @@ def check_fit_data(estimator, X, y="no_validation", *, accept_sparse=False, floa
                       DataConversionWarning, stacklevel=3)
         X = X.astype(computed)
     dtype = FLOAT_DTYPES if float32 else np.float64
+    checked = _plain_fit_data(estimator, X, y, float32, **kwargs)
+    if checked is not None:
+        return checked
     out = validate_data(estimator, X, y, dtype=dtype, accept_sparse=accept_sparse, **kwargs)
     X_out = out[0] if isinstance(out, tuple) else out
     if scipy.sparse.issparse(X_out) and not X_out.has_canonical_format:
@@ -49,6 +53,80 @@ def check_fit_data(estimator, X, y="no_validation", *, accept_sparse=False, floa
         canonical.sum_duplicates()
         out = (canonical, *out[1:]) if isinstance(out, tuple) else canonical
     return out
+
+
+def _plain_fit_data(estimator, X, y, float32, *, order=None, y_numeric=False, ensure_min_samples=1,
+                    ensure_min_features=1, multi_output=False, ensure_all_finite=True, **others):
+    """``check_fit_data``'s result without ``validate_data`` when the input is the common case,
+    else None.
+
+    On small data ``validate_data`` and the classification-target check are most of a fit's time
+    (240 µs of a 380 µs ``GaussianNB`` fit on a 275 × 11 table: 110 and 130). A float64 (or, with
+    ``float32``, float32) 2-D NumPy array already in the requested memory order, with enough rows
+    and columns, and a 1-D numeric target of the same length, need only their values checked, as
+    scikit-learn checks them (a finite sum proves every value finite). Anything else — lists,
+    frames, sparse matrices, other dtypes, a 2-D target, NaN where not allowed, a copy asked for —
+    returns None and goes through ``validate_data`` for its conversions, warnings and errors.
+    """
+    if others or not (
+        type(X) is np.ndarray
+        and X.ndim == 2
+        and (X.dtype == np.float64 or (float32 and X.dtype == np.float32))
+        and X.shape[0] >= max(ensure_min_samples, 1)
+        and X.shape[1] >= max(ensure_min_features, 1)
+        and (order != "C" or X.flags.c_contiguous)
+        and (order != "F" or X.flags.f_contiguous)
+        and _finite_enough(X, ensure_all_finite)
+    ):
+        return None
+    has_y = not (isinstance(y, str) and y == "no_validation")
+    if has_y and not (
+        type(y) is np.ndarray and y.ndim == 1 and y.shape[0] == X.shape[0] and _plain_target(y, y_numeric)
+    ):
+        return None
+    # What ``validate_data(reset=True)`` records: the width, and no column names (an array has none).
+    estimator.n_features_in_ = X.shape[1]
+    if hasattr(estimator, "feature_names_in_"):
+        del estimator.feature_names_in_
+    return (X, y) if has_y else X
+
+
+def _plain_target(y, y_numeric):
+    """Whether ``validate_data`` would take the 1-D target y as it is: numbers without NaN or
+    infinity, or labels (strings, objects without NaN) where no number is needed."""
+    kind = y.dtype.kind
+    if kind in "biu":
+        return True
+    if kind == "f":
+        return _finite_sum(y)
+    if kind in "US":
+        return not y_numeric
+    return kind == "O" and not y_numeric and not (y != y).any()
+
+
+def _finite_enough(X, ensure_all_finite):
+    """Whether X passes ``ensure_all_finite`` (True, "allow-nan" or False) without a conversion."""
+    if ensure_all_finite is False:
+        return True
+    if _finite_sum(X):
+        return True
+    return ensure_all_finite == "allow-nan" and not np.isinf(X).any()
+
+
+def check_classification_targets(y):
+    """scikit-learn's ``check_classification_targets``: refuse a continuous target.
+
+    A 1-D target of integers, booleans or strings is always one of classes; one of floats is
+    when its values are whole numbers (scikit-learn's rule). That is checked here in a few µs,
+    where ``type_of_target`` takes about 120; everything else goes to scikit-learn's check.
+    """
+    if type(y) is np.ndarray and y.ndim == 1 and y.size > 0:
+        kind = y.dtype.kind
+        if kind in "biuUS" or (kind == "O" and isinstance(y[0], str)):
+            return  # labels (for objects scikit-learn looks at the first one only)
+        if kind == "f" and _finite_sum(y) and np.array_equal(y, np.floor(y)):
+            return
+    _check_classification_targets(y)
 
 
 def check_predict_data(estimator, X, *, order=None, dtype=np.float64, allow_nan=False, accept_sparse=False):
