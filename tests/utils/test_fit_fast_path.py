@@ -32,7 +32,8 @@ def _outcome(call):
         except (ValueError, TypeError) as error:
             return ("error", type(error), str(error)), [str(w.message) for w in caught]
     arrays = out if isinstance(out, tuple) else (out,)
-    return tuple((a.dtype, a.shape, a.tobytes()) for a in arrays), [str(w.message) for w in caught]
+    layout = tuple((a.dtype, a.shape, a.flags.c_contiguous, a.flags.f_contiguous, a.tobytes()) for a in arrays)
+    return layout, [str(w.message) for w in caught]
 
 
 def test_the_common_case_returns_the_arrays_themselves():
@@ -69,6 +70,8 @@ CASES = [
     (X, np.where(np.arange(12) == 3, np.nan, 1.0), {}),  # NaN in y
     (X, np.where(np.arange(12) == 3, np.inf, 1.0), {}),
     (X, np.arange(11), {}),  # lengths differ
+    (X, np.arange(24.0)[::2], {}),  # a strided target: made contiguous
+    (np.hstack([X, X])[:, ::2], np.arange(12), {}),  # a strided X: kept as it is without an order
     (X, np.arange(12).reshape(-1, 1), {}),  # a column vector: a warning
     (X, np.ones((12, 2)), {"multi_output": True}),
     (_with(np.nan), np.arange(12), {}),
@@ -79,6 +82,7 @@ CASES = [
     (X.astype(np.float32), np.arange(12), {}),
     (X.astype(np.int64), np.arange(12), {}),
     (np.asfortranarray(X), np.arange(12), {"order": "C"}),
+    (np.asfortranarray(X), np.arange(12), {}),
     (X, np.arange(12), {"order": "F"}),
     (X[:1], np.arange(1), {"ensure_min_samples": 2}),
     (X[:, :1], np.arange(12), {"ensure_min_features": 2}),
