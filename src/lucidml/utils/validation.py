@@ -153,7 +153,7 @@ def check_predict_data(estimator, X, *, order=None, dtype=np.float64, allow_nan=
         and X.shape[1] == getattr(estimator, "n_features_in_", None)
         and not hasattr(estimator, "feature_names_in_")
         and (order != "C" or X.flags.c_contiguous)
-        and (_finite_sum(X) or (allow_nan and not np.isinf(X).any()))
+        and _finite_enough(X, "allow-nan" if allow_nan else True)
     ):
         return X
     X = validate_data(estimator, X, reset=False, dtype=dtype, order=order, accept_sparse=accept_sparse,
