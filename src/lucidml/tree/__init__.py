@@ -61,15 +61,15 @@ depth D visits each row once per level):
   then O(d · m) per node to build the smaller child's histogram (the larger one by subtraction)
   and O(d · bins) to scan it; n · d bytes for the bin codes.
 
-The constant per node and per examined feature is mostly Numba's reference counting: every
+The constant per node and per examined feature was mostly Numba's reference counting: every
 array taken out of a record, every view, every record built and every array argument bound
 (by a call, or by a function inlined with ``inline="always"``) counts the array's owner up and
-down with an atomic operation, unless Numba's pruning pass removes the pair, which it does in
-small functions only. Profiled on a regression tree of diabetes (442 × 10), these counts were
-about 40% of the compiled build. So the node kernels take few records, the store is enlarged
-only when full, and a dense X's ExactData holds no CSC arrays; what remains is in the search's
-loop over features (the views of each column, the ``Column`` record, the inlined sweep's
-arguments), a cost per node and feature that a small, deep tree pays most.
+down with an atomic operation, unless LLVM's pruning pass removes the pair, which it does in
+simple functions only (a ``break`` out of a loop is enough to keep them). On a regression tree
+of the Ames table (2,344 × 310, 4,479 nodes) these counts were 45% of the fit. So
+``grow_tree`` hands the rest of the build its records *borrowed* (``utils._borrowed``: the same
+arrays without an owner to count, which the fit holds anyway), and ``find_split_exact``
+borrows its own on entry, which lets LLVM drop every count from its loop over features.
 """
 
 from .decision_tree import DecisionTreeClassifier, DecisionTreeRegressor

@@ -25,7 +25,7 @@ _RADIX_FROM = 64
 _SIGN = np.uint64(1) << np.uint64(63)
 
 
-@njit(inline="always")  # (called per node and feature: no reference counting of its arrays)
+@njit(inline="always")
 def sort_feature(samples, xf, start, end, idx, values):
     """The samples ``samples[start:end]`` into ``idx[start:end]`` in increasing order of ``xf`` (NaN last).
 
@@ -33,20 +33,29 @@ def sort_feature(samples, xf, start, end, idx, values):
     of the first NaN, or −1 when the feature is constant in the node (every value NaN, or one
     value and no NaN), in which case nothing is sorted.
     """
-    # The gather first, alone: its loads (cache misses, mostly) do not wait on one another.
+    # The gather, with the range of the values and their number of NaN: the loads (cache misses,
+    # mostly) do not wait on one another, nor on the comparisons, which wait only on the loads.
+    smallest = np.inf
+    largest = -np.inf
+    n_nan = 0
     for p in range(start, end):
         i = samples[p]
         idx[p] = i
-        values[p] = xf[i]
-    # Then, over contiguous memory, the NaN to the back and the range of the rest.
-    lo, smallest, largest = nan_to_back(values, idx, start, end)
+        v = xf[i]
+        values[p] = v
+        smallest = v if v < smallest else smallest  # (NaN compares false: left out of the range)
+        largest = v if v > largest else largest
+        n_nan += v != v
+    lo = end
+    if n_nan > 0:  # then, over contiguous memory, the NaN to the back
+        lo, smallest, largest = nan_to_back(values, idx, start, end)
     if lo == start or (lo == end and smallest == largest):
         return -1
     sort_values(values, idx, start, lo, smallest, largest)
     return lo
 
 
-@njit(inline="always")  # (per node and feature: a call would count the arrays up and down)
+@njit(inline="always")
 def sort_values(values, idx, start, end, smallest, largest):
     """Sort ``values[start:end]`` in increasing order, moving ``idx`` along (no NaN); ``smallest``
     and ``largest`` are the segment's extreme values.

@@ -11,7 +11,7 @@ import numpy as np
 from ..utils import njit
 from ._nodes import NODE_DTYPE, TREE_UNDEFINED
 
-__all__ = ["GROWTH_DTYPE", "Store", "enlarged", "grow", "list_room", "new_store"]
+__all__ = ["GROWTH_DTYPE", "Store", "enlarged", "found_room", "grow", "grow_for_children", "list_room", "new_store"]
 
 # What the builder knows of a node beside its record: its samples ``start``:``end`` in the
 # builder's sample order, its depth, the kind of its split, where its children are listed in the
@@ -95,3 +95,24 @@ def unsplit_unexpanded(store, n):
     for u in range(n):
         if not store.growth[u]["expanded"]:
             unsplit(store.nodes[u])
+
+
+@njit(inline="always")
+def grow_for_children(store, counter, u, multiway, exact):
+    """The store, with room for the children of u, their child lists and constant features."""
+    growth = store.growth[u]
+    r = growth["n_children"]
+    need_list, need_found = list_room(growth["end"] - growth["start"], r, multiway), found_room(exact, r)
+    if (counter[0] + r <= store.nodes.size and counter[1] + need_list <= store.child_bounds.size
+            and counter[3] + need_found <= store.found.size):
+        return store  # room already: no call that would count the store's arrays up and down
+    return grow(store, counter, r, need_list, need_found)
+
+
+@njit(inline="always")
+def found_room(exact, r):
+    """Room for the features that r nodes may find constant (each at most all of them)."""
+    if exact is not None:
+        if not exact.presorted:
+            return r * exact.known.size
+    return r * 0
