@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.linalg
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn import linear_model
@@ -67,6 +68,73 @@ def test_rank_deficient_gives_minimum_norm_solution():
     np.testing.assert_allclose(reg.coef_, np.linalg.pinv(X) @ y, atol=1e-10)
     with pytest.raises(ValueError, match="singular.*solver='lstsq'"):
         LinearRegression(solver="normal").fit(X, y)
+
+
+def _one_hot_design(n=600, seed=0):
+    """Two continuous columns and two categorical ones, fully one-hot encoded (3 + 4 levels): with
+    the intercept, each set of dummies sums to the constant column, so X lacks rank 2 after
+    centring; its range is well-conditioned (the eigen route of the Cholesky-first solve)."""
+    rng = np.random.default_rng(seed)
+    a, b = rng.integers(0, 3, n), rng.integers(0, 4, n)
+    X = np.column_stack([rng.normal(size=(n, 2)), np.eye(3)[a], np.eye(4)[b]])
+    Y = X @ rng.normal(size=(9, 2)) + 0.1 * rng.normal(size=(n, 2))
+    return X, Y
+
+
+def _no_qr(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the rank-revealing QR ran")
+
+    monkeypatch.setattr(scipy.linalg, "lstsq", refuse)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_one_hot_columns_give_the_minimum_norm_solution_without_a_qr(monkeypatch, weighted):
+    from sklearn.linear_model import LinearRegression as SkLinearRegression
+
+    X, Y = _one_hot_design()
+    weight = np.random.default_rng(1).uniform(0.5, 2.0, X.shape[0]) if weighted else None
+    reference = SkLinearRegression().fit(X, Y, sample_weight=weight)
+    _no_qr(monkeypatch)
+    for target in (Y, Y[:, 0]):  # two targets, and one
+        ours = LinearRegression().fit(X, target, sample_weight=weight)
+        expected = reference.coef_ if target.ndim == 2 else reference.coef_[0]
+        np.testing.assert_allclose(ours.coef_, expected, rtol=1e-10, atol=1e-10)
+        assert ours.rank_ == 7  # 9 columns, two dummy sets that each sum to the intercept
+    np.testing.assert_allclose(ours.predict(X), reference.predict(X)[:, 0], rtol=1e-10)
+
+
+def test_one_hot_columns_in_any_units_and_an_empty_level(monkeypatch):
+    # Features in units 1e9 apart are still spanned directions (the eigen route scales the columns
+    # first); a level absent from the data is an all-zero column, whose coefficient is 0. The
+    # reference is NumPy's SVD solve with the same rank rule (scikit-learn's coarser cutoff drops
+    # the small-unit feature here: rank 6, a residual 16 times larger).
+    X, Y = _one_hot_design(seed=2)
+    X[:, 0] *= 1e-6
+    X[:, 1] *= 1e3
+    X = np.column_stack([X, np.zeros(X.shape[0])])
+    centred = X - X.mean(axis=0)
+    reference = np.linalg.lstsq(centred, Y - Y.mean(axis=0), rcond=None)[0].T
+    _no_qr(monkeypatch)
+    ours = LinearRegression().fit(X, Y)
+    # The coefficients are known to κ·ε relative to their size (the first is about 2e6).
+    assert np.linalg.norm(ours.coef_ - reference) <= 1e-9 * np.linalg.norm(reference)
+    assert ours.rank_ == 7 and np.all(ours.coef_[:, -1] == 0.0)
+
+
+def test_rank_deficient_x_with_an_ill_conditioned_range_goes_to_the_qr(monkeypatch):
+    # A repeated column (an exact zero singular value) beside a range spread down to 1e-6: the
+    # eigenvalues of XᵀX do not split into "zero" and "well above zero", so the eigen route
+    # declines and the rank-revealing QR solves it, as accurately as an SVD.
+    X, y = _conditioned(1e6)
+    X = np.column_stack([X, X[:, 0]])
+    calls = []
+    original = scipy.linalg.lstsq
+    monkeypatch.setattr(scipy.linalg, "lstsq", lambda *a, **k: calls.append(1) or original(*a, **k))
+    ours = LinearRegression().fit(X, y)
+    assert calls and ours.rank_ == 10
+    reference = np.linalg.lstsq(X - X.mean(axis=0), y - y.mean(), rcond=None)[0]
+    assert np.linalg.norm(ours.coef_ - reference) <= 1e-8 * np.linalg.norm(reference)
 
 
 def _conditioned(kappa, n=2000, d=10, seed=0):

@@ -1,17 +1,43 @@
-"""The linear-algebra helpers of lucidml.utils: centered_gram on every path (one product, or centred
-blocks), and the triangular inverse."""
+"""The linear-algebra helpers of lucidml.utils: the products by either BLAS, centered_gram on every
+path (one product, or centred blocks), and the triangular inverse."""
 
 import numpy as np
 import pytest
 import scipy.sparse
 
+from lucidml.utils import linalg
 from lucidml.utils.centered import centered_gram
+from lucidml.utils.linalg import blas_gram, blas_product
+
+
+@pytest.fixture(params=[False, True], ids=["one BLAS thread", "several BLAS threads"])
+def blas_pool(request, monkeypatch):
+    """Both routes of blas_gram/blas_product: NumPy's product (one thread) and SciPy's BLAS."""
+    monkeypatch.setattr(linalg, "_several_blas_threads", lambda: request.param)
+    return request.param
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_blas_gram_and_product_equal_numpy_products(blas_pool, dtype, layout):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 14)).astype(dtype)
+    X = {"C": X[:, :7].copy(), "F": np.asfortranarray(X[:, :7]), "strided": X[:, ::2]}[layout]
+    tol = {"rtol": 1e-4, "atol": 1e-4} if dtype == np.float32 else {"rtol": 1e-12, "atol": 1e-12}
+    np.testing.assert_allclose(blas_gram(X), X.T @ X, **tol)
+    assert blas_gram(X).dtype == dtype
+    for B, transpose in [(rng.standard_normal(40), True), (rng.standard_normal((40, 3)), True),
+                         (rng.standard_normal(7), False), (np.asfortranarray(rng.standard_normal((7, 2))), False)]:
+        B = B.astype(dtype)
+        result = blas_product(X, B, transpose_a=transpose)
+        np.testing.assert_allclose(result, (X.T if transpose else X) @ B, **tol)
+        assert result.shape == ((X.T if transpose else X) @ B).shape and result.dtype == dtype
 
 
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("offset", [0.0, 1e4])  # 1e4: a column whose mean dwarfs its spread (the block path)
-def test_centered_gram_equals_the_gram_of_the_centred_data(sparse, weighted, offset):
+def test_centered_gram_equals_the_gram_of_the_centred_data(blas_pool, sparse, weighted, offset):
     rng = np.random.default_rng(0)
     X = rng.standard_normal((300, 6)) * (rng.random((300, 6)) < 0.5)
     X[:, 2] += offset

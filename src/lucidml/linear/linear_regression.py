@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..optim.gradient_descent import gradient_descent
 from ..optim.sgd import sgd
 from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
-from ..utils.linalg import blas_threads, cholesky_or_none, in_precision
+from ..utils.linalg import blas_gram, blas_product, blas_threads, cholesky_or_none, in_precision
 from ..utils.validation import FLOAT_DTYPES, check_finite_fit, check_fit_data, check_predict_data
 from ._preprocess import center_and_weight, intercept_from_means
 from ._sparse_least_squares import solve_ridge_implicit
@@ -39,7 +39,9 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         ``"lstsq"`` solves min ‖√S (Xw − y)‖ to the accuracy of a QR solve and returns the
         minimum-norm solution when X is rank deficient: for tall, well-conditioned X
         (κ ≤ 1e4) by Cholesky of XᵀSX refined once with the residual (as accurate as QR there,
-        and faster), otherwise by LAPACK's rank-revealing QR ``gelsy``. ``"normal"`` is the
+        and faster); for tall X that lacks rank but is well-conditioned on its range (one-hot
+        columns beside an intercept) by the eigenvectors of its column-scaled XᵀSX, refined the
+        same way; otherwise by LAPACK's rank-revealing QR ``gelsy``. ``"normal"`` is the
         textbook route of the notes: Cholesky of XᵀSX, no refinement; its error grows with
         κ(X)², and it raises when XᵀSX is singular.
         ``"gd"`` and ``"sgd"`` are the notes' iterative routes (000 §2.4, 003 §2.1, 004 §2), on the
@@ -227,39 +229,106 @@ def _least_squares(X, y, sample_weight, fit_intercept, solver):
 
 
 # Largest condition number κ(X) for the Cholesky route of "lstsq": one refinement step contracts
-# its error by about κ²·ε ≤ 1e8 · 2.2e-16, so the result is as accurate as a QR solve.
+# its error by about κ²·ε ≤ 1e8 · 2.2e-16, so the result is as accurate as a QR solve. The same
+# bound on the columns' range serves the eigen route of a rank-deficient X.
 _MAX_CONDITION_FOR_CHOLESKY = 1e4
 
 
 def _solve_lstsq(X, y):
     """Minimum-norm least squares, rank-safe; return (w, rank).
 
-    For tall, well-conditioned X (the common case): Cholesky XᵀX = RᵀR, w = R⁻¹R⁻ᵀXᵀy, then one
-    step of iterative refinement with the residual r = y − Xw (the corrected semi-normal
-    equations, Björck 1987). XᵀX is one BLAS-3 product, several times cheaper than a QR of X
-    when d is small. Otherwise (κ(X) > 1e4, rank deficiency, or n < 2d) LAPACK's rank-revealing
-    QR ``gelsy``, with singular values below max(n, d)·ε·σ_max counted as zero (NumPy's rule;
-    LAPACK's default ε·σ_max over-counts the rank).
+    For tall X (n ≥ 2d, the common case) from the Gram matrix XᵀX, one BLAS-3 product several
+    times cheaper than a QR of X:
+
+    - well-conditioned X: Cholesky XᵀX = RᵀR, w = R⁻¹R⁻ᵀXᵀy, then one step of iterative
+      refinement with the residual r = y − Xw (the corrected semi-normal equations, Björck 1987);
+    - rank-deficient X whose range is well-conditioned (one-hot columns that sum to a constant):
+      the eigenvectors of XᵀX (``_eigen_route``).
+
+    Otherwise (κ > 1e4 on the range, an unclear rank, or n < 2d) LAPACK's rank-revealing QR
+    ``gelsy``, with singular values below max(n, d)·ε·σ_max counted as zero (NumPy's rule;
+    LAPACK's default ε·σ_max over-counts the rank). The products go through SciPy's BLAS, the
+    pool of its LAPACK (``utils.linalg``: two pools spinning on two cores made this solve twice
+    as slow).
     """
     n, d = X.shape
     # The refinement argument below holds in float64; a float32 X is solved by LAPACK in float32.
     if n >= 2 * d and X.dtype == np.float64:
+        gram = blas_gram(X)
         try:
-            upper = scipy.linalg.cholesky(X.T @ X, lower=False, check_finite=False)
+            upper = scipy.linalg.cholesky(gram, lower=False, check_finite=False)
             reciprocal_condition, _ = scipy.linalg.lapack.dtrcon(upper, norm="1", uplo="U")
         except scipy.linalg.LinAlgError:
             reciprocal_condition = 0.0
         # κ(R) estimates κ(X) because XᵀX = RᵀR.
         if reciprocal_condition * _MAX_CONDITION_FOR_CHOLESKY >= 1.0:
             factor = (upper, False)
-            coef = scipy.linalg.cho_solve(factor, X.T @ y, check_finite=False)
-            coef += scipy.linalg.cho_solve(factor, X.T @ (y - X @ coef), check_finite=False)
+            coef = scipy.linalg.cho_solve(factor, blas_product(X, y, transpose_a=True), check_finite=False)
+            coef += scipy.linalg.cho_solve(factor, blas_product(X, y - blas_product(X, coef), transpose_a=True),
+                                           check_finite=False)
             return coef, d
+        solved = _eigen_route(X, y, gram)
+        if solved is not None:
+            return solved
     cutoff = max(n, d) * np.finfo(X.dtype).eps
     coef, _, rank, _ = scipy.linalg.lstsq(
         X, y.astype(X.dtype, copy=False), cond=cutoff, lapack_driver="gelsy", overwrite_a=True, overwrite_b=True, check_finite=False
     )
     return coef, rank
+
+
+def _eigen_route(X, y, gram):
+    """(w, rank) of min ‖Xw − y‖ with the least ‖w‖ from XᵀX, or None where that is unsafe.
+
+    The columns are scaled to unit length first (D = the columns' norms), so that a feature in
+    small units is not mistaken for a missing direction: XᵀX's eigenvalues resolve only down to
+    its rounding, ε·λ_max. With D⁻¹XᵀXD⁻¹ = V Λ Vᵀ, w₀ = D⁻¹V₊Λ₊⁻¹V₊ᵀD⁻¹Xᵀy over the kept
+    eigenpairs, plus one refinement step with the residual (as the Cholesky route), solves the
+    least squares; the null space of X is D⁻¹V₀ (the dropped eigenvectors), and removing w₀'s
+    component in it gives the minimum-norm solution that a rank-revealing QR returns.
+
+    Safe when the spectrum splits cleanly: every eigenvalue is at the rounding level of the scaled
+    XᵀX (λ ≤ max(n, d)·ε·λ_max: a direction X does not span, dropped) or at least λ_max / 1e8
+    (κ ≤ 1e4 on X's range, kept), and no column's length is near an underflow or below the QR's
+    rank cutoff beside the longest. Otherwise None, and the QR decides.
+    """
+    n, d = X.shape
+    eps, tiny = np.finfo(np.float64).eps, np.finfo(np.float64).tiny
+    squared = np.diag(gram).copy()
+    nonzero = squared > 0.0
+    if not (np.all(np.isfinite(squared)) and np.any(nonzero)) or np.any(X[:, ~nonzero]):
+        return None  # an overflow, or columns whose squares underflowed to zero
+    lengths = np.sqrt(squared[nonzero])
+    if lengths.min() ** 2 < tiny / eps or lengths.min() < max(n, d) * eps * lengths.max():
+        return None
+    scale = np.zeros(d)
+    scale[nonzero] = 1.0 / lengths  # an all-zero column gets the coefficient 0, as in the QR
+    sub = np.ix_(nonzero, nonzero)
+    try:
+        values, vectors = scipy.linalg.eigh(gram[sub] * np.outer(scale[nonzero], scale[nonzero]),
+                                            check_finite=False, driver="evd")
+    except scipy.linalg.LinAlgError:
+        return None
+    kept = values >= values[-1] / _MAX_CONDITION_FOR_CHOLESKY**2
+    if not np.all(kept | (values <= max(n, d) * eps * values[-1])):
+        return None
+    basis, inverse = vectors[:, kept], 1.0 / values[kept]
+
+    def solve(rhs):  # D⁻¹V₊Λ₊⁻¹V₊ᵀD⁻¹Xᵀ rhs, on the nonzero columns
+        scaled = (scale if rhs.ndim == 1 else scale[:, None]) * blas_product(X, rhs, transpose_a=True)
+        projected = blas_product(basis, scaled[nonzero], transpose_a=True)
+        out = np.zeros(scaled.shape)
+        out[nonzero] = blas_product(basis, projected * (inverse if rhs.ndim == 1 else inverse[:, None]))
+        return out * (scale if rhs.ndim == 1 else scale[:, None])
+
+    coef = solve(y)
+    coef += solve(y - blas_product(X, coef))
+    if not np.all(kept):  # remove the component in X's null space D⁻¹V₀ (orthonormalized)
+        null = np.zeros((d, int((~kept).sum())))
+        null[nonzero] = vectors[:, ~kept] * scale[nonzero, None]
+        null = scipy.linalg.qr(null, mode="economic", check_finite=False)[0]
+        coef -= null @ (null.T @ coef)
+    return coef, int(kept.sum())
 
 
 def unit_rms_columns(X):

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse
 import scipy.sparse.linalg
 
-from .linalg import FLOAT32_BLOCK_ROWS, product_in_precision
+from .linalg import FLOAT32_BLOCK_ROWS, blas_gram, blas_product, product_in_precision
 
 __all__ = ["CenteredMatrix", "centered_gram", "column_means"]
 
@@ -122,12 +122,14 @@ def centered_gram(X, Y, sample_weight, x_mean, y_mean):
         squares = (np.asarray(weighted.multiply(X).sum(axis=0)).ravel() if sparse
                    else np.einsum("ij,ij->j", X, X))
         if np.all(total * x_mean**2 <= 0.5 * squares):
-            gram = X.T @ weighted
-            gram = np.asarray(gram.toarray() if scipy.sparse.issparse(gram) else gram, dtype=np.float64)
+            # Dense products by SciPy's BLAS, the pool of the factorization that follows (utils.linalg).
+            gram = np.asarray((X.T @ weighted).toarray() if sparse else blas_gram(X), dtype=np.float64)
             gram -= total * np.outer(x_mean, x_mean)
             if Y is None:
                 return gram, None
-            moment = np.asarray(weighted.T @ Y, dtype=np.float64) - total * np.outer(x_mean, y_mean)
+            moment = weighted.T @ Y if sparse else blas_product(weighted, np.asarray(Y, dtype=np.float64),
+                                                                transpose_a=True)
+            moment = np.asarray(moment, dtype=np.float64) - total * np.outer(x_mean, y_mean)
             return gram, moment
     gram = np.zeros((d, d))
     moment = None if Y is None else np.zeros((d, Y.shape[1]))
@@ -141,8 +143,9 @@ def centered_gram(X, Y, sample_weight, x_mean, y_mean):
         weights = None if sample_weight is None else np.sqrt(sample_weight[start : start + block])[:, None]
         if weights is not None:
             centred *= weights.astype(dtype)
-        gram += centred.T @ centred
+        gram += blas_gram(centred)
         if Y is not None:
             target = Y[start : start + block] - y_mean
-            moment += centred.T @ (target if weights is None else target * weights).astype(dtype)
+            moment += blas_product(centred, (target if weights is None else target * weights).astype(dtype),
+                                    transpose_a=True)
     return gram, moment
