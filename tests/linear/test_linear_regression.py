@@ -9,6 +9,7 @@ from sklearn import linear_model
 
 from lucidml.datasets import load
 from lucidml.linear import LinearRegression
+from lucidml.utils import linalg
 
 
 @pytest.fixture(scope="module")
@@ -89,9 +90,11 @@ def _no_qr(monkeypatch):
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-def test_one_hot_columns_give_the_minimum_norm_solution_without_a_qr(monkeypatch, weighted):
+@pytest.mark.parametrize("several_blas_threads", [False, True])  # NumPy's products, or SciPy's (utils.linalg)
+def test_one_hot_columns_give_the_minimum_norm_solution_without_a_qr(monkeypatch, weighted, several_blas_threads):
     from sklearn.linear_model import LinearRegression as SkLinearRegression
 
+    monkeypatch.setattr(linalg, "_several_blas_threads", lambda: several_blas_threads)
     X, Y = _one_hot_design()
     weight = np.random.default_rng(1).uniform(0.5, 2.0, X.shape[0]) if weighted else None
     reference = SkLinearRegression().fit(X, Y, sample_weight=weight)

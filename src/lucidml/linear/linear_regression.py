@@ -247,9 +247,9 @@ def _solve_lstsq(X, y):
 
     Otherwise (κ > 1e4 on the range, an unclear rank, or n < 2d) LAPACK's rank-revealing QR
     ``gelsy``, with singular values below max(n, d)·ε·σ_max counted as zero (NumPy's rule;
-    LAPACK's default ε·σ_max over-counts the rank). The products go through SciPy's BLAS, the
-    pool of its LAPACK (``utils.linalg``: two pools spinning on two cores made this solve twice
-    as slow).
+    LAPACK's default ε·σ_max over-counts the rank). The products go through
+    ``utils.linalg.blas_gram``/``blas_product``: on threaded BLAS, in the pool of SciPy's LAPACK
+    (NumPy's spinning threads beside it made this solve twice as slow on two cores).
     """
     n, d = X.shape
     # The refinement argument below holds in float64; a float32 X is solved by LAPACK in float32.
