@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from lucidml.datasets import load
 from lucidml.naive_bayes import GaussianNB
@@ -93,3 +94,36 @@ def test_unsigned_is_the_index_itself_in_python_and_unsigned_in_compiled_code():
     value, j = load(np.arange(5.0), np.int32(3))
     assert value == 3.0 and j == 3
     assert str(load.nopython_signatures[0].return_type) == "Tuple(float64, uint64)"
+
+
+def test_ctrl_c_during_a_compile_arrives_when_the_compile_has_ended(monkeypatch):
+    # An interrupt raised inside Numba's compiler could leave an LLVM object freed but still owned,
+    # and the process crashed later (a CI run of the Ctrl-C tests): the compile holds it.
+    import _thread
+    import signal
+    import time
+
+    from numba.core.registry import CPUDispatcher
+
+    from lucidml.utils._numba import kernel_tier, njit
+
+    real = CPUDispatcher.compile
+
+    def interrupted_compile(self, sig):
+        _thread.interrupt_main()
+        time.sleep(0.05)  # Python runs the SIGINT handler here, in the middle of the compile
+        return real(self, sig)
+
+    @njit(cache=False)
+    def add_one(x):
+        return x + 1.0
+
+    monkeypatch.setattr(CPUDispatcher, "compile", interrupted_compile)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with kernel_tier("compiled"), pytest.raises(KeyboardInterrupt):
+            add_one(1.0)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert add_one.signatures  # compiled in full before the interrupt was delivered
+    assert signal.getsignal(signal.SIGINT) is previous

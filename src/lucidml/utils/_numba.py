@@ -45,6 +45,7 @@ starts. Every kernel then runs as the plain Python function it is written as, so
 
 import atexit
 import os
+import signal
 import threading
 import time
 import types
@@ -57,8 +58,8 @@ from numba.core.registry import CPUDispatcher
 from numba.extending import overload
 
 __all__ = [
-    "Kernel", "NJIT_DEFAULTS", "SMALL_CALL", "TIERS", "interpret_budget", "interpreted_calls", "kernel_tier", "njit",
-    "set_kernel_tier", "unsigned",
+    "Dispatcher", "Kernel", "NJIT_DEFAULTS", "SMALL_CALL", "TIERS", "interpret_budget", "interpreted_calls",
+    "kernel_tier", "njit", "set_kernel_tier", "unsigned",
 ]
 
 NJIT_DEFAULTS = {"cache": True, "nogil": True}
@@ -104,6 +105,33 @@ def _compiled_call(kernel, *args, **kwargs):
         raise
 
 
+_holding = []  # the main thread's compiles in progress that hold Ctrl-C (nested compiles share one)
+
+
+@contextmanager
+def _ctrl_c_held():
+    """Hold a Ctrl-C that arrives during the block and deliver it when the block ends.
+
+    A ``KeyboardInterrupt`` raised inside Numba's compiler (Python code that owns LLVM objects
+    through llvmlite) can leave an object freed by LLVM but still owned in Python; the process then
+    crashed when the garbage collector freed it a second time (a CI run of the Ctrl-C tests). Only
+    the main thread receives signals, so only its compiles hold them.
+    """
+    if _holding or threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
+        yield  # nested, off the main thread, or a handler Python did not install: as Numba does
+        return
+    arrived = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: arrived.append(signum))
+    _holding.append(True)
+    try:
+        yield
+    finally:
+        _holding.pop()
+        signal.signal(signal.SIGINT, previous)
+        if arrived:
+            signal.raise_signal(signal.SIGINT)  # now, to whatever handled it before
+
+
 def set_kernel_tier(tier):
     """Set the kernels' tier, process-wide; returns the one it replaces.
 
@@ -134,7 +162,15 @@ def interpreted_calls():
     return _interpreted_calls
 
 
-class Kernel(CPUDispatcher):
+class Dispatcher(CPUDispatcher):
+    """Numba's dispatcher, whose compiles hold Ctrl-C until they end (see :func:`_ctrl_c_held`)."""
+
+    def compile(self, sig):
+        with _ctrl_c_held():
+            return super().compile(sig)
+
+
+class Kernel(Dispatcher):
     """A Numba dispatcher that runs its first, small calls interpreted (see the module docstring).
 
     Compiled callers see an ordinary dispatcher; only calls from Python pass through here.
@@ -327,7 +363,7 @@ def njit(func=None, **options):
     options["nopython"] = True
     options.setdefault("boundscheck", None)
     # Only the kernels that may run interpreted pay for the check on every call from Python (0.5 µs).
-    kernel = (Kernel if interpret_small else CPUDispatcher)(py_func=func, locals=locals_, targetoptions=options)
+    kernel = (Kernel if interpret_small else Dispatcher)(py_func=func, locals=locals_, targetoptions=options)
     if interpret_small:
         kernel.small_call = SMALL_CALL if interpret_small is True else int(interpret_small)
     if cache:
