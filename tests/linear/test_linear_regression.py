@@ -19,7 +19,9 @@ def diabetes():
 
 @pytest.mark.parametrize("solver", ["lstsq", "normal"])
 @pytest.mark.parametrize("fit_intercept", [True, False])
-def test_matches_sklearn_on_diabetes(diabetes, solver, fit_intercept):
+@pytest.mark.parametrize("several_blas_threads", [False, True])  # NumPy's products, or SciPy's (utils.linalg)
+def test_matches_sklearn_on_diabetes(diabetes, monkeypatch, solver, fit_intercept, several_blas_threads):
+    monkeypatch.setattr(linalg, "_several_blas_threads", lambda: several_blas_threads)
     X, y = diabetes
     ours = LinearRegression(solver=solver, fit_intercept=fit_intercept).fit(X, y)
     ref = linear_model.LinearRegression(fit_intercept=fit_intercept).fit(X, y)

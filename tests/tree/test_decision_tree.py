@@ -14,6 +14,7 @@ from sklearn.datasets import (
 )
 from sklearn.model_selection import train_test_split
 
+from lucidml.tree._exact_data import node_sorted
 from lucidml.tree.decision_tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 
@@ -74,6 +75,26 @@ def test_same_regression_tree_as_sklearn(seed, criterion):
     X, y = make_regression(300, 5, noise=10.0, random_state=seed)
     ours = DecisionTreeRegressor(criterion=criterion, max_depth=4, random_state=0).fit(X, y)
     theirs = sk_tree.DecisionTreeRegressor(criterion=criterion, max_depth=4, random_state=0).fit(X, y)
+    assert_same_tree(ours, theirs)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "squared_error"])
+def test_same_tree_as_sklearn_on_one_hot_columns(criterion):
+    # An encoded table (mostly one-hot columns) takes the node-sorted search, which scores a
+    # feature with two values in the node without sorting it (_threshold_sweep.two_value_sweep).
+    rng = np.random.default_rng(4)
+    codes = rng.integers(0, 6, size=(600, 5))
+    X = np.column_stack([codes[:, j] == level for j in range(5) for level in range(1, 6)] + [rng.normal(size=600)])
+    assert node_sorted(X, X.shape[1])
+    signal = codes[:, 0] - 0.7 * codes[:, 1] + 0.4 * (codes[:, 2] == 3) + X[:, -1]
+    if criterion == "gini":
+        y = np.digitize(signal + rng.normal(scale=0.8, size=600), [-1.0, 1.5])
+        ours = DecisionTreeClassifier(max_depth=6, random_state=0).fit(X, y)
+        theirs = sk_tree.DecisionTreeClassifier(max_depth=6, random_state=0).fit(X, y)
+    else:
+        y = signal + rng.normal(size=600)
+        ours = DecisionTreeRegressor(min_samples_leaf=5, random_state=0).fit(X, y)
+        theirs = sk_tree.DecisionTreeRegressor(min_samples_leaf=5, random_state=0).fit(X, y)
     assert_same_tree(ours, theirs)
 
 

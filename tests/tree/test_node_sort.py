@@ -32,7 +32,7 @@ def _extremes(values):
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.sampled_from([-1.5, 0.0, 1.0]), min_size=0, max_size=300), st.integers(0, 20))
 def test_sort_values_of_two_values_by_the_branch_free_partition(choices, margin):
-    # One-hot and binary columns take _partition_two_values; three values the quicksort: both
+    # One-hot and binary columns take partition_two_values; three values the quicksort: both
     # must leave the segment sorted, each id beside its value, and nothing outside it touched.
     values = np.array(choices + [9.0] * margin, dtype=np.float64)
     end = len(choices)
@@ -130,6 +130,50 @@ def test_node_sorted_and_presorted_regressors_grow_the_same_tree(force_mode, par
     y = np.round(y)  # integer targets: the sums are exact, so the two ways cannot differ by rounding
     a, b = _same_fit(force_mode, lambda: DecisionTreeRegressor(random_state=0, **params), X, y)
     _assert_same_tree(a, b)
+
+
+def _one_hot_table(n=500, seed=0):
+    """An encoded table: one-hot columns of four categorical variables (the first level dropped,
+    so that no two columns split alike), a binary column with NaN, and two rounded continuous ones."""
+    rng = np.random.default_rng(seed)
+    codes = [rng.integers(0, k, n) for k in (3, 5, 7, 4)]
+    one_hot = np.column_stack([code == level for code, k in zip(codes, (3, 5, 7, 4)) for level in range(1, k)])
+    flag = rng.integers(0, 2, n).astype(float)
+    flag[rng.random(n) < 0.1] = np.nan
+    X = np.column_stack([one_hot.astype(float), flag, np.round(rng.normal(size=(n, 2)), 1)])
+    score = codes[0] + 0.5 * (codes[1] % 2) - 0.3 * codes[2] + X[:, -1] + rng.normal(scale=0.5, size=n)
+    return X, score
+
+
+@pytest.mark.parametrize("task, params", [
+    ("classifier", {}),
+    ("classifier", {"criterion": "entropy", "min_samples_leaf": 4}),
+    ("classifier", {"criterion": "misclassification", "max_depth": 6}),
+    ("classifier", {"sample_weight": True, "min_weight_fraction_leaf": 0.01}),
+    ("regressor", {}),
+    ("regressor", {"sample_weight": True, "min_samples_leaf": 3}),
+])
+def test_one_hot_columns_scored_unsorted_grow_the_presorted_tree(force_mode, task, params):
+    # Node-sorted, a feature with two values in the node and no NaN is scored without sorting
+    # (_threshold_sweep.two_value_sweep); presorted, every feature is swept in order. Same trees.
+    X, score = _one_hot_table()
+    assert _exact_data.node_sorted(X, X.shape[1])  # the table takes the node-sorted search by itself
+    params = dict(params)
+    fit_params = {}
+    if params.pop("sample_weight", False):
+        fit_params["sample_weight"] = np.random.default_rng(2).integers(0, 4, len(score)).astype(float)
+    if task == "classifier":
+        y = np.digitize(score, np.quantile(score, [0.33, 0.66]))
+        make = lambda: DecisionTreeClassifier(random_state=0, **params)  # noqa: E731
+    else:
+        y = np.round(4 * score)  # integer targets: sums exact in any order
+        make = lambda: DecisionTreeRegressor(random_state=0, **params)  # noqa: E731
+    fitted = {}
+    for mode in ("presorted", "node"):
+        force_mode(mode)
+        fitted[mode] = make().fit(X, y, **fit_params)
+    _assert_same_tree(fitted["presorted"], fitted["node"])
+    assert fitted["node"].tree_.node_count > 15
 
 
 def test_node_sorted_forest_without_bootstrap_is_the_presorted_forest(force_mode):

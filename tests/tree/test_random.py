@@ -35,3 +35,36 @@ def test_drawn_features_follow_the_seed(seed):
     grow = lambda s: DecisionTreeClassifier(max_features=3, random_state=s).fit(X, y).tree_  # noqa: E731
     np.testing.assert_array_equal(grow(seed).feature, grow(np.int64(seed)).feature)
     assert not np.array_equal(grow(seed).feature, grow(seed + 1 if seed < 2**32 - 1 else 0).feature)
+
+
+@pytest.mark.parametrize("max_bins", [None, 255])
+def test_ties_between_features_go_to_a_random_one_that_follows_the_seed(max_bins):
+    # Two copies of one column split alike at every node. Searching all features in column order,
+    # the exact and the histogram search break the tie by the features' random ranks at the node
+    # (_random.feature_rank): the same copy for the same seed, either copy across seeds, and the
+    # same one in both searches.
+    X, y = make_classification(300, 3, n_informative=2, n_redundant=0, random_state=0)
+    X = np.column_stack([X[:, 0], X[:, 0], X[:, 1:]])
+    roots = []
+    for seed in range(16):
+        tree = DecisionTreeClassifier(max_depth=1, max_bins=max_bins, random_state=seed).fit(X, y)
+        again = DecisionTreeClassifier(max_depth=1, max_bins=max_bins, random_state=seed).fit(X, y)
+        assert again.tree_.feature[0] == tree.tree_.feature[0]
+        roots.append(int(tree.tree_.feature[0]))
+    assert set(roots) == {0, 1}  # X[:, 0] is the best feature here
+    other = [int(DecisionTreeClassifier(max_depth=1, max_bins=None if max_bins else 255,
+                                        random_state=seed).fit(X, y).tree_.feature[0]) for seed in range(16)]
+    assert other == roots
+
+
+def test_feature_ranks_are_distinct_and_differ_between_nodes():
+    from lucidml.tree._random import feature_rank, seed_node
+
+    state = tree_state(0)
+    orders = []
+    for node in range(3):
+        seed_node(state, node)
+        ranks = [int(feature_rank(state[0], f)) for f in range(50)]
+        assert len(set(ranks)) == 50
+        orders.append(np.argsort(ranks).tolist())
+    assert orders[0] != orders[1] != orders[2]

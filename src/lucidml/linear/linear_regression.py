@@ -271,9 +271,8 @@ def _solve_lstsq(X, y):
         if solved is not None:
             return solved
     cutoff = max(n, d) * np.finfo(X.dtype).eps
-    coef, _, rank, _ = scipy.linalg.lstsq(
-        X, y.astype(X.dtype, copy=False), cond=cutoff, lapack_driver="gelsy", overwrite_a=True, overwrite_b=True, check_finite=False
-    )
+    coef, _, rank, _ = scipy.linalg.lstsq(X, y.astype(X.dtype, copy=False), cond=cutoff, lapack_driver="gelsy",
+                                          overwrite_a=True, overwrite_b=True, check_finite=False)
     return coef, rank
 
 
@@ -314,21 +313,22 @@ def _eigen_route(X, y, gram):
         return None
     basis, inverse = vectors[:, kept], 1.0 / values[kept]
 
-    def solve(rhs):  # D⁻¹V₊Λ₊⁻¹V₊ᵀD⁻¹Xᵀ rhs, on the nonzero columns
-        scaled = (scale if rhs.ndim == 1 else scale[:, None]) * blas_product(X, rhs, transpose_a=True)
+    def solve(rhs):  # D⁻¹V₊Λ₊⁻¹V₊ᵀD⁻¹Xᵀ rhs, on the nonzero columns; rhs (n, targets)
+        scaled = scale[:, None] * blas_product(X, rhs, transpose_a=True)
         projected = blas_product(basis, scaled[nonzero], transpose_a=True)
         out = np.zeros(scaled.shape)
-        out[nonzero] = blas_product(basis, projected * (inverse if rhs.ndim == 1 else inverse[:, None]))
-        return out * (scale if rhs.ndim == 1 else scale[:, None])
+        out[nonzero] = blas_product(basis, projected * inverse[:, None])
+        return out * scale[:, None]
 
-    coef = solve(y)
-    coef += solve(y - blas_product(X, coef))
+    targets = y.reshape(n, -1)  # one target as a column: the same products either way
+    coef = solve(targets)
+    coef += solve(targets - blas_product(X, coef))
     if not np.all(kept):  # remove the component in X's null space D⁻¹V₀ (orthonormalized)
         null = np.zeros((d, int((~kept).sum())))
         null[nonzero] = vectors[:, ~kept] * scale[nonzero, None]
         null = scipy.linalg.qr(null, mode="economic", check_finite=False)[0]
         coef -= null @ (null.T @ coef)
-    return coef, int(kept.sum())
+    return coef.reshape((d,) + y.shape[1:]), int(kept.sum())
 
 
 def unit_rms_columns(X):
@@ -396,10 +396,10 @@ def _minimize(X, y, solver, max_iter, tol, eta0, batch_size, random_state, loss,
 
 def _solve_normal_equations(X, y):
     """w = (XᵀX)⁻¹ Xᵀy by Cholesky; XᵀX must be positive definite."""
-    lower = cholesky_or_none(X.T @ X)
+    lower = cholesky_or_none(blas_gram(X))  # (products in LAPACK's BLAS pool: see _solve_lstsq)
     if lower is None:
         raise ValueError(
             "XᵀX is singular (collinear or constant features, or fewer samples than "
             "features), so the normal equations have no unique solution; use solver='lstsq'."
         )
-    return scipy.linalg.cho_solve((lower, True), X.T @ y, check_finite=False)
+    return scipy.linalg.cho_solve((lower, True), blas_product(X, y, transpose_a=True), check_finite=False)

@@ -18,7 +18,8 @@ with the same pieces)::
     _histogram          the histogram's bins; criteria and their proxies in _criteria (gradient
     _criteria           boosting's second-order gain is one of them), absolute error in
     │                   _absolute_error; scores equal to rounding are ties, won by the feature
-    │                   drawn first (_criteria.beats), so every search grows the same tree
+    │                   drawn first, or of the lower random rank when all are searched
+    │                   (_criteria.beats_ranked), so every search grows the same tree
     ▼
     _builder            grows a _store.Store depth-first or best-first from named records
     │                   (ExactData or HistData, the other None, so only the fit's own mode,
@@ -45,8 +46,9 @@ depth D visits each row once per level):
 - **node-sorted exact search**: no presorting; per node a sort of the m samples for each of the
   k' features it examines (k drawn, constant ones included, plus the draws until one is not
   constant; features already constant in an ancestor are skipped unread): O(m) for a feature of
-  two values in the node (one-hot and binary columns: a branch-free partition), O(m · b) for 64
-  samples or more (a radix sort over the b ≤ 8 bytes of the values that vary), O(m log m) below.
+  two values in the node and no NaN (one-hot and binary columns: scored in one pass over X's
+  values, unsorted, ``_threshold_sweep.two_value_sweep``), O(m · b) for 64 samples or more (a
+  radix sort over the b ≤ 8 bytes of the values that vary), O(m log m) below.
   O(k' · n · D · b) in all, however wide the table. A forest gathers the values from X copied
   column by column, once per ensemble (n · d · 4 bytes when the values are exact in float32).
   ``_exact_data.node_sorted`` picks the cheaper way from d, k and the columns' numbers of
@@ -57,9 +59,10 @@ depth D visits each row once per level):
   whichever is cheaper, and only those p sorted (as above: O(p · b) from 64 on); the zeros go to
   a child at once. Per node O(k' · (min(nnz_f, m log nnz_f) + p · b)), whatever the width;
   memory O(nnz + n).
-- **histogram search** (``max_bins``, gradient boosting, a large sparse X with categorical features): binning O(d · n log n) once,
-  then O(d · m) per node to build the smaller child's histogram (the larger one by subtraction)
-  and O(d · bins) to scan it; n · d bytes for the bin codes.
+- **histogram search** (``max_bins``, gradient boosting, a large sparse X with categorical
+  features): binning O(d · n log n) once, then O(d · m) per node to build the smaller child's
+  histogram (the larger one by subtraction) and O(d · bins) to scan it; n · d bytes for the bin
+  codes.
 
 The constant per node and per examined feature was mostly Numba's reference counting: every
 array taken out of a record, every view, every record built and every array argument bound

@@ -47,7 +47,8 @@ from ._store import enlarged, found_room, grow, grow_for_children, list_room, ne
 # feature; else (``_node_sort``) ``sidx`` (1, m): the node-ordered samples, each drawn feature
 # sorted into ``ids[1]`` (``values``: its sorted values) and the best one's order kept in
 # ``ids[2]``; ``known[f]`` is 1 while a node is searched if f was found constant in one of its
-# ancestors (it is skipped unread: the lists are kept in the store). Either way
+# ancestors (it is skipped unread: the lists are kept in the store); ``hints[f]`` (d, 2): the two
+# values f last took in a node searched, NaN if none (_splitter: tried before gathering). Either way
 # ``sidx[0, start:end]`` are the samples of a node, and ``ids[0]`` is the partition's scratch.
 # (Few arrays: every call that is not inlined counts each array of its records up and down.)
 # Histogram mode: ``binned`` codes, the node-ordered ``samples`` (``all_samples``:
@@ -58,8 +59,8 @@ from ._store import enlarged, found_room, grow, grow_for_children, list_room, ne
 # (``free`` lists its unused slots).
 # A sparse X (``sparse``, node-sorted): its CSC arrays in ``csc`` (_sparse_columns.SparseColumns;
 # None for a dense X: four arrays fewer to count on every call), ``table`` (2, n) two scratch columns.
-ExactData = namedtuple("ExactData", ["sidx", "table", "by_column", "presorted", "ids", "values", "known", "sparse",
-                                     "csc"])
+ExactData = namedtuple("ExactData", ["sidx", "table", "by_column", "presorted", "ids", "values", "known", "hints",
+                                     "sparse", "csc"])
 HistData = namedtuple("HistData", ["binned", "samples", "tmp_samples", "edges", "edge_ptr", "n_value_bins",
                                    "bin_values", "bin_lo", "bin_hi", "pool", "scratch", "free", "stats", "gathered",
                                    "occupancy", "all_samples"])
@@ -73,7 +74,7 @@ Rules = namedtuple("Rules", ["max_depth", "min_samples_split", "min_samples_leaf
                              "min_impurity_decrease", "max_features", "random_splitter"])
 # Scratch of the exact sweeps (per-sample buffers only where the criterion needs them) and of the
 # histogram search; the groups of a categorical split are left in ``best_groups``;
-# ``feature_lists``: the draw ranks (or swapped positions) of the features, and the count and
+# ``feature_lists``: the positions that a node's feature draws swapped, and the count and
 # list of the features found constant in the node (``_splitter.find_split_exact``).
 ExactWork = namedtuple("ExactWork", ["counts", "y_buffer", "w_buffer", "features", "feature_lists", "groups",
                                      "best_groups", "rank_of", "sorted_y", "fenwick", "abs_errors"])

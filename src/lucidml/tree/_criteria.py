@@ -39,7 +39,8 @@ SQUARED_ERROR = 3
 ABSOLUTE_ERROR = 4
 NEWTON = 5  # gradient boosting's second-order gain; its trees carry no per-sample targets
 
-CLASSIFICATION_CRITERIA = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY, "misclassification": MISCLASSIFICATION}
+CLASSIFICATION_CRITERIA = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY,
+                           "misclassification": MISCLASSIFICATION}
 REGRESSION_CRITERIA = {"squared_error": SQUARED_ERROR, "absolute_error": ABSOLUTE_ERROR}
 
 _LN2 = np.log(2.0)
@@ -58,6 +59,16 @@ TIE = 1e-12
 def beats(proxy, best):
     """Whether a split scoring ``proxy`` beats the best so far by more than rounding."""
     return proxy > best and (best == -np.inf or proxy - best > TIE * abs(best))
+
+
+@njit(inline="always")
+def beats_ranked(proxy, rank, best, best_rank):
+    """Whether a candidate from a feature of rank ``rank`` beats the best so far: a higher proxy
+    (:func:`beats`), or the same to rounding from a feature of lower rank (drawn earlier, or of a
+    lower random rank: ``_random.feature_rank``)."""
+    if beats(proxy, best):
+        return True
+    return rank < best_rank and not beats(best, proxy)
 
 
 @njit

@@ -14,8 +14,8 @@ Two ways to give a node its samples in increasing order of a feature (``_builder
   once per fit or ensemble), where a node's values of one feature lie close together.
 
 :func:`node_sorted` chooses from the table's shape, its columns' numbers of distinct values and
-``max_features``; both give the same tree (ties between features go to the one drawn first
-either way), up to the rounding of sums of non-integer weights.
+``max_features``; both give the same tree (a tie between features goes to the same one either
+way), up to the rounding of sums of non-integer weights.
 """
 
 from collections import namedtuple
@@ -40,6 +40,7 @@ _COLUMN_BLOCK = 256  # columns copied (and checked for float32 exactness) at a t
 SPARSE_DENSE_BYTES = 1 << 30
 # A dense X with at most this share of nonzero values is searched as sparse (exact_search_input).
 SPARSE_SEARCH_DENSITY = 0.1
+_NO_HINTS = np.empty((0, 2))  # the two-value hints of the dense node-sorted search only (_builder.ExactData)
 
 
 def node_sorted(X, max_features):
@@ -194,7 +195,7 @@ def exact_data(X, samples, max_features, shared=None):
         position[samples] = np.arange(m)
         return ExactData(sidx=samples.astype(SAMPLE_IDS).reshape(1, m), table=np.zeros((2, X.shape[0])),
                          by_column=True, presorted=False, ids=np.zeros((3, m), SAMPLE_IDS), values=np.empty(m),
-                         known=np.zeros(n_features, np.uint8), sparse=True,
+                         known=np.zeros(n_features, np.uint8), hints=_NO_HINTS, sparse=True,
                          csc=SparseColumns(indptr=X.indptr.astype(np.int64), indices=X.indices.astype(SAMPLE_IDS),
                                            data=X.data, position=position))
     if shared is None:
@@ -204,7 +205,8 @@ def exact_data(X, samples, max_features, shared=None):
         return ExactData(sidx=samples.astype(SAMPLE_IDS).reshape(1, m),
                          table=shared.columns if by_column else _writable(X), by_column=by_column,
                          presorted=False, ids=np.empty((3, m), SAMPLE_IDS), values=np.empty(m),
-                         known=np.zeros(n_features, np.uint8), sparse=False, csc=None)
+                         known=np.zeros(n_features, np.uint8), hints=np.full((n_features, 2), np.nan),
+                         sparse=False, csc=None)
     X = _writable(X)
     order = shared.order
     if order is not None and m == X.shape[0]:
@@ -222,4 +224,4 @@ def exact_data(X, samples, max_features, shared=None):
         for f in range(X.shape[1]):
             sidx[f] = samples[np.argsort(X[samples, f])]
     return ExactData(sidx=sidx, table=X, by_column=False, presorted=True, ids=np.empty((1, m), SAMPLE_IDS),
-                     values=np.empty(0), known=np.zeros(0, np.uint8), sparse=False, csc=None)
+                     values=np.empty(0), known=np.zeros(0, np.uint8), hints=_NO_HINTS, sparse=False, csc=None)

@@ -16,8 +16,8 @@ from numba import prange
 from numba.extending import overload
 
 from ..utils import njit
-from ._criteria import beats, class_proxy
-from ._random import rand_int
+from ._criteria import beats, beats_ranked, class_proxy
+from ._random import LAST_RANK, feature_rank, rand_int
 from ._splitter import CATEGORICAL_SPLIT, MIN_CHILD_SHARE, NO_SPLIT, THRESHOLD_SPLIT
 
 # What each sample adds to a histogram bin (see build_histogram); one record for every tree model.
@@ -186,8 +186,9 @@ def _threshold_scan(h, node_stats, span, ml, target, msl, mwl, work):
     ``span`` = (lo, first_b, last_b, hi): the feature's lowest and highest occupied bins; bins
     lo … last_b move left one at a time and thresholds are scored from first_b on (the random
     splitter scores just one). Missing values go left iff ``ml``. A bin without samples here
-    splits as the bin before it and is not scored again; of tied thresholds the lowest wins. Sums and weights are scalars for
-    regression and boosting (count, Σw or Σh, Σwy or −Σg), arrays of class counts otherwise.
+    splits as the bin before it and is not scored again; of tied thresholds the lowest wins. Sums
+    and weights are scalars for regression and boosting (count, Σw or Σh, Σwy or −Σg), arrays of
+    class counts otherwise.
     """
     lo, first_b, last_b, hi = span
     missing_bin = h.shape[0] - 1
@@ -258,7 +259,8 @@ def find_split_hist(hist, node_stats, data, target, rules, work):
     ``node_stats`` are the node's sums (:func:`node_sums`). Returns (kind, feature, last left
     bin, threshold, missing_left, n_groups, proxy); the bins of the groups of a categorical
     split are left in ``work.best_groups``. Features are visited in a random order (ties go to
-    the first one visited, as in scikit-learn), then thresholds from the lowest bin up.
+    the first one visited, as in scikit-learn; when all are searched, in column order, ties going
+    to the lower random rank: ``_random.feature_rank``), then thresholds from the lowest bin up.
     """
     msl, max_features, random_splitter = rules.min_samples_leaf, rules.max_features, rules.random_splitter
     is_cat, state = target.is_categorical, target.state
@@ -275,16 +277,25 @@ def find_split_hist(hist, node_stats, data, target, rules, work):
     mwl = max(rules.min_weight_leaf, MIN_CHILD_SHARE * node_weight)  # never score a child of rounding-noise weight
     for f in range(n_features):
         features[f] = f
+    # Every feature searched: in column order, ties to the lower random rank (as the exact search).
+    in_column_order = max_features >= n_features and not random_splitter
+    node_seed = state[0]  # (_builder seeds each node's draws: _random.seed_node)
     best = -np.inf
+    best_rank = LAST_RANK
     best_kind, best_feature, best_bin, best_threshold, best_ml, best_groups = NO_SPLIT, -1, -1, np.nan, False, 0
     searched = False  # whether a feature not constant in the node was searched
     for f_i in range(n_features):
         if f_i >= max_features and searched:
             break  # max_features drawn, constant ones included (scikit-learn's rule), and one searched
-        j = rand_int(state, f_i, n_features)
-        f = features[j]
-        features[j] = features[f_i]
-        features[f_i] = f
+        if in_column_order:
+            f = f_i
+            rank = feature_rank(node_seed, f)
+        else:
+            j = rand_int(state, f_i, n_features)
+            f = features[j]
+            features[j] = features[f_i]
+            features[f_i] = f
+            rank = np.uint64(f_i)
         h = hist[f]
         nb = data.n_value_bins[f]
         lo = -1
@@ -310,8 +321,8 @@ def find_split_hist(hist, node_stats, data, target, rules, work):
                     proxy += pg
                     grp_cur[n_groups] = b
                     n_groups += 1
-            if ok and n_groups >= 2 and beats(proxy, best):
-                best, best_kind, best_feature, best_groups = proxy, CATEGORICAL_SPLIT, f, n_groups
+            if ok and n_groups >= 2 and beats_ranked(proxy, rank, best, best_rank):
+                best, best_rank, best_kind, best_feature, best_groups = proxy, rank, CATEGORICAL_SPLIT, f, n_groups
                 best_threshold = np.nan
                 for g in range(n_groups):
                     grp_best[g] = grp_cur[g]
@@ -329,8 +340,8 @@ def find_split_hist(hist, node_stats, data, target, rules, work):
             if random_splitter and n_miss > 0:
                 ml = rand_int(state, 0, 2) == 1
             proxy, b, n_left = _threshold_scan(h, node_stats, (lo, first_b, last_b, hi), ml, target, msl, mwl, work)
-            if beats(proxy, best):
-                best, best_kind, best_feature, best_bin = proxy, THRESHOLD_SPLIT, f, b
+            if b >= 0 and beats_ranked(proxy, rank, best, best_rank):
+                best, best_rank, best_kind, best_feature, best_bin = proxy, rank, THRESHOLD_SPLIT, f, b
                 best_threshold = np.inf if b == hi else np.nan  # placed below, once
                 best_ml = ml if n_miss > 0 else n_left > n_node - n_left
     if best_kind == THRESHOLD_SPLIT and np.isnan(best_threshold):

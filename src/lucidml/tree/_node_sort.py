@@ -33,8 +33,19 @@ def sort_feature(samples, xf, start, end, idx, values):
     of the first NaN, or −1 when the feature is constant in the node (every value NaN, or one
     value and no NaN), in which case nothing is sorted.
     """
-    # The gather, with the range of the values and their number of NaN: the loads (cache misses,
-    # mostly) do not wait on one another, nor on the comparisons, which wait only on the loads.
+    lo, smallest, largest = gather_feature(samples, xf, start, end, idx, values)
+    if lo >= 0:
+        sort_values(values, idx, start, lo, smallest, largest)
+    return lo
+
+
+@njit(inline="always")
+def gather_feature(samples, xf, start, end, idx, values):
+    """The node's samples into ``idx[start:end]`` and their values of ``xf`` into ``values``, the NaN
+    moved to the back: returns (position of the first NaN, smallest value, largest value), the
+    position −1 when the feature is constant in the node (nothing left to sort)."""
+    # The loads (cache misses, mostly) do not wait on one another, nor on the comparisons, which
+    # wait only on the loads.
     smallest = np.inf
     largest = -np.inf
     n_nan = 0
@@ -50,9 +61,8 @@ def sort_feature(samples, xf, start, end, idx, values):
     if n_nan > 0:  # then, over contiguous memory, the NaN to the back
         lo, smallest, largest = nan_to_back(values, idx, start, end)
     if lo == start or (lo == end and smallest == largest):
-        return -1
-    sort_values(values, idx, start, lo, smallest, largest)
-    return lo
+        return -1, smallest, largest
+    return lo, smallest, largest
 
 
 @njit(inline="always")
@@ -61,10 +71,12 @@ def sort_values(values, idx, start, end, smallest, largest):
     and ``largest`` are the segment's extreme values.
 
     Two distinct values (a one-hot or binary column: most columns of an encoded table) take one
-    counting pass and one branch-free partition (:func:`_partition_two_values`), here, with no
+    counting pass and one branch-free partition (:func:`partition_two_values`), here, with no
     call; anything else the introsort of :func:`sort_pairs`.
     """
-    if not _partition_two_values(values, idx, start, end, smallest, largest):
+    if two_valued(values, start, end, smallest, largest):
+        partition_two_values(values, idx, start, end, smallest, largest)
+    else:
         sort_pairs(values, idx, start, end)
 
 
@@ -197,9 +209,18 @@ def _radix_sort_pairs(values, idx, start, end):
 
 
 @njit(inline="always")
-def _partition_two_values(values, idx, start, end, smallest, largest):
-    """If ``values[start:end]`` holds only ``smallest`` and ``largest``, sort it (and ``idx``) and
-    return True; else return False, nothing moved.
+def two_valued(values, start, end, smallest, largest):
+    """Whether every value of ``values[start:end]`` is ``smallest`` or ``largest``."""
+    n_extreme = 0
+    for p in range(start, end):
+        v = values[p]
+        n_extreme += (v == smallest) | (v == largest)
+    return n_extreme == end - start
+
+
+@njit(inline="always")
+def partition_two_values(values, idx, start, end, smallest, largest):
+    """Sort ``values[start:end]`` (and ``idx``), which holds only ``smallest`` and ``largest``.
 
     The quicksort's partition branches on every value, and on a column of 0/1 codes in random
     sample order that branch is mispredicted at about the rate of the rarer value (the Ames
@@ -208,12 +229,6 @@ def _partition_two_values(values, idx, start, end, smallest, largest):
     the ids of ``smallest`` [start, j), those of ``largest`` [j, p) as p advances (Lomuto's
     invariant).
     """
-    n_extreme = 0
-    for p in range(start, end):
-        v = values[p]
-        n_extreme += (v == smallest) | (v == largest)
-    if n_extreme != end - start:
-        return False
     j = start
     for p in range(start, end):
         i = idx[p]
@@ -225,7 +240,6 @@ def _partition_two_values(values, idx, start, end, smallest, largest):
         values[p] = smallest
     for p in range(j, end):
         values[p] = largest
-    return True
 
 
 @njit(inline="always")

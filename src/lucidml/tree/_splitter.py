@@ -19,11 +19,20 @@ import numpy as np
 from ..utils import njit
 from ..utils._borrowed import borrowed
 from ._absolute_error import prepare_ranks, sweep_absolute_error
-from ._criteria import ABSOLUTE_ERROR, beats
-from ._node_sort import sort_feature
-from ._random import rand_int
+from ._criteria import ABSOLUTE_ERROR, beats_ranked
+from ._node_sort import gather_feature, partition_two_values, sort_values, two_valued
+from ._random import LAST_RANK, feature_rank, rand_int
 from ._sparse_columns import clear_range, clear_sparse_feature, keep_sparse_order, sort_sparse_feature
-from ._threshold_sweep import Column, Scoring, midpoint, random_split, set_proxy, sweep, value_at
+from ._threshold_sweep import (
+    Column,
+    Scoring,
+    midpoint,
+    random_split,
+    set_proxy,
+    sweep,
+    two_value_sweep,
+    value_at,
+)
 
 NO_SPLIT = 0
 THRESHOLD_SPLIT = 1
@@ -94,16 +103,17 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
     exact, node, target, work = borrowed((exact, node, target, work))
     sidx, start, end = exact.sidx, node.start, node.end
     # A child lighter than MIN_CHILD_SHARE of the node is rounding noise: never divide by it.
-    scoring = Scoring(target.criterion, rules.min_samples_leaf, max(rules.min_weight_leaf, MIN_CHILD_SHARE * node.total))
+    scoring = Scoring(target.criterion, rules.min_samples_leaf,
+                      max(rules.min_weight_leaf, MIN_CHILD_SHARE * node.total))
     features, grp_cur, grp_best = work.features, work.groups, work.best_groups
     n_features = features.size  # (``features`` is 0 … n − 1 here: the draws are undone on return)
-    # When every feature is searched, the whole draw order is made first and the features are
-    # searched in column order, a tie going to the one drawn first: the split of a search in draw
-    # order, but the values of neighbouring columns share the cache lines of X's rows.
+    # When every feature is searched, they are searched in column order (the values of neighbouring
+    # columns share the cache lines of X's rows), a tie going to the feature of the lower random
+    # rank (_random.feature_rank): as if drawn in random order, but without a draw per feature.
     in_column_order = rules.max_features >= n_features and not rules.random_splitter
     # The arrays read per feature, out of their records once.
-    draw_rank, found = work.feature_lists[0], work.feature_lists[1]
-    known, values = exact.known, exact.values
+    swapped, found = work.feature_lists[0], work.feature_lists[1]
+    known, values, hints = exact.known, exact.values, exact.hints
     found[0] = 0
     table, state, weight, counts = exact.table, target.state, target.weight, work.counts
     presorted, by_column, is_categorical = exact.presorted, exact.by_column, target.is_categorical
@@ -116,12 +126,10 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
     zero_lo = zero_hi = start
     run_end = -1
     drawn = 0
-    if in_column_order:
-        for f_i in range(n_features):
-            _draw(state, features, f_i, draw_rank)
-        for f_i in range(n_features):
-            draw_rank[features[f_i]] = f_i
-        drawn = n_features
+    node_seed = state[0]  # (_builder seeds each node's draws: _random.seed_node)
+    # Features with two values in a node are scored unsorted (_threshold_sweep.two_value_sweep) by the
+    # best splitter, for the criteria that sweep.
+    two_value_search = not rules.random_splitter and target.criterion != ABSOLUTE_ERROR
     if y is not None:
         if target.criterion == ABSOLUTE_ERROR:
             prepare_ranks(sidx[0], start, end, y, work.rank_of, work.sorted_y)
@@ -133,7 +141,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
     best_missing_left = False
     best_groups = 0
     best = -np.inf
-    best_rank = n_features  # the draw rank of the best feature so far
+    best_rank = LAST_RANK  # the rank of the best feature so far
     searched = False  # whether a feature not constant in the node was searched
     for f_i in range(n_features):
         if scattered:
@@ -143,10 +151,10 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
             break  # max_features drawn, constant ones included (scikit-learn's rule), and one searched
         if in_column_order:
             f = f_i
-            rank = draw_rank[f]
+            rank = feature_rank(node_seed, f)
         else:
-            f = _draw(state, features, f_i, draw_rank)
-            rank = f_i
+            f = _draw(state, features, f_i, swapped)
+            rank = np.uint64(f_i)
             drawn += 1
         if not presorted and known[f]:
             continue  # constant in an ancestor, so here too (tested before any view is made)
@@ -167,7 +175,38 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                                                                         one_zero_enough)
                 scattered = end_nn >= 0
             else:
-                end_nn = sort_feature(node_order, xf, start, end, idx, values)
+                # A feature with two values in the node and no NaN (a one-hot column) has one
+                # candidate, scored unsorted in one pass over X; ``hints[f]``: the two values f took
+                # in a node searched before, tried first (checked by the pass itself) before gathering.
+                two_values = two_value_search and not is_categorical[f]
+                scored = gathered = False
+                smallest, largest = hints[f, 0], hints[f, 1]
+                if two_values and smallest < largest:
+                    proxy, n_left, scored = two_value_sweep(node_order, xf, start, end, smallest, largest, yk, y,
+                                                            weight, node, scoring, counts)
+                if not scored:
+                    end_nn, smallest, largest = gather_feature(node_order, xf, start, end, idx, values)
+                    gathered = True
+                    hints[f, 0] = hints[f, 1] = np.nan
+                    if two_values and end_nn == end and two_valued(values, start, end, smallest, largest):
+                        hints[f, 0], hints[f, 1] = smallest, largest
+                        proxy, n_left, scored = two_value_sweep(node_order, xf, start, end, smallest, largest, yk,
+                                                                y, weight, node, scoring, counts)
+                if scored and 0 < n_left < end - start:
+                    searched = True
+                    if proxy > -np.inf and beats_ranked(proxy, rank, best, best_rank):
+                        if not gathered:
+                            gather_feature(node_order, xf, start, end, idx, values)
+                        partition_two_values(values, idx, start, end, smallest, largest)
+                        _keep_order(exact, Column(idx, xf, values, True, start, end, end, -1), start, start)
+                        best, best_rank, best_kind, best_feature = proxy, rank, THRESHOLD_SPLIT, f
+                        best_pos, best_threshold = start + n_left - 1, midpoint(smallest, largest)
+                        best_missing_left = n_left > end - start - n_left
+                    continue
+                if scored:
+                    end_nn = -1  # one of its two values only: constant in this node
+                elif end_nn >= 0:
+                    sort_values(values, idx, start, end_nn, smallest, largest)
             if end_nn < 0:  # listed for the descendants (_builder._keep_found)
                 found[0] += 1
                 found[found[0]] = f
@@ -186,7 +225,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                 pg, wg = set_proxy(idx, grp_cur[g], grp_cur[g + 1], yk, y, target, work.counts, work)
                 ok = grp_cur[g + 1] - grp_cur[g] >= scoring.min_samples and wg >= scoring.min_weight
                 proxy += pg
-            if ok and _better(proxy, rank, best, best_rank):
+            if ok and beats_ranked(proxy, rank, best, best_rank):
                 _keep_order(exact, col, zero_lo, zero_hi)
                 best, best_rank = proxy, rank
                 best_kind = CATEGORICAL_SPLIT
@@ -199,7 +238,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
 
         if rules.random_splitter:
             proxy, pos, threshold, missing_left = random_split(col, yk, y, target, node, scoring, work)
-            if pos >= 0 and _better(proxy, rank, best, best_rank):
+            if pos >= 0 and beats_ranked(proxy, rank, best, best_rank):
                 _keep_order(exact, col, zero_lo, zero_hi)
                 best, best_rank, best_kind, best_feature, best_pos = proxy, rank, THRESHOLD_SPLIT, f, pos
                 best_threshold, best_missing_left = threshold, missing_left
@@ -213,7 +252,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                 proxy, pos = sweep_absolute_error(col, y, target.weight, node.total, scoring, work.rank_of, work)
             else:  # yk and y are tested on the arguments: each task compiles only its own sweep
                 proxy, pos = sweep(col, yk, y, weight, node, scoring, missing_left, counts)
-            if pos >= 0 and _better(proxy, rank, best, best_rank):
+            if pos >= 0 and beats_ranked(proxy, rank, best, best_rank):
                 if best_feature != f:  # (the second sweep of the same feature has the same order)
                     _keep_order(exact, col, zero_lo, zero_hi)
                 best, best_rank, best_kind, best_feature, best_pos = proxy, rank, THRESHOLD_SPLIT, f, pos
@@ -225,7 +264,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                 best_missing_left = missing_left if n_miss > 0 else n_left > end - start - n_left
     if scattered:
         clear_sparse_feature(table[0], sorted_ids, start, zero_lo, zero_hi, end)
-    _undo_draws(features, draw_rank, drawn, in_column_order)
+    _undo_draws(features, swapped, drawn)
     return best_kind, best_feature, best_pos, best_threshold, best_missing_left, best_groups, best
 
 
@@ -242,25 +281,12 @@ def _draw(state, features, f_i, swapped):
 
 
 @njit(inline="always")
-def _undo_draws(features, swapped, drawn, everything):
+def _undo_draws(features, swapped, drawn):
     """``features`` back to 0 … n − 1 after ``drawn`` draws: O(drawn), not O(n), when a node drew
     a few features of many (every node starts from the same order: see _random)."""
-    if everything:
-        for f in range(features.size):
-            features[f] = f
-    else:
-        for k in range(drawn):
-            features[swapped[k]] = swapped[k]
-            features[k] = k
-
-
-@njit(inline="always")
-def _better(proxy, rank, best, best_rank):
-    """Whether a candidate beats the best so far: a higher proxy, or the same (to rounding:
-    ``_criteria.beats``) from a feature drawn earlier."""
-    if beats(proxy, best):
-        return True
-    return rank < best_rank and not beats(best, proxy)
+    for k in range(drawn):
+        features[swapped[k]] = swapped[k]
+        features[k] = k
 
 
 @njit(inline="always")

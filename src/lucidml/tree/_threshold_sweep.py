@@ -4,7 +4,9 @@
 ``_criteria`` in O(1) per sample (gini, entropy, squared error) and scores only the midpoints
 between consecutive *distinct* values (004 §12; the left child is x ≤ t). :func:`random_split`
 is scikit-learn's "random" splitter: one threshold drawn uniformly between the node's smallest
-and largest value. :func:`set_proxy` scores one child directly (categorical groups).
+and largest value. :func:`two_value_sweep` scores a feature with two values in the node (a
+one-hot column) without sorting it. :func:`set_proxy` scores one child directly (categorical
+groups).
 """
 
 from collections import namedtuple
@@ -58,8 +60,8 @@ def sweep(col, yk, y, w, node, scoring, missing_left, left):
     One sweep for both tasks: a classifier's (``yk`` given, ``y`` None) moves its weighted class
     counts into ``left`` and keeps the gini/entropy aggregates in O(1) per sample; a regressor's
     (``yk`` None) moves S_L = Σ w·y, for the proxy S_L²/W_L + S_R²/W_R. ``missing_left``: the
-    node's NaN samples start on the left. (Only the arrays it reads are passed: every array argument of a call that is not inlined
-    costs a reference count up and down.)
+    node's NaN samples start on the left. (Only the arrays it reads are passed: every array
+    argument of a call that is not inlined costs a reference count up and down.)
     """
     idx, start, end_nn, end, run_end = col.idx, col.start, col.end_nn, col.end, col.run_end
     x, values, by_position = col.x, col.values, col.by_position
@@ -151,6 +153,59 @@ def sweep(col, yk, y, w, node, scoring, missing_left, left):
             best = proxy
             best_pos = p
     return best, best_pos
+
+
+@njit(inline="always")
+def two_value_sweep(samples, x, start, end, smallest, largest, yk, y, w, node, scoring, right):
+    """(proxy, samples left, whether x takes no other values) of the one threshold of a feature
+    that takes only the values ``smallest`` < ``largest`` at the node's samples ``samples[start:end]``.
+
+    A one-hot or binary column (most columns of an encoded table) has a single candidate, between
+    its two values: one pass over the samples in node order sums those of the larger value (the
+    right child) and those of the smaller, where :func:`sweep` needs them sorted first; the sums
+    are those of :func:`sweep`'s candidate, added in another order. The pass also counts the
+    values that are neither (or NaN): with any, the third result is False and the first two mean
+    nothing. The proxy is −inf when a child would be too small (or empty). ``right``: scratch for
+    a classifier's right-child class weights.
+    """
+    n_right = 0
+    n_either = 0
+    w_left = 0.0
+    w_right = 0.0
+    s_left = 0.0
+    s_right = 0.0
+    if yk is not None:
+        for k in range(right.size):
+            right[k] = 0.0
+    for p in range(start, end):  # branch-free: each sample adds its weight to one side, 0 to the other
+        i = samples[p]
+        v = x[i]
+        goes_right = v == largest
+        n_either += goes_right | (v == smallest)
+        wr = w[i] if goes_right else 0.0
+        wl = w[i] - wr
+        n_right += goes_right
+        w_left += wl
+        w_right += wr
+        if y is not None:
+            s_left += wl * y[i]
+            s_right += wr * y[i]
+        if yk is not None:
+            right[yk[i]] += wr
+    n_left = end - start - n_right
+    if n_either != end - start:
+        return -np.inf, n_left, False
+    if (n_left < scoring.min_samples or n_right < scoring.min_samples or w_left < scoring.min_weight
+            or w_right < scoring.min_weight):
+        return -np.inf, n_left, True
+    if y is not None:
+        return s_left * s_left / w_left + s_right * s_right / w_right, n_left, True
+    if yk is not None:
+        proxy = class_proxy(right, w_right, scoring.criterion)
+        for k in range(right.size):
+            right[k] = max(node.counts[k] - right[k], 0.0)  # now the left child's (never below 0 by rounding)
+        return proxy + class_proxy(right, w_left, scoring.criterion), n_left, True
+    return -np.inf, n_left, True
 
 
 @njit(inline="always")

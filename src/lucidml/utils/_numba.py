@@ -113,9 +113,11 @@ def _ctrl_c_held():
     """Hold a Ctrl-C that arrives during the block and deliver it when the block ends.
 
     A ``KeyboardInterrupt`` raised inside Numba's compiler (Python code that owns LLVM objects
-    through llvmlite) can leave an object freed by LLVM but still owned in Python; the process then
-    crashed when the garbage collector freed it a second time (a CI run of the Ctrl-C tests). Only
-    the main thread receives signals, so only its compiles hold them.
+    through llvmlite) can leave an object freed by LLVM but still owned in Python, which the
+    garbage collector may then free a second time. A CI run of the Ctrl-C tests (stop 45) crashed
+    in llvmlite's dispose that way; the interrupt during a compile is the likely cause, inferred
+    from the stack, not reproduced. Only the main thread receives signals, so only its compiles
+    hold them.
     """
     if _holding or threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
         yield  # nested, off the main thread, or a handler Python did not install: as Numba does
