@@ -20,7 +20,7 @@ from ..utils import njit
 from ..utils._borrowed import borrowed
 from ._absolute_error import prepare_ranks, sweep_absolute_error
 from ._criteria import ABSOLUTE_ERROR, beats_ranked
-from ._node_sort import gather_feature, partition_two_values, sort_values, two_valued
+from ._node_sort import gather_feature, partition_two_values, sort_pairs, sort_values, two_valued
 from ._random import LAST_RANK, feature_rank, rand_int
 from ._sparse_columns import clear_range, clear_sparse_feature, keep_sparse_order, sort_sparse_feature
 from ._threshold_sweep import (
@@ -205,6 +205,8 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                     continue
                 if scored:
                     end_nn = -1  # one of its two values only: constant in this node
+                elif end_nn >= 0 and two_values and end_nn == end:
+                    sort_pairs(values, idx, start, end)  # more than two values: two_valued said so above
                 elif end_nn >= 0:
                     sort_values(values, idx, start, end_nn, smallest, largest)
             if end_nn < 0:  # listed for the descendants (_builder._keep_found)
