@@ -9,7 +9,7 @@ from sklearn.datasets import load_wine, make_classification, make_regression
 
 from lucidml.ensemble import AdaBoostClassifier, RandomForestClassifier, RandomForestRegressor
 from lucidml.tree import DecisionTreeClassifier, DecisionTreeRegressor, _exact_data
-from lucidml.tree._node_sort import sort_feature, sort_pairs, sort_values
+from lucidml.tree._node_sort import gather_feature, sort_pairs, sort_values
 
 
 @settings(max_examples=60, deadline=None)
@@ -58,7 +58,15 @@ def test_sort_pairs_on_long_runs_of_ties_and_a_segment():
     np.testing.assert_array_equal(before[ids[100:4000]], values[100:4000])
 
 
-def test_sort_feature_puts_nan_last_and_reports_constant_features():
+def sort_feature(samples, xf, start, end, idx, values):
+    """A node's feature as the splitter orders it: gathered (NaN last), then its values sorted."""
+    end_nn, smallest, largest = gather_feature(samples, xf, start, end, idx, values)
+    if end_nn >= 0:
+        sort_values(values, idx, start, end_nn, smallest, largest)
+    return end_nn
+
+
+def test_gather_and_sort_put_nan_last_and_report_constant_features():
     x = np.array([3.0, np.nan, 1.0, 2.0, np.nan, 1.0])
     samples = np.arange(6, dtype=np.uint32)
     idx, values = np.empty(6, np.uint32), np.empty(6)

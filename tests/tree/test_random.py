@@ -68,3 +68,14 @@ def test_feature_ranks_are_distinct_and_differ_between_nodes():
         assert len(set(ranks)) == 50
         orders.append(np.argsort(ranks).tolist())
     assert orders[0] != orders[1] != orders[2]
+
+
+def test_an_integer_seed_is_mixed_by_splitmix64():
+    """SplitMix64's first output from state 0 is 0xE220A8397B1DCDAF (its reference value); a
+    negative seed is taken modulo 2^64, and no warning leaks from the wrapping arithmetic."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert int(tree_state(0)[0]) == 0xE220A8397B1DCDAF
+        np.testing.assert_array_equal(tree_state(-1), tree_state(2**64 - 1))

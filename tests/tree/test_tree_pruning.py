@@ -29,7 +29,8 @@ def test_ccp_path_equals_sklearn(case):
     # Settings where both libraries grow the very same tree (no tied splits, see test_decision_tree).
     if case == "classification":
         X, y = _classification_data()
-        ours, theirs = DecisionTreeClassifier(max_depth=5, random_state=0), sk_tree.DecisionTreeClassifier(max_depth=5, random_state=0)
+        ours = DecisionTreeClassifier(max_depth=5, random_state=0)
+        theirs = sk_tree.DecisionTreeClassifier(max_depth=5, random_state=0)
     else:
         X, y = load_diabetes(return_X_y=True)
         ours = DecisionTreeRegressor(min_samples_leaf=20, random_state=0)

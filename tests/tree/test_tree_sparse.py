@@ -125,7 +125,8 @@ def test_default_tree_on_sparse_input_is_the_exact_tree_or_the_255_bin_tree(monk
     np.testing.assert_array_equal(copied.tree_.feature, dense.tree_.feature)
     monkeypatch.setattr(_exact_data, "SPARSE_DENSE_BYTES", X.size * 8 - 1)  # one byte too few
     binned = DecisionTreeClassifier(random_state=0, max_depth=5, categorical_features=[0]).fit(sparse_codes, y)
-    histogram = DecisionTreeClassifier(random_state=0, max_depth=5, max_bins=255, categorical_features=[0]).fit(codes, y)
+    histogram = DecisionTreeClassifier(random_state=0, max_depth=5, max_bins=255, categorical_features=[0])
+    histogram.fit(codes, y)
     np.testing.assert_array_equal(binned.tree_.threshold, histogram.tree_.threshold)
     np.testing.assert_array_equal(binned.apply(sparse_codes), histogram.apply(codes))
     paths = binned.decision_path(sparse_codes[:20])
@@ -148,7 +149,8 @@ def test_sparse_exact_search_grows_the_dense_tree():
         w = rng.choice([0.0, 1.0, 2.0, 4.0], n) if trial % 4 == 0 else None
         if w is not None:
             w[0] = 1.0
-        kw = dict(random_state=trial, max_features=[None, "sqrt", 0.5][trial % 3], splitter=["best", "random"][trial % 2])
+        kw = dict(random_state=trial, max_features=[None, "sqrt", 0.5][trial % 3],
+                  splitter=["best", "random"][trial % 2])
         for model, target in ((DecisionTreeClassifier, rng.integers(0, 3, n)),
                               (DecisionTreeRegressor, rng.integers(-3, 4, n).astype(float))):
             sparse = model(**kw).fit(A, target, sample_weight=w)

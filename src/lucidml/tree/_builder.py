@@ -94,12 +94,12 @@ def _node_stats(row, start, end, target, work):
     A classifier's ``y`` and a regressor's class codes are None: Numba compiles only the branch
     of the fit's own task (tested on the arguments themselves).
     """
-    return _task_stats(row, start, end, target.codes, target.y, target.weight, target.criterion, work.value,
-                       work.median_y, work.median_w)
+    return _task_stats(row, start, end, target.codes, target.y, target, work)
 
 
 @njit
-def _task_stats(row, start, end, yk, y, w, criterion, buf, median_y, median_w):
+def _task_stats(row, start, end, yk, y, target, work):
+    w, criterion, buf = target.weight, target.criterion, work.value
     if yk is not None:
         total = class_counts(row, start, end, yk, w, buf)
         nonzero = 0
@@ -110,8 +110,8 @@ def _task_stats(row, start, end, yk, y, w, criterion, buf, median_y, median_w):
             buf[k] /= total
         return impurity, total, nonzero <= 1
     if y is not None:
-        value, impurity, total, constant = regression_stats(row, start, end, y, w, criterion, median_y,
-                                                            median_w)
+        value, impurity, total, constant = regression_stats(row, start, end, y, w, criterion, work.median_y,
+                                                            work.median_w)
         buf[0] = value
         return impurity, total, constant
     return 0.0, 0.0, True

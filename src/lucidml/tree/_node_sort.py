@@ -9,8 +9,9 @@ samples by a feature only when the node draws it: O(m log m) per *examined* feat
 the others, no presorting of the table and no per-column copy for each tree
 (``_exact_data.node_sorted`` chooses between the two ways).
 
-:func:`sort_feature` leaves the same thing as a presorted column holds — sample ids in increasing
-order of the feature, NaN last — so the sweeps of ``_splitter`` read both alike.
+:func:`gather_feature` then :func:`sort_values` leave the same thing as a presorted column holds —
+sample ids in increasing order of the feature, NaN last — so the sweeps of ``_splitter`` read both
+alike.
 """
 
 import numpy as np
@@ -23,20 +24,6 @@ _INSERTION_BELOW = 16  # segments shorter than this are finished by insertion so
 # branches cost 37–45.
 _RADIX_FROM = 64
 _SIGN = np.uint64(1) << np.uint64(63)
-
-
-@njit(inline="always")
-def sort_feature(samples, xf, start, end, idx, values):
-    """The samples ``samples[start:end]`` into ``idx[start:end]`` in increasing order of ``xf`` (NaN last).
-
-    ``values[start:end]`` receives the sorted values (float64) as scratch. Returns the position
-    of the first NaN, or −1 when the feature is constant in the node (every value NaN, or one
-    value and no NaN), in which case nothing is sorted.
-    """
-    lo, smallest, largest = gather_feature(samples, xf, start, end, idx, values)
-    if lo >= 0:
-        sort_values(values, idx, start, lo, smallest, largest)
-    return lo
 
 
 @njit(inline="always")

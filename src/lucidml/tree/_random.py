@@ -14,6 +14,9 @@ from sklearn.utils import check_random_state
 
 from ..utils import njit
 
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # SplitMix64's increment: 2^64 / the golden ratio
+LAST_RANK = np.uint64(np.iinfo(np.uint64).max)  # above every feature's rank (_splitter)
+
 
 def new_state(random_state):
     """A tree's generator drawn from a ``RandomState``: uint64 (current state, the tree's seed)."""
@@ -29,20 +32,12 @@ def tree_state(random_state):
     forest seeds each of its trees with an integer). Anything else: :func:`new_state`.
     """
     if isinstance(random_state, Integral) and not isinstance(random_state, bool):
-        seed = _splitmix64(int(random_state) & _MASK) or 1  # (xorshift cannot leave 0)
+        mix = getattr(_mix, "py_func", _mix)  # run in Python: no compiled call (a function under NUMBA_DISABLE_JIT)
+        with np.errstate(over="ignore"):  # (the mix wraps around 2^64 by design)
+            seed = mix(np.uint64(int(random_state) & 0xFFFFFFFFFFFFFFFF) + _GOLDEN)
+        seed = seed or np.uint64(1)  # (xorshift cannot leave 0)
         return np.array([seed, seed], dtype=np.uint64)
     return new_state(check_random_state(random_state))
-
-
-_MASK = 0xFFFFFFFFFFFFFFFF
-
-
-def _splitmix64(x):
-    """SplitMix64's step on a Python integer: the seed's bits spread over all 64."""
-    z = (x + 0x9E3779B97F4A7C15) & _MASK
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-    return z ^ (z >> 31)
 
 
 @njit
@@ -60,10 +55,6 @@ def feature_rank(node_seed, feature):
     every feature would, but each costs three multiplications and no draw (ties between features
     go to the lower rank)."""
     return _mix(node_seed + np.uint64(feature + 1) * _GOLDEN)
-
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-LAST_RANK = np.uint64(np.iinfo(np.uint64).max)  # above every feature's rank
 
 
 @njit(inline="always")

@@ -176,22 +176,23 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                 scattered = end_nn >= 0
             else:
                 # A feature with two values in the node and no NaN (a one-hot column) has one
-                # candidate, scored unsorted in one pass over X; ``hints[f]``: the two values f took
-                # in a node searched before, tried first (checked by the pass itself) before gathering.
-                two_values = two_value_search and not is_categorical[f]
+                # candidate, scored unsorted in one pass over X. ``hints[f]``: the two values f took
+                # in a node searched before, tried first (the pass checks them) before gathering.
+                samples = node_order[start:end]
+                may_have_two = two_value_search and not is_categorical[f]
                 scored = gathered = False
                 smallest, largest = hints[f, 0], hints[f, 1]
-                if two_values and smallest < largest:
-                    proxy, n_left, scored = two_value_sweep(node_order, xf, start, end, smallest, largest, yk, y,
-                                                            weight, node, scoring, counts)
+                if may_have_two and smallest < largest:
+                    proxy, n_left, scored = two_value_sweep(samples, xf, (smallest, largest), yk, y, weight, node,
+                                                            scoring, counts)
                 if not scored:
                     end_nn, smallest, largest = gather_feature(node_order, xf, start, end, idx, values)
                     gathered = True
-                    hints[f, 0] = hints[f, 1] = np.nan
-                    if two_values and end_nn == end and two_valued(values, start, end, smallest, largest):
-                        hints[f, 0], hints[f, 1] = smallest, largest
-                        proxy, n_left, scored = two_value_sweep(node_order, xf, start, end, smallest, largest, yk,
-                                                                y, weight, node, scoring, counts)
+                    two_values = may_have_two and end_nn == end and two_valued(values, start, end, smallest, largest)
+                    hints[f, 0], hints[f, 1] = (smallest, largest) if two_values else (np.nan, np.nan)
+                    if two_values:
+                        proxy, n_left, scored = two_value_sweep(samples, xf, (smallest, largest), yk, y, weight,
+                                                                node, scoring, counts)
                 if scored and 0 < n_left < end - start:
                     searched = True
                     if proxy > -np.inf and beats_ranked(proxy, rank, best, best_rank):
@@ -205,7 +206,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                     continue
                 if scored:
                     end_nn = -1  # one of its two values only: constant in this node
-                elif end_nn >= 0 and two_values and end_nn == end:
+                elif end_nn >= 0 and may_have_two and end_nn == end:
                     sort_pairs(values, idx, start, end)  # more than two values: two_valued said so above
                 elif end_nn >= 0:
                     sort_values(values, idx, start, end_nn, smallest, largest)

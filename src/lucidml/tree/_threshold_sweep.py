@@ -156,9 +156,9 @@ def sweep(col, yk, y, w, node, scoring, missing_left, left):
 
 
 @njit(inline="always")
-def two_value_sweep(samples, x, start, end, smallest, largest, yk, y, w, node, scoring, right):
+def two_value_sweep(samples, x, pair, yk, y, w, node, scoring, right):
     """(proxy, samples left, whether x takes no other values) of the one threshold of a feature
-    that takes only the values ``smallest`` < ``largest`` at the node's samples ``samples[start:end]``.
+    that takes only the values ``pair`` = (smallest, largest) at the node's ``samples``.
 
     A one-hot or binary column (most columns of an encoded table) has a single candidate, between
     its two values: one pass over the samples in node order sums those of the larger value (the
@@ -168,6 +168,7 @@ def two_value_sweep(samples, x, start, end, smallest, largest, yk, y, w, node, s
     nothing. The proxy is −inf when a child would be too small (or empty). ``right``: scratch for
     a classifier's right-child class weights.
     """
+    smallest, largest = pair
     n_right = 0
     n_either = 0
     w_left = 0.0
@@ -177,8 +178,7 @@ def two_value_sweep(samples, x, start, end, smallest, largest, yk, y, w, node, s
     if yk is not None:
         for k in range(right.size):
             right[k] = 0.0
-    for p in range(start, end):  # branch-free: each sample adds its weight to one side, 0 to the other
-        i = samples[p]
+    for i in samples:  # branch-free: each sample adds its weight to one side, 0 to the other
         v = x[i]
         goes_right = v == largest
         n_either += goes_right | (v == smallest)
@@ -192,8 +192,8 @@ def two_value_sweep(samples, x, start, end, smallest, largest, yk, y, w, node, s
             s_right += wr * y[i]
         if yk is not None:
             right[yk[i]] += wr
-    n_left = end - start - n_right
-    if n_either != end - start:
+    n_left = samples.size - n_right
+    if n_either != samples.size:
         return -np.inf, n_left, False
     if (n_left < scoring.min_samples or n_right < scoring.min_samples or w_left < scoring.min_weight
             or w_right < scoring.min_weight):
