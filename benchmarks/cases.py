@@ -98,11 +98,11 @@ CASES = (
     Case("adaboost", "AdaBoostClassifier", "classification", sizes=(62_500,), n_features=20),
     Case("gradient_boosting", "GradientBoostingClassifier", "classification", sizes=(6_250, 62_500), n_features=20,
          target=0.1),
-    Case("gradient_boosting_vs_hist", "GradientBoostingClassifier", "classification",
-         sizes=(62_500, 625_000), n_features=20, target=1.5,
-         versus="sklearn.ensemble.HistGradientBoostingClassifier",
-         versus_params={"max_iter": 100, "max_depth": 3, "max_leaf_nodes": None, "min_samples_leaf": 1,
-                        "early_stopping": False, "random_state": 0}),
+    *(Case(f"gradient_boosting{suffix}_vs_hist", f"GradientBoosting{kind}", task, sizes=(62_500, 625_000),
+           n_features=20, versus=f"sklearn.ensemble.HistGradientBoosting{kind}",
+           versus_params={"max_iter": 100, "max_depth": 3, "max_leaf_nodes": None, "min_samples_leaf": 1,
+                          "early_stopping": False, "random_state": 0})
+      for suffix, kind, task in (("", "Classifier", "classification"), ("_regressor", "Regressor", "regression"))),
     # Wide dense tables (issue 26): 2,000 × 5,000 word counts as a dense array (documents on 5 topics,
     # Zipf-like vocabulary, about 100 words each; topics drawn with concentration 10, close enough that
     # trees reach about 0.7 accuracy, as on real text), the fit's peak memory beside scikit-learn's.

@@ -4,6 +4,7 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
+from scipy.special import expit
 from sklearn.datasets import (
     load_breast_cancer,
     load_diabetes,
@@ -16,10 +17,11 @@ from sklearn.ensemble import GradientBoostingClassifier as SkGBC
 from sklearn.ensemble import GradientBoostingRegressor as SkGBR
 from sklearn.ensemble import HistGradientBoostingClassifier as SkHistC
 from sklearn.ensemble import HistGradientBoostingRegressor as SkHistR
+from sklearn.metrics import log_loss
 from sklearn.model_selection import StratifiedKFold, cross_val_score, train_test_split
 from threadpoolctl import threadpool_limits
 
-from lucidml.ensemble._losses import LOSSES
+from lucidml.ensemble._losses import LOSSES, gradient_arrays
 from lucidml.ensemble.gradient_boosting import (
     GradientBoostingClassifier,
     GradientBoostingRegressor,
@@ -253,6 +255,32 @@ def test_log_loss_gradient_and_hessian_match_finite_differences(n_classes):
             assert abs(scale * (loss(y, up, None) - loss(y, down, None)) / (2 * eps) - g[k, i]) < 1e-6
             g_up, g_down = loss.gradients(y, up, None)[0], loss.gradients(y, down, None)[0]
             assert abs((g_up[k, i] - g_down[k, i]) / (2 * eps) - h[k, i]) < 1e-6
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_log_loss_writes_into_the_arrays_it_is_given(n_classes, weighted):
+    """``out`` (the boosting loop's arrays, reused at every stage) receives the same g and h, and
+    the same loss, as new arrays; the binary loss against SciPy's expit and scikit-learn's log-loss,
+    weighted or not."""
+    rng = np.random.default_rng(2)
+    n = 20_000  # more than one chunk of the compiled pass
+    y = rng.integers(0, n_classes, n)
+    w = rng.uniform(0.5, 2.0, n) if weighted else None
+    loss = LOSSES["log_loss"](None, n_classes)
+    raw = rng.normal(scale=5.0, size=(n, loss.n_trees))
+    g, h, value = loss.gradients_and_loss(y, raw, w)
+    out = gradient_arrays(loss.n_trees, n)
+    g_out, h_out, value_out = loss.gradients_and_loss(y, raw, w, out=out)
+    assert g_out is out.g and h_out is out.h
+    np.testing.assert_array_equal(g_out, g)
+    np.testing.assert_array_equal(h_out, h)
+    assert value_out == value
+    p = expit(raw[:, 0]) if n_classes == 2 else None
+    if p is not None:
+        np.testing.assert_allclose(g[0], (p - y) * (1.0 if w is None else w), rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(h[0], p * (1 - p) * (1.0 if w is None else w), rtol=1e-12, atol=1e-15)
+        assert value == pytest.approx(2 * log_loss(y, p, sample_weight=w), rel=1e-12)
 
 
 def test_integer_weights_equal_repeated_samples_and_zero_weights_removal():

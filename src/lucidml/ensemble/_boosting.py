@@ -23,12 +23,26 @@ from ..tree._nodes import TREE_LEAF
 from ..tree._random import new_state
 from ..tree._store import Store
 from ..tree._traversal import sum_leaf_values, tree_rows
-from ..utils import VERBOSE, Interval, Options, StageTable, cancel_flag, check_sample_weight, njit, raise_if_cancelled
+from ..utils import (
+    VERBOSE,
+    Interval,
+    Options,
+    StageTable,
+    cancel_flag,
+    check_sample_weight,
+    njit,
+    raise_if_cancelled,
+    unsigned,
+)
 from ..utils.validation import FLOAT_DTYPES, check_predict_data
+from ._losses import gradient_arrays
 
 # A grown boosting tree's leaves and their samples: leaf ℓ (``nodes[ℓ]["left_child"] == -1``)
 # holds the samples ``samples[start[ℓ]:stop[ℓ]]`` (the builder's order after partitioning).
 Leaves = namedtuple("Leaves", ["samples", "nodes", "start", "stop"])
+# A Newton leaf value −scale · Σg/(Σh + λ): the gradients and hessians of the tree's class (h
+# unused when ``unit_hessian``), λ and the shrinkage.
+NewtonStep = namedtuple("NewtonStep", ["g", "h", "unit_hessian", "l2", "scale"])
 
 _NO_CLASSES = np.zeros(1, np.int32)  # a regression tree's histograms have no class column
 _NO_LIMIT = np.iinfo(np.int64).max // 4
@@ -223,6 +237,7 @@ class _BaseGradientBoosting(BaseEstimator):
         # Live histograms: one per open node (best-first) or per level of the depth-first stack.
         n_slots = leaves + 1 if leaves > 0 else (depth + 2 if depth is not None else 64)
         all_rows = np.arange(n, dtype=np.int32)
+        order, minus_g = np.empty(n, dtype=np.int32), np.empty(n)  # filled anew for every tree
         unit = SampleStats(code=_NO_CLASSES, weight=np.zeros(1), target=np.zeros(1), classes=False, unit_weight=True)
         base = histogram_data(X, self._bin_edges, unit, 3, all_rows, present, occupancy=occupancy, n_slots=n_slots)
         work = work_arrays(n, n, X.shape[1], 1, NEWTON, base, False)
@@ -237,6 +252,7 @@ class _BaseGradientBoosting(BaseEstimator):
         # The log-losses return the training loss at f with the gradients at f: a stage's score
         # is then filled in by the next stage's gradient pass (one pass over the data saved).
         fused = hasattr(loss, "gradients_and_loss") and n_inbag == n
+        gradients = gradient_arrays(K, n) if fused else None  # rewritten at every stage
         do_oob = n_inbag < n
         table = StageTable(self.verbose, self.n_estimators, ["Train Loss", "OOB Improve"] if do_oob else ["Train Loss"],
                            begin=len(stages))
@@ -252,7 +268,7 @@ class _BaseGradientBoosting(BaseEstimator):
                 oob_before = loss(y[out_of_bag], raw[out_of_bag], wsub(out_of_bag))
             trees = []
             if fused:
-                g, h, current = loss.gradients_and_loss(y, raw, w)
+                g, h, current = loss.gradients_and_loss(y, raw, w, out=gradients)
                 if scores and scores[-1] is None:
                     scores[-1] = current
                     report(len(scores) - 1)
@@ -262,9 +278,12 @@ class _BaseGradientBoosting(BaseEstimator):
                 raise_if_cancelled(cancel)
                 split_h = (w if first_order else h[k]) if h is not None else None  # None: h ≡ 1
                 # The histograms' columns: count, Σh (Σw for the first-order criterion), −Σg.
-                stats = SampleStats(code=_NO_CLASSES, weight=g[k] if split_h is None else split_h, target=-g[k],
-                                    classes=False, unit_weight=split_h is None)
-                hist = base._replace(samples=in_bag.copy(), stats=stats, all_samples=n_inbag == n)
+                stats = SampleStats(code=_NO_CLASSES, weight=g[k] if split_h is None else split_h,
+                                    target=np.negative(g[k], out=minus_g), classes=False, unit_weight=split_h is None)
+                # The builder partitions the samples in place: into one array for every tree (a fresh
+                # array per tree is a fresh mapping, its pages faulted in again each time).
+                order[:n_inbag] = in_bag
+                hist = base._replace(samples=order[:n_inbag], stats=stats, all_samples=n_inbag == n)
                 # A random feature order per node breaks ties between equally good splits as
                 # scikit-learn's trees do; always the first feature would repeat one choice in every tree.
                 target = Target(codes=None, y=None, weight=stats.weight, criterion=NEWTON, is_class=False,
@@ -277,13 +296,14 @@ class _BaseGradientBoosting(BaseEstimator):
                 nodes = store.nodes[:node_count].copy()
                 in_leaves = Leaves(hist.samples, nodes, growth["start"].copy(), growth["end"].copy())
                 value = np.zeros(node_count)
+                newton = None
                 if loss.newton:  # the Newton step −Σg/(Σh + λ) of each leaf, on the true hessians
-                    newton_leaf_values(in_leaves, g[k], g[k] if h is None else h[k], h is None, l2, leaf_scale, value)
+                    newton = NewtonStep(g[k], g[k] if h is None else h[k], h is None, l2, leaf_scale)
                 else:  # the exact line search of Alg 11 line 5, leaf by leaf
                     for leaf in np.flatnonzero(nodes["left_child"] == TREE_LEAF):
                         rows = in_leaves.samples[in_leaves.start[leaf]:in_leaves.stop[leaf]]
                         value[leaf] = self.learning_rate * loss.leaf_value(y[rows] - raw[rows, k], wsub(rows))
-                add_leaf_values(raw, k, in_leaves, value)
+                add_leaf_values(raw, k, in_leaves, value, newton)
                 if n_inbag < n:
                     raw[out_of_bag, k] += _apply_tree(X[out_of_bag], nodes, value)
                 trees.append((nodes, value))
@@ -370,31 +390,27 @@ class _BaseGradientBoosting(BaseEstimator):
 
 
 @njit(parallel=True, interpret_small=True)
-def newton_leaf_values(leaves, g, h, unit_hessian, l2, scale, value):
-    """value[leaf] = −scale · Σg/(Σh + λ) over each leaf's samples (Σh = the count when ``unit_hessian``).
+def add_leaf_values(raw, column, leaves, value, newton):
+    """raw[s, column] += value[leaf] for every in-bag sample s of every leaf (no traversal).
 
-    A leaf without curvature (p = 0 or 1 everywhere, or zero weights) cannot improve: 0. Leaves
-    go to the threads.
+    With ``newton`` (a :class:`NewtonStep`), each leaf's value is first set, in the same pass over
+    its samples, to the Newton step −scale · Σg/(Σh + λ) (Σh = the count when ``unit_hessian``); a
+    leaf without curvature (p = 0 or 1 everywhere, or zero weights) cannot improve: 0. Leaves go
+    to the threads (each sample is in one leaf).
     """
     for node in prange(leaves.nodes.shape[0]):
         if leaves.nodes[node]["left_child"] == -1:
-            G = 0.0
-            H = 0.0
-            for k in range(leaves.start[node], leaves.stop[node]):
-                G += g[leaves.samples[k]]
-                H += 1.0 if unit_hessian else h[leaves.samples[k]]
-            value[node] = 0.0 if H + l2 < 1e-150 else -scale * G / (H + l2)
-
-
-@njit(parallel=True, interpret_small=True)
-def add_leaf_values(raw, column, leaves, value):
-    """raw[s, column] += value[leaf] for every in-bag sample s of every leaf (no traversal); leaves
-    go to the threads (each sample is in one leaf)."""
-    for node in prange(leaves.nodes.shape[0]):
-        if leaves.nodes[node]["left_child"] == -1:
+            if newton is not None:
+                G = 0.0
+                H = 0.0
+                for k in range(leaves.start[node], leaves.stop[node]):
+                    i = unsigned(leaves.samples[k])  # (indexes without Numba's negative-index wraparound)
+                    G += newton.g[i]
+                    H += 1.0 if newton.unit_hessian else newton.h[i]
+                value[node] = 0.0 if H + newton.l2 < 1e-150 else -newton.scale * G / (H + newton.l2)
             v = value[node]
             for k in range(leaves.start[node], leaves.stop[node]):
-                raw[leaves.samples[k], column] += v
+                raw[unsigned(leaves.samples[k]), column] += v
 
 
 def _apply_tree(X, nodes, value):

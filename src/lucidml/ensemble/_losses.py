@@ -14,6 +14,7 @@ multinomial log-loss — and supplies what Alg 11 of 000 §7.8.4 needs:
 """
 
 import math
+from collections import namedtuple
 
 import numpy as np
 from numba import prange
@@ -21,7 +22,7 @@ from scipy.special import expit
 
 from ..utils import njit
 
-__all__ = ["LOSSES", "weighted_quantile"]
+__all__ = ["LOSSES", "GradientArrays", "gradient_arrays", "weighted_quantile"]
 
 
 def weighted_quantile(values, weights, q):
@@ -64,12 +65,12 @@ def _mean(totals, weights):
 
 
 @njit(parallel=True, interpret_small=True)
-def _binomial_gradients(y, f, w, g, h):
+def _binomial_gradients(y, f, e, log1p_e, w, g, h):
     """g = w(p − y), h = w·p(1 − p) with p = σ(f), and the mean loss at f, in one pass.
 
-    One exponential and one division per sample serve all three: with e = e^{−|f|} and
-    q = 1/(1 + e), p is q (f ≥ 0) or e·q, and log(1 + eᶠ) = max(f, 0) − log q. A w of size 0
-    means unit weights.
+    ``e`` = e^{−|f|} and ``log1p_e`` = log(1 + e) come computed (by NumPy's vectorized functions:
+    :meth:`_BinomialLogLoss.gradients_and_loss`). With q = 1/(1 + e), p is q (f ≥ 0) or e·q, and
+    log(1 + eᶠ) = max(f, 0) + log(1 + e). A w of size 0 means unit weights.
     """
     n = f.shape[0]
     totals, weights = np.zeros(_n_chunks(n)), np.zeros(_n_chunks(n))
@@ -77,13 +78,12 @@ def _binomial_gradients(y, f, w, g, h):
         total = 0.0
         weight = 0.0
         for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
-            e = math.exp(-abs(f[i]))
-            q = 1.0 / (1.0 + e)
-            p = q if f[i] >= 0 else e * q
+            q = 1.0 / (1.0 + e[i])
+            p = q if f[i] >= 0 else e[i] * q
             wi = w[i] if w.shape[0] else 1.0
             g[i] = wi * (p - y[i])
             h[i] = wi * p * (1.0 - p)
-            total += wi * (max(f[i], 0.0) - math.log(q) - y[i] * f[i])
+            total += wi * (max(f[i], 0.0) + log1p_e[i] - y[i] * f[i])
             weight += wi
         totals[c], weights[c] = total, weight
     return _mean(totals, weights)
@@ -130,6 +130,18 @@ def _multinomial_gradients(y, raw, w, g, h):
     return _mean(totals, weights)
 
 
+# What the log-losses' ``gradients_and_loss`` writes into: g and h (n_trees, n) and the binary
+# loss's scratch (2, n). The boosting loop passes the same arrays at every stage: a new array of
+# a stage's size is new memory whose pages fault in again each time (a third of the gradient
+# pass at 500,000 rows).
+GradientArrays = namedtuple("GradientArrays", ["g", "h", "scratch"])
+
+
+def gradient_arrays(n_trees, n):
+    """New :data:`GradientArrays` for ``n_trees`` trees per stage and n samples."""
+    return GradientArrays(np.empty((n_trees, n)), np.empty((n_trees, n)), np.empty((2, n)))
+
+
 class _SquaredError:
     """L = ½(y − f)²: g = f − y, h = 1; the Newton leaf is the mean residual (exact)."""
 
@@ -141,8 +153,19 @@ class _SquaredError:
         return np.array([_average(y, w)])
 
     def gradients(self, y, raw, w):
-        g = raw[:, 0] - y
-        return (g[None], None) if w is None else ((w * g)[None], w[None].copy())
+        return self.gradients_and_loss(y, raw, w)[:2]
+
+    def gradients_and_loss(self, y, raw, w, out=None):
+        """(g, h, the loss at raw), written into ``out`` (:data:`GradientArrays`) when given; h is
+        None without weights."""
+        g, h, scratch = gradient_arrays(1, raw.shape[0]) if out is None else out
+        residual = np.subtract(raw[:, 0], y, out=g[0])
+        value = _average(np.square(residual, out=scratch[0]), w)
+        if w is None:
+            return g, None, value
+        np.multiply(residual, w, out=g[0])
+        h[0] = w
+        return g, h, value
 
     def __call__(self, y, raw, w):
         return _average((y - raw[:, 0]) ** 2, w)
@@ -244,10 +267,17 @@ class _BinomialLogLoss:
     def gradients(self, y, raw, w):
         return self.gradients_and_loss(y, raw, w)[:2]
 
-    def gradients_and_loss(self, y, raw, w):
-        """(g, h, the loss at raw): the loss comes almost free with the gradients."""
-        g, h = np.empty((1, raw.shape[0])), np.empty((1, raw.shape[0]))
-        value = _binomial_gradients(y, np.ascontiguousarray(raw[:, 0]), _NO_WEIGHT if w is None else w, g[0], h[0])
+    def gradients_and_loss(self, y, raw, w, out=None):
+        """(g, h, the loss at raw): the loss comes almost free with the gradients; written into
+        ``out`` (:data:`GradientArrays`) when given."""
+        g, h, scratch = gradient_arrays(1, raw.shape[0]) if out is None else out
+        f = np.ascontiguousarray(raw[:, 0])
+        # e^{−|f|} and log(1 + e^{−|f|}) by NumPy's vectorized exp and log1p: a fifth of the time
+        # of the scalar functions that a compiled loop calls. (Not into g and h: the compiled
+        # parallel loop takes its arrays to be distinct, and may write g before it reads e.)
+        e = np.exp(np.negative(np.abs(f, out=scratch[0]), out=scratch[0]), out=scratch[0])
+        log1p_e = np.log1p(e, out=scratch[1])
+        value = _binomial_gradients(y, f, e, log1p_e, _NO_WEIGHT if w is None else w, g[0], h[0])
         return g, h, 2.0 * value
 
     def probabilities(self, raw):
@@ -279,9 +309,11 @@ class _MultinomialLogLoss:
     def gradients(self, y, raw, w):
         return self.gradients_and_loss(y, raw, w)[:2]
 
-    def gradients_and_loss(self, y, raw, w):
-        """(g, h, the loss at raw); all K trees of a stage fit the gradients at the same f."""
-        g, h = np.empty((self.n_trees, raw.shape[0])), np.empty((self.n_trees, raw.shape[0]))
+    def gradients_and_loss(self, y, raw, w, out=None):
+        """(g, h, the loss at raw); all K trees of a stage fit the gradients at the same f. Written
+        into ``out`` (:data:`GradientArrays`) when given."""
+        n = raw.shape[0]
+        g, h = (np.empty((self.n_trees, n)), np.empty((self.n_trees, n))) if out is None else out[:2]
         value = _multinomial_gradients(y, np.ascontiguousarray(raw), _NO_WEIGHT if w is None else w, g, h)
         return g, h, value
 

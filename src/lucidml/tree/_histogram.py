@@ -15,7 +15,7 @@ import numpy as np
 from numba import prange
 from numba.extending import overload
 
-from ..utils import njit
+from ..utils import njit, unsigned
 from ._criteria import beats, beats_ranked, class_proxy
 from ._random import LAST_RANK, feature_rank, rand_int
 from ._splitter import CATEGORICAL_SPLIT, MIN_CHILD_SHARE, NO_SPLIT, THRESHOLD_SPLIT
@@ -64,7 +64,7 @@ def _gather(samples, start, first, last, stats, gathered):
     """gathered[k] = the weight, target or class code of sample samples[start + k], first ≤ k < last."""
     weight_ord, target_ord, code_ord = gathered
     for k in range(first, last):
-        i = samples[start + k]
+        i = unsigned(samples[start + k])
         if not stats.unit_weight:
             weight_ord[k] = stats.weight[i]
         if stats.classes:
@@ -109,17 +109,17 @@ def _accumulate(column, rows, identity, m, stats, ordered, h):
     weight_ord, target_ord, code_ord = ordered
     if stats.classes:
         for k in range(m):
-            b = column[k if identity else rows[k]]
+            b = column[unsigned(k if identity else rows[k])]
             h[b, 0] += 1.0
             h[b, 1 + code_ord[k]] += weight_ord[k]
     elif stats.unit_weight:
         for k in range(m):
-            b = column[k if identity else rows[k]]
+            b = column[unsigned(k if identity else rows[k])]
             h[b, 0] += 1.0
             h[b, 2] += target_ord[k]
     else:
         for k in range(m):
-            b = column[k if identity else rows[k]]
+            b = column[unsigned(k if identity else rows[k])]
             h[b, 0] += 1.0
             h[b, 1] += weight_ord[k]
             h[b, 2] += target_ord[k]
@@ -411,9 +411,9 @@ def _partition_binary(col, samples, start, end, last_bin, missing_left, missing_
     n_right = 0
     for p in range(start, end):
         i = samples[p]
-        left = _goes_left(np.int64(col[i]), last_bin, missing_left, missing_bin)
-        samples[start + n_left] = i  # n_left ≤ p − start: never ahead of the read
-        tmp[n_right] = i
+        left = _goes_left(np.int64(col[unsigned(i)]), last_bin, missing_left, missing_bin)
+        samples[unsigned(start + n_left)] = i  # n_left ≤ p − start: never ahead of the read
+        tmp[unsigned(n_right)] = i
         n_left += left
         n_right += 1 - left
     for k in range(n_right):
@@ -441,9 +441,9 @@ def _partition_in_parallel(col, samples, start, end, rule, tmp):
         n_right = 0
         for k in range(a, b):
             i = samples[start + k]
-            left = _goes_left(np.int64(col[i]), last_bin, missing_left, missing_bin)
-            tmp[a + n_left] = i
-            tmp[b - 1 - n_right] = i
+            left = _goes_left(np.int64(col[unsigned(i)]), last_bin, missing_left, missing_bin)
+            tmp[unsigned(a + n_left)] = i
+            tmp[unsigned(b - 1 - n_right)] = i
             n_left += left
             n_right += 1 - left
         lefts[block + 1] = n_left
