@@ -249,8 +249,8 @@ class _BaseGradientBoosting(BaseEstimator):
         cancel = cancel_flag()
         history = np.full(self.n_iter_no_change or 1, np.inf)
         wsub = (lambda rows: None) if w is None else (lambda rows: w[rows])
-        # The log-losses return the training loss at f with the gradients at f: a stage's score
-        # is then filled in by the next stage's gradient pass (one pass over the data saved).
+        # The log-losses and the squared error return the training loss at f with the gradients at f:
+        # a stage's score is then filled in by the next stage's gradient pass (one pass over the data saved).
         fused = hasattr(loss, "gradients_and_loss") and n_inbag == n
         gradients = gradient_arrays(K, n) if fused else None  # rewritten at every stage
         do_oob = n_inbag < n

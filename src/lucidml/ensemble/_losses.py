@@ -10,7 +10,9 @@ multinomial log-loss — and supplies what Alg 11 of 000 §7.8.4 needs:
   losses (over each leaf's samples, by the booster), the exact minimiser ``leaf_value`` for the others;
 - ``__call__(y, raw, w)``: the weighted mean loss on the scale of scikit-learn's
   ``train_score_`` (squared error reports the MSE and binary log-loss the deviance 2·NLL,
-  as scikit-learn does for backward compatibility).
+  as scikit-learn does for backward compatibility);
+- the smooth losses (squared error, the log-losses) also have ``gradients_and_loss(y, raw, w,
+  out=None)``: both in one pass, into the booster's :data:`GradientArrays` when given.
 """
 
 import math
