@@ -115,7 +115,8 @@ def test_weighting_schemes():
     expected = np.array([w[1], w[0] + w[2]]) / w.sum()
     np.testing.assert_allclose(KNeighborsClassifier(3, weights="distance").fit(X, y).predict_proba(query)[0], expected)
     # rank (004 §5): 3, 2, 1 for nearest to farthest; nearest is class 1, then 0, then 1.
-    np.testing.assert_allclose(KNeighborsClassifier(3, weights="rank").fit(X, y).predict_proba(query)[0], [2 / 6, 4 / 6])
+    np.testing.assert_allclose(KNeighborsClassifier(3, weights="rank").fit(X, y).predict_proba(query)[0],
+                               [2 / 6, 4 / 6])
     # per-rank array and a callable.
     np.testing.assert_allclose(KNeighborsClassifier(3, weights=[0, 1, 0]).fit(X, y).predict_proba(query)[0], [1, 0])
     gaussian = KNeighborsClassifier(3, weights=lambda d: np.exp(-(d**2))).fit(X, y)
@@ -175,3 +176,18 @@ def test_bad_input():
         KNeighborsClassifier(weights=lambda d: d[:, :1]).fit(X, y).predict(X)
     with pytest.raises(ValueError, match="features"):
         KNeighborsClassifier().fit(X, y).predict(X[:, :2])
+
+
+def test_a_query_from_a_task_of_the_shared_pool_does_not_wait_on_it():
+    """Brute-force queries split their blocks over the shared thread pool (utils._pool); made from
+    tasks of that pool that keep every worker busy, they must run serially (waiting on the pool
+    would wait forever), with the same answers."""
+    from lucidml.utils._pool import thread_pool
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(2_500, 10)), rng.integers(0, 3, 2_500)  # 2,500² pairs: above SERIAL_BELOW
+    model = KNeighborsClassifier(algorithm="brute", n_jobs=2).fit(X, y)
+    expected = model.predict_proba(X)
+    futures = [thread_pool(2).submit(model.predict_proba, X) for _ in range(2)]
+    for future in futures:
+        np.testing.assert_array_equal(future.result(timeout=120), expected)
