@@ -1,14 +1,12 @@
 """Finding the k nearest training points of every query: brute force in chunks, or a k-d tree."""
 
-import threading
-
 import numpy as np
 import scipy.sparse
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
 from ..utils import thread_count
-from ..utils._pool import thread_pool
+from ..utils._pool import in_shared_pool, thread_pool
 from ..utils.linalg import blas_threads
 from ..utils.numerics import unit_rows
 from ..utils.sparse import csr_parts, row_sq_norms
@@ -205,8 +203,7 @@ class BruteSearch:
         threads = min(threads, len(blocks))
         if scipy.sparse.issparse(self.X_fit):
             self._fit_index()  # built once, before the threads that share it start
-        if threads == 1 or threading.current_thread().name.startswith("lucidml-"):
-            # (Inside a task of the shared pool, waiting on the same pool could wait forever.)
+        if threads == 1 or in_shared_pool():
             parts = [self._query_block(X[b], k) for b in blocks]
         else:
             # Our threads split the queries; BLAS threads on top would only compete for the cores.

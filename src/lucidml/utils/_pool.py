@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 _pools = {}
 _lock = threading.Lock()
+_PREFIX = "lucidml-"  # the name of every worker thread of these pools begins with it
 # A forked child has none of the parent's threads: it starts its own pools.
 os.register_at_fork(after_in_child=_pools.clear)
 
@@ -25,5 +26,11 @@ def thread_pool(threads):
         with _lock:
             pool = _pools.get(threads)
             if pool is None:
-                pool = _pools[threads] = ThreadPoolExecutor(threads, thread_name_prefix=f"lucidml-{threads}")
+                pool = _pools[threads] = ThreadPoolExecutor(threads, thread_name_prefix=f"{_PREFIX}{threads}")
     return pool
+
+
+def in_shared_pool():
+    """Whether the calling thread is a worker of these pools: a task that submitted to a pool and
+    waited for it there could wait forever (every worker waiting), so it must run its work itself."""
+    return threading.current_thread().name.startswith(_PREFIX)
