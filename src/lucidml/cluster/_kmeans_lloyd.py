@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse
 
 from ..utils import IterationLog, raise_if_cancelled, thread_count
-from ..utils._pool import thread_pool
+from ..utils._pool import pool_map
 from ..utils.linalg import blas_threads
 from ..utils.sparse import csr_parts, row_sq_norms
 from ._kmeans_kernels import (
@@ -84,7 +84,7 @@ class Samples:
         edges = [BLOCK * (n_blocks * t // shares) for t in range(shares)] + [n]
         self.bounds = list(pairwise(edges))
         self.n_shares = shares
-        self._pool = thread_pool(threads) if threads > 1 else None
+        self._threads = threads
         # Our threads split the rows; BLAS threads on top would only compete for the cores.
         self._blas = blas_threads(1) if self.gemm and threads > 1 else None
 
@@ -111,9 +111,7 @@ class Samples:
         return np.ascontiguousarray(centers, dtype=self.dtype)
 
     def map(self, func):
-        if self._pool is None:
-            return [func(0, 0, self.n_samples)]
-        return list(self._pool.map(lambda args: func(*args), [(t, s, e) for t, (s, e) in enumerate(self.bounds)]))
+        return pool_map(self._threads, func, range(self.n_shares), *zip(*self.bounds))
 
     def __enter__(self):
         if self._blas is not None:

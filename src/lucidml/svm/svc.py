@@ -21,7 +21,7 @@ from ..utils import (
     thread_count,
     validate_params,
 )
-from ..utils._pool import thread_pool
+from ..utils._pool import pool_map
 from ..utils.linalg import blas_threads
 from ..utils.validation import check_classification_targets, class_weights
 from ._base import _BaseSVM, solve_dual
@@ -271,11 +271,9 @@ class SVC(ClassifierMixin, _BaseSVM):
         # One sub-problem, or small ones (a few hundred samples each solve in about a millisecond): one thread.
         work = sum(len(task[0]) for task in tasks) if len(tasks) > 1 else 0
         threads = thread_count(self.n_jobs, work=work, serial_below=SERIAL_BELOW)
+        # The shared pool: joblib would start threads and poll for results on every fit (~5 ms on digits).
         with blas_threads(1):  # the BLAS setting is per process: it holds in the pool's threads too
-            if threads == 1:
-                return [one(task, seed) for task, seed in zip(tasks, seeds)]
-            # The shared pool: joblib would start threads and poll for results on every fit (~5 ms on digits).
-            return list(thread_pool(threads).map(one, tasks, seeds))
+            return pool_map(threads, one, tasks, seeds)
 
     def _fit_platt(self, source, problems, upper, rng):
         """Platt's (A, B) per sub-problem from 5-fold cross-validated decision values."""

@@ -37,7 +37,7 @@ from numba import prange
 from sklearn.utils import check_random_state
 
 from ..utils import njit, thread_count
-from ..utils._pool import thread_pool
+from ..utils._pool import pool_map
 from ..utils.sparse import csr_parts
 
 __all__ = ["apply_bins", "bin_dtype", "bin_value_ranges", "fit_bin_edges"]
@@ -98,9 +98,7 @@ def fit_bin_edges(X, max_bins=255, subsample=200_000, random_state=None):
         columns = [(X[:, j], 0) for j in range(X.shape[1])]
     # Sorting dominates and releases the GIL: big columns are cut on the shared threads.
     threads = min(len(columns), thread_count(None, work=X.shape[0], serial_below=_THREADED_ROWS))
-    if threads > 1:
-        return list(thread_pool(threads).map(lambda column: _column_edges(*column, max_bins, probabilities), columns))
-    return [_column_edges(*column, max_bins, probabilities) for column in columns]
+    return pool_map(threads, lambda column: _column_edges(*column, max_bins, probabilities), columns)
 
 
 def _as_float_matrix(X):

@@ -6,6 +6,9 @@ take a pool from here instead: it is created on first use and lives until the in
 exits. A pool of ``t`` threads never runs more than ``t`` tasks at once, so ``n_jobs`` and
 ``lucidml.set_config(n_threads=...)`` still bound the threads of a call; calls made at the same
 time from several threads share the pool and queue their tasks.
+
+:func:`pool_map` is how a caller uses them: it maps over the shared pool, or in the calling
+thread when one thread is asked for or when the caller is itself a task of these pools.
 """
 
 import os
@@ -28,6 +31,15 @@ def thread_pool(threads):
             if pool is None:
                 pool = _pools[threads] = ThreadPoolExecutor(threads, thread_name_prefix=f"{_PREFIX}{threads}")
     return pool
+
+
+def pool_map(threads, function, *iterables):
+    """``list(map(function, *iterables))``, the calls spread over the shared pool of ``threads``
+    threads. They run in the calling thread instead when ``threads`` ≤ 1, or when that thread is a
+    worker of these pools (:func:`in_shared_pool`)."""
+    if threads <= 1 or in_shared_pool():
+        return list(map(function, *iterables))
+    return list(thread_pool(threads).map(function, *iterables))
 
 
 def in_shared_pool():
