@@ -270,7 +270,7 @@ def test_log_loss_writes_into_the_arrays_it_is_given(n_classes, weighted):
     loss = LOSSES["log_loss"](None, n_classes)
     raw = rng.normal(scale=5.0, size=(n, loss.n_trees))
     g, h, value = loss.gradients_and_loss(y, raw, w)
-    out = gradient_arrays(loss.n_trees, n)
+    out = gradient_arrays(loss, n)
     g_out, h_out, value_out = loss.gradients_and_loss(y, raw, w, out=out)
     assert g_out is out.g and h_out is out.h
     np.testing.assert_array_equal(g_out, g)

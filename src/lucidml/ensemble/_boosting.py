@@ -252,7 +252,7 @@ class _BaseGradientBoosting(BaseEstimator):
         # The log-losses and the squared error return the training loss at f with the gradients at f:
         # a stage's score is then filled in by the next stage's gradient pass (one pass over the data saved).
         fused = hasattr(loss, "gradients_and_loss") and n_inbag == n
-        gradients = gradient_arrays(K, n) if fused else None  # rewritten at every stage
+        gradients = gradient_arrays(loss, n) if fused else None  # rewritten at every stage
         do_oob = n_inbag < n
         table = StageTable(self.verbose, self.n_estimators, ["Train Loss", "OOB Improve"] if do_oob else ["Train Loss"],
                            begin=len(stages))

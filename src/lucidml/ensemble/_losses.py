@@ -132,16 +132,16 @@ def _multinomial_gradients(y, raw, w, g, h):
     return _mean(totals, weights)
 
 
-# What the log-losses' ``gradients_and_loss`` writes into: g and h (n_trees, n) and the binary
-# loss's scratch (2, n). The boosting loop passes the same arrays at every stage: a new array of
+# What a loss's ``gradients_and_loss`` writes into: g and h (n_trees, n) and the loss's scratch
+# (``scratch_rows`` × n). The boosting loop passes the same arrays at every stage: a new array of
 # a stage's size is new memory whose pages fault in again each time (a third of the gradient
 # pass at 500,000 rows).
 GradientArrays = namedtuple("GradientArrays", ["g", "h", "scratch"])
 
 
-def gradient_arrays(n_trees, n):
-    """New :data:`GradientArrays` for ``n_trees`` trees per stage and n samples."""
-    return GradientArrays(np.empty((n_trees, n)), np.empty((n_trees, n)), np.empty((2, n)))
+def gradient_arrays(loss, n):
+    """New :data:`GradientArrays` for ``loss`` on n samples."""
+    return GradientArrays(np.empty((loss.n_trees, n)), np.empty((loss.n_trees, n)), np.empty((loss.scratch_rows, n)))
 
 
 class _SquaredError:
@@ -150,6 +150,7 @@ class _SquaredError:
     n_trees = 1
     newton = True
     constant_hessian = True
+    scratch_rows = 1  # the squared residuals
 
     def baseline(self, y, w):
         return np.array([_average(y, w)])
@@ -160,7 +161,7 @@ class _SquaredError:
     def gradients_and_loss(self, y, raw, w, out=None):
         """(g, h, the loss at raw), written into ``out`` (:data:`GradientArrays`) when given; h is
         None without weights."""
-        g, h, scratch = gradient_arrays(1, raw.shape[0]) if out is None else out
+        g, h, scratch = gradient_arrays(self, raw.shape[0]) if out is None else out
         residual = np.subtract(raw[:, 0], y, out=g[0])
         value = _average(np.square(residual, out=scratch[0]), w)
         if w is None:
@@ -261,6 +262,7 @@ class _BinomialLogLoss:
     newton = True
     constant_hessian = False
     leaf_factor = 1.0
+    scratch_rows = 2  # e^{−|f|} and log(1 + e^{−|f|})
 
     def baseline(self, y, w):
         p = np.clip(_average(y, w), 1e-15, 1 - 1e-15)
@@ -272,7 +274,7 @@ class _BinomialLogLoss:
     def gradients_and_loss(self, y, raw, w, out=None):
         """(g, h, the loss at raw): the loss comes almost free with the gradients; written into
         ``out`` (:data:`GradientArrays`) when given."""
-        g, h, scratch = gradient_arrays(1, raw.shape[0]) if out is None else out
+        g, h, scratch = gradient_arrays(self, raw.shape[0]) if out is None else out
         f = np.ascontiguousarray(raw[:, 0])
         # e^{−|f|} and log(1 + e^{−|f|}) by NumPy's vectorized exp and log1p: a fifth of the time
         # of the scalar functions that a compiled loop calls. (Not into g and h: the compiled
@@ -298,6 +300,7 @@ class _MultinomialLogLoss:
 
     newton = True
     constant_hessian = False
+    scratch_rows = 0
 
     def __init__(self, n_classes):
         self.n_trees = n_classes
@@ -314,8 +317,7 @@ class _MultinomialLogLoss:
     def gradients_and_loss(self, y, raw, w, out=None):
         """(g, h, the loss at raw); all K trees of a stage fit the gradients at the same f. Written
         into ``out`` (:data:`GradientArrays`) when given."""
-        n = raw.shape[0]
-        g, h = (np.empty((self.n_trees, n)), np.empty((self.n_trees, n))) if out is None else out[:2]
+        g, h, _ = gradient_arrays(self, raw.shape[0]) if out is None else out
         value = _multinomial_gradients(y, np.ascontiguousarray(raw), _NO_WEIGHT if w is None else w, g, h)
         return g, h, value
 
