@@ -61,6 +61,34 @@ def test_results_are_the_same_without_jit():
     np.testing.assert_allclose(plain["proba"], clf.predict_proba(X), rtol=1e-9, atol=1e-15)
 
 
+_TREE_SCRIPT = """
+import json, warnings
+warnings.simplefilter("error")  # NumPy's overflow warnings of the uint64 hashes, say
+from sklearn.datasets import load_diabetes
+from lucidml.tree import DecisionTreeRegressor
+X, y = load_diabetes(return_X_y=True)
+tree = DecisionTreeRegressor(max_depth=6, random_state=0).fit(X, y).tree_
+print(json.dumps({"feature": tree.feature.tolist(), "threshold": tree.threshold.tolist()}))
+"""
+
+
+def test_a_tree_without_jit_is_the_compiled_tree_and_warns_of_nothing():
+    """Without JIT the kernels run as plain Python; the tree's seeded hashes wrap around 2^64 as
+    machine code does, without a NumPy warning on every node."""
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    out = subprocess.run([sys.executable, "-c", _TREE_SCRIPT], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    plain = json.loads(out.stdout)
+    from sklearn.datasets import load_diabetes
+
+    from lucidml.tree import DecisionTreeRegressor
+
+    X, y = load_diabetes(return_X_y=True)
+    tree = DecisionTreeRegressor(max_depth=6, random_state=0).fit(X, y).tree_
+    assert plain["feature"] == tree.feature.tolist()
+    np.testing.assert_array_equal(plain["threshold"], tree.threshold)
+
+
 _CACHE_SCRIPT = """
 import warnings
 warnings.filterwarnings("error", message="Cannot cache")  # Numba's word for a kernel it compiles anew every time

@@ -44,6 +44,7 @@ starts. Every kernel then runs as the plain Python function it is written as, so
 """
 
 import atexit
+import functools
 import os
 import signal
 import threading
@@ -358,7 +359,7 @@ def njit(func=None, **options):
     if func is None:
         return lambda f: njit(f, **options)
     if numba.config.DISABLE_JIT:
-        return func
+        return _as_compiled_code_would(func)
     cache = options.pop("cache")
     interpret_small = options.pop("interpret_small", False)
     locals_ = options.pop("locals", {})
@@ -371,6 +372,19 @@ def njit(func=None, **options):
     if cache:
         kernel.enable_caching()
     return kernel
+
+
+def _as_compiled_code_would(func):
+    """``func`` run as plain Python the way its machine code would run it: integers wrap (the hashes
+    of ``tree._random``) and floats overflow without NumPy's warnings, as in the interpreted tier."""
+
+    @functools.wraps(func)
+    def run(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return func(*args, **kwargs)
+
+    run.py_func = func
+    return run
 
 
 def unsigned(i):
