@@ -6,9 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lucidml.optim.qp import interior_point_qp
+from lucidml.svm._cache import kernel_data
 from lucidml.svm._kernel import KIND, exp_inplace, kernel_block
 from lucidml.svm._simplified_smo import simplified_smo
-from lucidml.svm._smo import bias_from_gradient, smo_solve
+from lucidml.svm._smo import Dual, bias_from_gradient, smo_solve
 
 EMPTY = np.empty((0, 0))
 NOT_CANCELLED = np.zeros(1, np.uint8)
@@ -22,12 +23,12 @@ def _solve(X, y, C, kernel="rbf", gamma=0.5, tol=1e-3, shrinking=True, n_slots=1
     n = len(y)
     kind = KIND[kernel]
     upper = np.full(n, float(C))
+    dual = Dual(np.arange(n), y, -np.ones(n), upper)
     if gram:
         K = kernel_block(X, X, kind, gamma, 1.0, 3)
-        return smo_solve(EMPTY, K, 0, gamma, 1.0, 3, np.arange(n), y, -np.ones(n), upper, tol, max_iter, shrinking, 0,
-                         NOT_CANCELLED)
-    return smo_solve(X, EMPTY, kind, gamma, 1.0, 3, np.arange(n), y, -np.ones(n), upper, tol, max_iter, shrinking,
-                     n_slots, NOT_CANCELLED)
+        return smo_solve(kernel_data(EMPTY, K, 0, gamma, 1.0, 3), dual, tol, max_iter, shrinking, 0, NOT_CANCELLED)
+    return smo_solve(kernel_data(X, EMPTY, kind, gamma, 1.0, 3), dual, tol, max_iter, shrinking, n_slots,
+                     NOT_CANCELLED)
 
 
 def _kkt_gap(alpha, grad, y, upper):
@@ -43,8 +44,9 @@ def test_four_point_example_of_the_notes():
     # The notes print −3 α₂α₄ in W(α); yᵢyⱼxᵢᵀxⱼ gives Q₂₄ = 2, i.e. −2 α₂α₄ (SPEC ⚠).
     assert Q[1, 3] == 2.0
     assert Q[0, 0] == 5.0 and Q[0, 3] == 7.0 and Q[2, 3] == 6.0
-    alpha, grad, curve, _, status, _ = smo_solve(EMPTY, X4 @ X4.T, 0, 1.0, 0.0, 1, np.arange(4), Y4,
-                                                      -np.ones(4), np.full(4, 1e6), 1e-10, 1000, True, 0, NOT_CANCELLED)
+    alpha, grad, curve, _, status, _ = smo_solve(kernel_data(EMPTY, X4 @ X4.T, 0, 1.0, 0.0, 1),
+                                                 Dual(np.arange(4), Y4, -np.ones(4), np.full(4, 1e6)), 1e-10, 1000,
+                                                 True, 0, NOT_CANCELLED)
     # By hand: x₂ and x₃ are the support vectors, α₂ = α₃ = a maximises 2a − 5a², a = 1/5.
     np.testing.assert_allclose(alpha, [0.0, 0.2, 0.2, 0.0], atol=1e-12)
     w = (alpha * Y4) @ X4
@@ -121,8 +123,9 @@ def test_max_iter_stops_with_status_one():
 def test_a_non_psd_kernel_is_reported_and_does_not_crash():
     K = np.ones((6, 6)) - np.eye(6)  # k(x, x) = 0 < k(x, z): eigenvalue −1, and η = −2 for every pair
     y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
-    alpha, _, _, _, status, non_psd = smo_solve(EMPTY, K, 0, 1.0, 0.0, 1, np.arange(6), y, -np.ones(6),
-                                                   np.ones(6), 1e-3, 10**5, True, 0, NOT_CANCELLED)
+    alpha, _, _, _, status, non_psd = smo_solve(kernel_data(EMPTY, K, 0, 1.0, 0.0, 1),
+                                                Dual(np.arange(6), y, -np.ones(6), np.ones(6)), 1e-3, 10**5, True, 0,
+                                                NOT_CANCELLED)
     assert non_psd and status == 0
     assert np.all(np.isfinite(alpha)) and np.all((alpha >= 0) & (alpha <= 1))
 

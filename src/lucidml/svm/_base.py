@@ -13,11 +13,11 @@ from sklearn.utils.validation import check_is_fitted
 from ..kernels.pairwise import KERNELS, _kernel_params, pairwise_kernels
 from ..utils import Interval, Options, cancel_flag
 from ..utils.linalg import blas_threads
-from ..utils.rows import as_rows
 from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
+from ._cache import kernel_data
 from ._kernel import KIND, block_rows, kernel_block
 from ._simplified_smo import simplified_smo
-from ._smo import bias_from_gradient, smo_solve
+from ._smo import Dual, bias_from_gradient, smo_solve
 
 __all__ = ["KernelSource", "_BaseSVM", "solve_dual"]
 
@@ -88,9 +88,10 @@ def solve_dual(source, samples, y, p, upper, *, tol, max_iter, shrinking, solver
             X, gram, source.kind, source.gamma, source.coef0, source.degree, sample_of, y, upper, tol, max_passes,
             max_iter, random_state)
     else:
+        kernel = kernel_data(X, gram, source.kind, source.gamma, source.coef0, source.degree)
         alpha, grad, curve, n_iter, status, non_psd = smo_solve(
-            as_rows(X), gram, source.kind, source.gamma, source.coef0, source.degree, sample_of, y, p, upper, tol,
-            max_iter, shrinking, source.n_slots(len(samples)), cancel_flag() if cancel is None else cancel)
+            kernel, Dual(sample_of, y, p, upper), tol, max_iter, shrinking, source.n_slots(len(samples)),
+            cancel_flag() if cancel is None else cancel)
         if status == 2:
             raise KeyboardInterrupt
     return DualSolution(alpha, bias_from_gradient(alpha, grad, y, upper), curve, n_iter, status, non_psd)

@@ -15,10 +15,15 @@ from collections import namedtuple
 import numpy as np
 
 from ..utils import njit
+from ..utils.rows import as_rows
 from ._kernel import kernel_column, kernel_column_all, kernel_map, row_norms
 
-__all__ = ["ColumnCache", "column", "diagonal", "make_cache", "set_active"]
+__all__ = ["ColumnCache", "KernelData", "column", "diagonal", "kernel_data", "make_cache", "set_active"]
 
+# The kernel of the training samples: rows of X (kind 1–4) or their Gram matrix (kind 0), and its parameters.
+KernelData = namedtuple("KernelData", ["X", "gram", "kind", "gamma", "coef0", "degree"])
+
+# The cache of kernel columns (make_cache); kernel_column and kernel_column_all take the kernel and scratch from it.
 ColumnCache = namedtuple("ColumnCache", [
     "X", "sq", "kind", "gamma", "coef0", "degree",  # the kernel
     "rows",  # (n_slots, n_samples) the cached columns, or the Gram matrix when kind = 0
@@ -30,8 +35,15 @@ ColumnCache = namedtuple("ColumnCache", [
 ])
 
 
+def kernel_data(X, gram, kind, gamma, coef0, degree):
+    """A :data:`KernelData` (X dense or CSR), its scalars cast to the types the solver is compiled for."""
+    return KernelData(as_rows(X), gram, int(kind), float(gamma), float(coef0), int(degree))
+
+
 @njit
-def make_cache(X, gram, kind, gamma, coef0, degree, n_slots):
+def make_cache(kernel, n_slots):
+    """An empty cache of at most ``n_slots`` columns of ``kernel`` (a :data:`KernelData`)."""
+    X, gram, kind, gamma, coef0, degree = kernel.X, kernel.gram, kernel.kind, kernel.gamma, kernel.coef0, kernel.degree
     n_s = gram.shape[0] if kind == 0 else X.shape[0]
     if kind == 0:
         rows = gram
@@ -64,8 +76,7 @@ def diagonal(cc):
 
 @njit
 def _fill(cc, s, slot, rows, n_rows):
-    kernel_column(cc.X, cc.sq, cc.kind, cc.gamma, cc.coef0, cc.degree, s, rows, n_rows, cc.rows[slot], cc.buf,
-                  cc.work, cc.scratch)
+    kernel_column(cc, s, rows, n_rows, cc.rows[slot])
 
 
 @njit
@@ -98,8 +109,7 @@ def column(cc, s, full):
         cc.last[slot] = state[0]
     if full or 2 * n_act >= n_act + n_inact:
         # Most samples needed: all of them by one BLAS product is cheaper than a gathered subset.
-        kernel_column_all(cc.X, cc.sq, cc.kind, cc.gamma, cc.coef0, cc.degree, s, cc.rows[slot], cc.work,
-                          cc.scratch)
+        kernel_column_all(cc, s, cc.rows[slot])
         cc.slot_full[slot] = True
     else:
         _fill(cc, s, slot, cc.act_s, n_act)

@@ -175,8 +175,14 @@ def kernel_map(v, n, kind, gamma, coef0, degree, work):
 
 
 @njit
-def kernel_column(X, sq, kind, gamma, coef0, degree, i, rows, n_rows, out, buf, work, scratch):
-    """out[r] ← k(x_i, x_r) for the n_rows sample indices r in ``rows`` (other entries untouched)."""
+def kernel_column(cc, i, rows, n_rows, out):
+    """out[r] ← k(x_i, x_r) for the n_rows sample indices r in ``rows`` (other entries untouched).
+
+    ``cc`` is the column cache (:class:`lucidml.svm._cache.ColumnCache`); its samples X, their
+    norms sq, the kernel (kind, gamma, coef0, degree) and its scratch buf, work and scratch are used.
+    """
+    X, sq, kind, gamma, coef0, degree = cc.X, cc.sq, cc.kind, cc.gamma, cc.coef0, cc.degree
+    buf, work, scratch = cc.buf, cc.work, cc.scratch
     _dots(X, i, rows, n_rows, buf, scratch)
     if kind == 3:
         for t in range(n_rows):
@@ -187,8 +193,13 @@ def kernel_column(X, sq, kind, gamma, coef0, degree, i, rows, n_rows, out, buf, 
 
 
 @njit
-def kernel_column_all(X, sq, kind, gamma, coef0, degree, i, out, work, scratch):
-    """out ← k(x_i, x_r) for every sample r: one BLAS matrix-vector product (dense X), then the map."""
+def kernel_column_all(cc, i, out):
+    """out ← k(x_i, x_r) for every sample r: one BLAS matrix-vector product (dense X), then the map.
+
+    ``cc`` is the column cache, as for :func:`kernel_column` (its scratch work and scratch are used).
+    """
+    X, sq, kind, gamma, coef0, degree = cc.X, cc.sq, cc.kind, cc.gamma, cc.coef0, cc.degree
+    work, scratch = cc.work, cc.scratch
     _all_dots(X, i, out, scratch)
     n = out.shape[0]
     if kind == 3:

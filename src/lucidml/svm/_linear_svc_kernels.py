@@ -1,17 +1,30 @@
 """Numba loop of the dual coordinate descent of Hsieh et al. (2008) for linear SVMs."""
 
+from collections import namedtuple
+
 import numpy as np
 
 from ..utils import njit
-from ..utils.rows import row_add, row_dot, row_squared_norm
+from ..utils.rows import as_rows, row_add, row_dot, row_squared_norm
+
+__all__ = ["BinaryProblem", "binary_problem", "dual_cd"]
+
+# One binary problem of LinearSVC: samples X, labels y = ±1, per-sample C, the constant feature s, squared hinge.
+BinaryProblem = namedtuple("BinaryProblem", ["X", "y", "C", "bias", "squared"])
+
+
+def binary_problem(X, y, C, bias, squared):
+    """A :data:`BinaryProblem` (X dense or CSR), its scalars cast to the types :func:`dual_cd` is compiled for."""
+    return BinaryProblem(as_rows(X), y, C, float(bias), bool(squared))
 
 
 @njit
-def dual_cd(X, y, C, bias, squared, tol, max_iter, seed, w, history):
+def dual_cd(problem, tol, max_iter, seed, w, history):
     """Minimise ½αᵀQ̄α − Σαᵢ over 0 ≤ αᵢ ≤ Uᵢ one coordinate at a time; w (shape (1, d + 1)) is updated in place.
 
-    X is a dense array or a CSR matrix as ``lucidml.utils.rows.SparseRows`` (a step then costs the
-    row's stored entries).
+    ``problem`` is a :data:`BinaryProblem`: X is a dense array or a CSR matrix as
+    ``lucidml.utils.rows.SparseRows`` (a step then costs the row's stored entries), y the labels ±1,
+    C the per-sample Cᵢ, bias the constant feature s of x̃ᵢ = (xᵢ, s), squared whether the hinge is squared.
 
     Q̄ᵢⱼ = yᵢyⱼ x̃ᵢᵀx̃ⱼ + Dᵢᵢ[i=j] with x̃ᵢ = (xᵢ, bias): hinge loss has Uᵢ = Cᵢ, Dᵢᵢ = 0; squared hinge
     has Uᵢ = ∞, Dᵢᵢ = 1/(2Cᵢ). w = Σ yᵢαᵢx̃ᵢ is kept up to date, so the gradient of coordinate i is
@@ -23,6 +36,7 @@ def dual_cd(X, y, C, bias, squared, tol, max_iter, seed, w, history):
     of every coordinate. history[k] receives the dual objective Σαᵢ − ½‖w‖² − ½ΣDᵢᵢαᵢ² after pass k
     (it rises to the primal minimum). Returns (α, passes).
     """
+    X, y, C, bias, squared = problem.X, problem.y, problem.C, problem.bias, problem.squared
     n, d = X.shape[0], X.shape[1]
     state = seed % 2147483646 + 1  # MINSTD generator: local to this call, identical with and without JIT
     alpha = np.zeros(n)

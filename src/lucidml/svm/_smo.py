@@ -28,12 +28,21 @@ set aside; its gradient is later rebuilt from Ḡₜ = Σ_{s at upper bound} C_s
 kept up to date as variables reach or leave the upper bound.
 """
 
+from collections import namedtuple
+
 import numpy as np
 
 from ..utils import njit
 from ._cache import column, diagonal, make_cache, set_active
 
-__all__ = ["bias_from_gradient", "smo_solve"]
+__all__ = ["Dual", "bias_from_gradient", "smo_solve"]
+
+# The problem over l variables: each one's sample σ(t) (sample_of), sign yₜ = ±1, linear term pₜ and upper bound.
+Dual = namedtuple("Dual", ["sample_of", "y", "p", "upper"])
+# The solver's per-variable state, updated in place: α, F = −y∇f, H = −yḠ and the I_up/I_low flags.
+Iterate = namedtuple("Iterate", ["alpha", "F", "H", "flags"])
+# How a variable reads the kernel: its entry of a column (sample_of[t], or t when identity) and Q_tt = k(x, x).
+VarKernel = namedtuple("VarKernel", ["sample_of", "identity", "qd"])
 
 _TAU = 1e-12  # curvature used where η ≤ 0
 _SHRINK_EVERY = 1000
@@ -49,8 +58,9 @@ def _flags(yt, a, c):
 
 
 @njit
-def _select_i(F, flags, active, n_active, full):
-    """i = argmax_{I_up} F (first-order rule)."""
+def _select_i(F, flags, active, n_active):
+    """i = argmax_{I_up} F (first-order rule) over the n_active variables ``active`` (all l when n_active = l)."""
+    full = n_active == F.shape[0]
     i = -1
     m_up = -np.inf
     for t in range(n_active):
@@ -62,8 +72,13 @@ def _select_i(F, flags, active, n_active, full):
 
 
 @njit
-def _select_j(F, flags, active, n_active, full, col_i, qd, q_ii, sample_of, identity, m_up):
-    """j = argmin over t ∈ I_low with bₜ = m_up − Fₜ > 0 of −bₜ²/ηₜ (second-order rule); also min_{I_low} F."""
+def _select_j(F, flags, active, n_active, col_i, q_ii, m_up, vk):
+    """j = argmin over t ∈ I_low with bₜ = m_up − Fₜ > 0 of −bₜ²/ηₜ (second-order rule); also min_{I_low} F.
+
+    col_i: the kernel column of i's sample; q_ii = Q_ii; vk: a :data:`VarKernel`.
+    """
+    sample_of, identity, qd = vk.sample_of, vk.identity, vk.qd
+    full = n_active == F.shape[0]
     j = -1
     m_low = np.inf
     best = np.inf
@@ -83,8 +98,10 @@ def _select_j(F, flags, active, n_active, full, col_i, qd, q_ii, sample_of, iden
 
 
 @njit
-def _update_F(F, active, n_active, full, col_i, col_j, d_i, d_j, sample_of, identity):
-    """F −= d_i k(x_i, ·) + d_j k(x_j, ·) on the active variables (F = −y∇f, dₜ = yₜΔαₜ)."""
+def _update_F(F, active, n_active, col_i, col_j, d_i, d_j, vk):
+    """F −= d_i k(x_i, ·) + d_j k(x_j, ·) on the active variables (F = −y∇f, dₜ = yₜΔαₜ; vk: a :data:`VarKernel`)."""
+    sample_of, identity = vk.sample_of, vk.identity
+    full = n_active == F.shape[0]
     for t in range(n_active):
         k = t if full else active[t]
         s = k if identity else sample_of[k]
@@ -94,14 +111,15 @@ def _update_F(F, active, n_active, full, col_i, col_j, d_i, d_j, sample_of, iden
 # interpret_small: SMO's work grows faster than its arrays; on 10,000 elements (a thousand rows)
 # it takes under a second interpreted (SVR on diabetes, 8,000: 1.4 s).
 @njit(interpret_small=10_000)
-def smo_solve(X, gram, kind, gamma, coef0, degree, sample_of, y, p, upper, tol, max_iter, shrinking, n_slots,
-              cancel):
+def smo_solve(kernel, dual, tol, max_iter, shrinking, n_slots, cancel):
     """Minimise ½αᵀQα + pᵀα s.t. yᵀα = 0, 0 ≤ α ≤ upper, starting from α = 0.
 
     Parameters
     ----------
-    X : (n_s, d) samples (``kind`` 1–4) or an empty array; gram : (n_s, n_s) Gram matrix (kind 0).
-    sample_of : (l,) sample index of each variable; y : (l,) ±1; p : (l,); upper : (l,) > 0.
+    kernel : :data:`lucidml.svm._cache.KernelData` (from ``kernel_data``): the (n_s, d) samples X
+        (``kind`` 1–4) or an empty array, the (n_s, n_s) Gram matrix (kind 0), kind, gamma, coef0, degree.
+    dual : :data:`Dual`: sample_of (l,) sample index of each variable; y (l,) ±1; p (l,); upper (l,) > 0.
+    tol, max_iter, shrinking : the stopping gap, the iteration cap, whether to shrink.
     n_slots : columns the LRU cache may hold (kind ≠ 0).
     cancel : (1,) uint8, the cancel flag (``utils._interrupt``), read every 1,024 iterations.
 
@@ -110,8 +128,9 @@ def smo_solve(X, gram, kind, gamma, coef0, degree, sample_of, y, p, upper, tol, 
     alpha, grad (∇f at alpha, all l entries), objective per iteration, n_iter,
     status (0 converged, 1 max_iter reached, 2 cancelled), non_psd (η < 0 was met).
     """
+    sample_of, y, p, upper = dual.sample_of, dual.y, dual.p, dual.upper
     l = y.shape[0]
-    cc = make_cache(X, gram, kind, gamma, coef0, degree, n_slots)
+    cc = make_cache(kernel, n_slots)
     qd = diagonal(cc)[sample_of]  # k(x, x) per variable
     identity = sample_of.shape[0] == cc.slot_of.shape[0]
     for t in range(l):
@@ -124,6 +143,8 @@ def smo_solve(X, gram, kind, gamma, coef0, degree, sample_of, y, p, upper, tol, 
         flags[t] = _flags(y[t], 0.0, upper[t])
     active = np.arange(l)
     n_active = l
+    it = Iterate(alpha, F, H, flags)
+    vk = VarKernel(sample_of, identity, qd)
 
     history = np.empty(1024)
     objective = 0.0
@@ -139,22 +160,20 @@ def smo_solve(X, gram, kind, gamma, coef0, degree, sample_of, y, p, upper, tol, 
             if counter == 0:
                 counter = min(l, _SHRINK_EVERY)
                 n_old = n_active
-                n_active, unshrunk, grew = _shrink(cc, active, n_active, alpha, F, H, flags, y, p, upper, sample_of,
-                                                   tol, unshrunk)
+                n_active, unshrunk, grew = _shrink(cc, dual, it, active, n_active, tol, unshrunk)
                 if grew or n_active != n_old:
                     set_active(cc, active, n_active, sample_of, grew)
-        full = n_active == l
 
         # --- working set: i by the first-order rule, j by the second-order rule
-        i, m_up = _select_i(F, flags, active, n_active, full)
+        i, m_up = _select_i(F, flags, active, n_active)
         j = -1
         m_low = np.inf
         if i >= 0:
             col_i = column(cc, sample_of[i], False)
-            j, m_low = _select_j(F, flags, active, n_active, full, col_i, qd, qd[i], sample_of, identity, m_up)
+            j, m_low = _select_j(F, flags, active, n_active, col_i, qd[i], m_up, vk)
         if j < 0 or m_up - m_low < tol:
             if n_active < l:  # optimal on the active set: bring everything back and check again
-                _reconstruct(cc, active, n_active, alpha, F, H, flags, y, p, upper, sample_of)
+                _reconstruct(cc, dual, it, active, n_active)
                 n_active = l
                 active[:] = np.arange(l)
                 set_active(cc, active, n_active, sample_of, True)
@@ -200,8 +219,7 @@ def smo_solve(X, gram, kind, gamma, coef0, degree, sample_of, y, p, upper, tol, 
             longer[: history.shape[0]] = history
             history = longer
         history[n_iter - 1] = objective
-        _update_F(F, active, n_active, full, col_i, col_j, (alpha[i] - old_i) * y[i], (alpha[j] - old_j) * y[j],
-                  sample_of, identity)
+        _update_F(F, active, n_active, col_i, col_j, (alpha[i] - old_i) * y[i], (alpha[j] - old_j) * y[j], vk)
 
         if shrinking:  # keep H = −yḠ current: whole columns of variables that reach or leave the upper bound
             for v in (i, j):
@@ -213,18 +231,20 @@ def smo_solve(X, gram, kind, gamma, coef0, degree, sample_of, y, p, upper, tol, 
                         H[k] -= w * col[sample_of[k]]
 
     if n_active < l:  # stopped by max_iter while shrunk
-        _reconstruct(cc, active, n_active, alpha, F, H, flags, y, p, upper, sample_of)
+        _reconstruct(cc, dual, it, active, n_active)
     return alpha, -y * F, history[:n_iter].copy(), n_iter, status, non_psd
 
 
 @njit
-def _shrink(cc, active, n_active, alpha, F, H, flags, y, p, upper, sample_of, tol, unshrunk):
+def _shrink(cc, dual, it, active, n_active, tol, unshrunk):
     """Set aside bound variables that cannot join a violating pair; returns (n_active, unshrunk, grew).
 
     A variable only in I_up with F below min_{I_low} F, or only in I_low with F above
-    max_{I_up} F, cannot be one end of a pair with m_up > M_low.
+    max_{I_up} F, cannot be one end of a pair with m_up > M_low. ``dual``: the :data:`Dual`;
+    ``it``: the :data:`Iterate` (F rebuilt in place when everything is brought back).
     """
-    l = y.shape[0]
+    F, flags = it.F, it.flags
+    l = F.shape[0]
     m_up = -np.inf
     m_low = np.inf
     for t in range(n_active):
@@ -238,7 +258,7 @@ def _shrink(cc, active, n_active, alpha, F, H, flags, y, p, upper, sample_of, to
         # Close to the end: rebuild every gradient once, undoing any wrong shrinking so far.
         unshrunk = True
         grew = n_active < l
-        _reconstruct(cc, active, n_active, alpha, F, H, flags, y, p, upper, sample_of)
+        _reconstruct(cc, dual, it, active, n_active)
         n_active = l
         active[:] = np.arange(l)
     kept = 0
@@ -252,8 +272,13 @@ def _shrink(cc, active, n_active, alpha, F, H, flags, y, p, upper, sample_of, to
 
 
 @njit
-def _reconstruct(cc, active, n_active, alpha, F, H, flags, y, p, upper, sample_of):
-    """F of the inactive variables from H: Fₜ = Hₜ − yₜpₜ − Σ_{s free} α_s y_s k(x_s, x_t)."""
+def _reconstruct(cc, dual, it, active, n_active):
+    """F of the inactive variables from H: Fₜ = Hₜ − yₜpₜ − Σ_{s free} α_s y_s k(x_s, x_t).
+
+    ``dual``: the :data:`Dual`; ``it``: the :data:`Iterate`, whose F is written in place.
+    """
+    sample_of, y, p = dual.sample_of, dual.y, dual.p
+    alpha, F, H, flags = it.alpha, it.F, it.H, it.flags
     l = y.shape[0]
     if n_active == l:
         return

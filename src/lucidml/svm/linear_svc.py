@@ -14,7 +14,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
 from ..utils.linalg import SMALL_MATRIX, blas_threads
-from ..utils.rows import as_rows
 from ..utils.validation import (
     FLOAT_DTYPES,
     check_classification_targets,
@@ -22,7 +21,7 @@ from ..utils.validation import (
     check_predict_data,
     class_weights,
 )
-from ._linear_svc_kernels import dual_cd
+from ._linear_svc_kernels import binary_problem, dual_cd
 from ._linear_svc_primal import primal_newton
 
 
@@ -218,5 +217,5 @@ def _linear_svc_dual(X, y, C, bias, squared, tol, max_iter, seed):
     """One binary problem (y ∈ ±1) by dual coordinate descent; returns (w with bias weight last, dual curve)."""
     w = np.zeros((1, X.shape[1] + 1))
     history = np.empty(max_iter)
-    _, n_iter = dual_cd(as_rows(X), y, C, float(bias), squared, tol, max_iter, seed, w, history)
+    _, n_iter = dual_cd(binary_problem(X, y, C, bias, squared), tol, max_iter, seed, w, history)
     return w[0], history[:n_iter]
