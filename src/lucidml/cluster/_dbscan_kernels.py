@@ -8,12 +8,27 @@ are 3ᵈ⁻¹ contiguous ranges, found by binary search once per cube, and the p
 queried one after the other, scan the same ranges while they are in cache.
 """
 
+from collections import namedtuple
+
 import numpy as np
 
 from ..utils import njit
 
 # Codes of the Minkowski exponent, so the distance test needs no pow() in the usual cases.
 P_EUCLIDEAN, P_MANHATTAN, P_CHEBYSHEV, P_GENERAL = 0, 1, 2, 3
+
+# The grid over the points sorted by cube: each point's cube coordinates ``cells`` and cube number
+# ``keys``; the row-major ``strides`` and the cubes per axis ``n_cells``; the occupied cubes'
+# numbers ``cell_keys`` (increasing) and where each one's points start in the sort, ``cell_start``.
+Grid = namedtuple("Grid", ["cells", "keys", "strides", "n_cells", "cell_keys", "cell_start"])
+
+# The ε test of a Minkowski distance (see _within): ``bound`` = εᵖ (ε for p = ∞), the exponent's
+# code ``p_code`` (P_EUCLIDEAN, …) and the exponent ``p`` itself (floats, an int code).
+Ball = namedtuple("Ball", ["bound", "p_code", "p"])
+
+# Where grid_core_rows writes: the (weighted) size of every neighbourhood ``mass`` (all points), the
+# kept lengths ``lengths`` of the block's rows, and their neighbours, one row after the other, ``buffer``.
+Found = namedtuple("Found", ["mass", "lengths", "buffer"])
 
 
 @njit
@@ -104,8 +119,11 @@ def _within(X, i, Y, k, bound, p_code, p):
 
 
 @njit
-def grid_candidates(cells, keys, strides, n_cells, cell_keys, cell_start):
-    """Points in the 3ᵈ cubes around each (sorted) point: a bound on its neighbourhood size."""
+def grid_candidates(grid):
+    """Points in the 3ᵈ cubes around each (sorted) point of a :class:`Grid`: a bound on its
+    neighbourhood size."""
+    cells, keys, strides, n_cells = grid.cells, grid.keys, grid.strides, grid.n_cells
+    cell_keys, cell_start = grid.cell_keys, grid.cell_start
     n = cells.shape[0]
     out = np.empty(n, dtype=np.intp)
     ranges = np.empty((3 ** (cells.shape[1] - 1), 2), dtype=np.intp)
@@ -121,13 +139,19 @@ def grid_candidates(cells, keys, strides, n_cells, cell_keys, cell_start):
 
 
 @njit
-def grid_core_rows(X, cells, keys, weight, strides, n_cells, cell_keys, cell_start, bound, p_code, p,
-                   min_samples, start, stop, mass, lengths, buffer):
-    """N_ε of the sorted points [start, stop), kept in ``buffer`` for the core points only.
+def grid_core_rows(X, grid, ball, weight, min_samples, start, stop, found):
+    """N_ε of the sorted points [start, stop), kept in ``found.buffer`` for the core points only.
 
-    Writes the (weighted) size of every neighbourhood to ``mass`` and the kept lengths to
-    ``lengths`` (0 for a point that is not core); returns how much of ``buffer`` was used.
+    ``X``: the points sorted by cube, ``grid`` their :class:`Grid`, ``ball`` the ε test
+    (:class:`Ball`); a point is core when the ``weight`` of its neighbours sums to ``min_samples``
+    or more. Writes (a :class:`Found`) the (weighted) size of every neighbourhood to ``mass[i]``
+    and the kept lengths to ``lengths[i − start]`` (0 for a point that is not core); returns how
+    much of ``buffer`` was used.
     """
+    cells, keys, strides, n_cells = grid.cells, grid.keys, grid.strides, grid.n_cells
+    cell_keys, cell_start = grid.cell_keys, grid.cell_start
+    bound, p_code, p = ball.bound, ball.p_code, ball.p
+    mass, lengths, buffer = found.mass, found.lengths, found.buffer
     ranges = np.empty((3 ** (X.shape[1] - 1), 2), dtype=np.intp)
     n_ranges = 0
     used = 0

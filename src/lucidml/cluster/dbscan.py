@@ -19,6 +19,9 @@ from ._dbscan_kernels import (
     P_EUCLIDEAN,
     P_GENERAL,
     P_MANHATTAN,
+    Ball,
+    Found,
+    Grid,
     expand_clusters,
     grid_candidates,
     grid_core_rows,
@@ -272,42 +275,43 @@ class _GridSearch:
         if np.prod(n_cells.astype(float)) > 2.0**62:
             return None
         self = cls()
-        self.strides = np.ones(X.shape[1], dtype=np.int64)
-        self.strides[:-1] = np.cumprod(n_cells[::-1])[::-1][1:]
-        keys = cells @ self.strides
+        strides = np.ones(X.shape[1], dtype=np.int64)
+        strides[:-1] = np.cumprod(n_cells[::-1])[::-1][1:]
+        keys = cells @ strides
         self.order = np.argsort(keys, kind="stable")
-        self.keys, self.cells, self.n_cells = keys[self.order], cells[self.order], n_cells
-        self.cell_keys, first = np.unique(self.keys, return_index=True)
-        self.cell_start = np.append(first, len(X)).astype(np.intp)
+        keys = keys[self.order]
+        cell_keys, first = np.unique(keys, return_index=True)
+        self.grid = Grid(cells[self.order], keys, strides, n_cells, cell_keys,
+                         np.append(first, len(X)).astype(np.intp))
         self.X = np.ascontiguousarray(X[self.order])
         self.threads = threads
         if p == 2.0:
-            self.p_code, self.bound = P_EUCLIDEAN, eps**2
+            p_code, bound = P_EUCLIDEAN, eps**2
         elif p == 1.0:
-            self.p_code, self.bound = P_MANHATTAN, eps
+            p_code, bound = P_MANHATTAN, eps
         elif np.isinf(p):
-            self.p_code, self.bound = P_CHEBYSHEV, eps
+            p_code, bound = P_CHEBYSHEV, eps
         else:
-            self.p_code, self.bound = P_GENERAL, eps**p
-        self.p = float(p)
+            p_code, bound = P_GENERAL, eps**p
+        self.ball = Ball(float(bound), p_code, float(p))
         return self
 
     def core_neighbourhoods(self, weight, min_samples):
         n = len(self.X)
-        grid = (self.strides, self.n_cells, self.cell_keys, self.cell_start)
         # Blocks of rows, each searched into a buffer as large as its candidates (points in the
         # cubes around its points) and copied out at its exact size.
-        candidates = np.cumsum(grid_candidates(self.cells, self.keys, *grid))
+        candidates = np.cumsum(grid_candidates(self.grid))
         bounds = [(s, min(s + ROW_BLOCK, n)) for s in range(0, n, ROW_BLOCK)]
         mass = np.empty(n)
         lengths = np.zeros(n, dtype=np.intp)
         w = weight[self.order]
+        min_samples = float(min_samples)
         dtype = _index_dtype(n)
 
         def block(start, stop):
             buffer = np.empty(candidates[stop - 1] - (candidates[start - 1] if start else 0), dtype=dtype)
-            used = grid_core_rows(self.X, self.cells, self.keys, w, *grid, self.bound, self.p_code, self.p,
-                                  float(min_samples), start, stop, mass, lengths[start:stop], buffer)
+            used = grid_core_rows(self.X, self.grid, self.ball, w, min_samples, start, stop,
+                                  Found(mass, lengths[start:stop], buffer))
             return buffer[:used].copy()
 
         if self.threads == 1:
