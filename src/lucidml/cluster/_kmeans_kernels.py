@@ -19,6 +19,8 @@ threads can share a pass over the data, each with its own rows and output buffer
 releases the GIL.
 """
 
+from collections import namedtuple
+
 import numpy as np
 
 from ..utils import njit
@@ -27,6 +29,15 @@ from ..utils import njit
 BLOCK = 64
 # Above this many features the centre sums read the rows of X rather than the packed block.
 ROWS_ABOVE = 128
+
+# The data of a pass: the packed copy ``P`` of X − shift (empty when each block is packed on the
+# spot), X itself, the ``shift`` (in X's dtype) and the sample weights ``weight``.
+Packed = namedtuple("Packed", ["P", "X", "shift", "weight"])
+
+# Where an assignment step writes (also ``_kmeans_sparse``'s): the label of every row ``labels`` (the
+# previous ones read first, −1 for none) and its squared distance ``distance``; this share's M-step
+# buffers ``sums`` (n_clusters, n_features) and ``weights`` (n_clusters), filled only with accumulate.
+Assignment = namedtuple("Assignment", ["labels", "distance", "sums", "weights"])
 
 
 @njit(interpret_small=True)
@@ -113,17 +124,20 @@ def _block_nearest_gemm(xt, centers, half_sq_norms, acc, best_d2, best):
 
 
 @njit(interpret_small=20_000)
-def assign_step(P, X, shift, weight, centers, start, stop, labels, distance, sums, weights, accumulate, gemm):
-    """E-step on rows start:stop: nearest centre and its squared distance for every row.
+def assign_step(data, centers, start, stop, out, accumulate, gemm):
+    """E-step on rows start:stop of ``data`` (a :class:`Packed`): nearest centre and its squared
+    distance for every row.
 
-    Writes ``labels`` and ``distance`` for these rows and returns the weighted distortion
-    Σ wᵢ ‖xᵢ − c_{ℓᵢ}‖² of these rows and how many labels changed. When ``accumulate`` is true it
-    also fills this thread's buffers for the M-step: ``weights`` = Σ wᵢ per new cluster, and
-    ``sums`` = the change of the cluster sums Σ wᵢ (xᵢ − shift) caused by the rows whose label
-    changed (added to the new cluster, taken from the old one; a label −1 means none). Only the
-    rows that move cost d operations, and after the first passes few do. ``gemm`` selects the
-    BLAS route for the distances (faster for many centres).
+    Writes ``out.labels`` and ``out.distance`` (an :class:`Assignment`) for these rows and returns
+    the weighted distortion Σ wᵢ ‖xᵢ − c_{ℓᵢ}‖² of these rows and how many labels changed. When
+    ``accumulate`` is true it also fills this thread's buffers for the M-step: ``out.weights`` = Σ wᵢ
+    per new cluster, and ``out.sums`` = the change of the cluster sums Σ wᵢ (xᵢ − shift) caused by
+    the rows whose label changed (added to the new cluster, taken from the old one; a label −1
+    means none). Only the rows that move cost d operations, and after the first passes few do.
+    ``gemm`` selects the BLAS route for the distances (faster for many centres).
     """
+    P, X, shift, weight = data.P, data.X, data.shift, data.weight
+    labels, distance, sums, weights = out.labels, out.distance, out.sums, out.weights
     n_features = X.shape[1]
     buffer = np.empty((n_features, BLOCK), dtype=P.dtype)
     acc = np.empty(BLOCK, dtype=P.dtype)

@@ -21,6 +21,8 @@ from ..utils.linalg import blas_threads
 from ..utils.sparse import csr_parts, row_sq_norms
 from ._kmeans_kernels import (
     BLOCK,
+    Assignment,
+    Packed,
     assign_step,
     column_variance_mean,
     pack,
@@ -28,6 +30,7 @@ from ._kmeans_kernels import (
     sq_distances,
 )
 from ._kmeans_sparse import (
+    SparseRows,
     sparse_assign_step,
     sparse_column_variance_mean,
     sparse_seeding_trials,
@@ -68,11 +71,12 @@ class Samples:
         self._split(n_jobs, 3 * n * n_clusters * n_features, 1 if shift is not None else SHARES_PER_THREAD)
         if shift is not None:
             self.shift, self.P = shift.astype(X.dtype), np.empty((0, n_features, BLOCK), dtype=X.dtype)
-            return
-        self.shift = X.mean(axis=0, dtype=np.float64).astype(X.dtype)
-        self.P = np.empty((-(-n // BLOCK), n_features, BLOCK), dtype=X.dtype)
-        self.P[-1] = 0.0  # padding of the last block
-        self.map(lambda t, s, e: pack(X, self.shift, s, e, self.P))
+        else:
+            self.shift = X.mean(axis=0, dtype=np.float64).astype(X.dtype)
+            self.P = np.empty((-(-n // BLOCK), n_features, BLOCK), dtype=X.dtype)
+            self.P[-1] = 0.0  # padding of the last block
+            self.map(lambda t, s, e: pack(X, self.shift, s, e, self.P))
+        self.packed = Packed(self.P, X, self.shift, weight)
 
     def _split(self, n_jobs, work, per_thread):
         """The thread shares of a pass costing ``work`` operations: contiguous row ranges starting at
@@ -98,8 +102,8 @@ class Samples:
 
     def assign_step(self, centers, start, stop, labels, distance, sums, weights, accumulate):
         """``_kmeans_kernels.assign_step`` on the rows start:stop (centres in the centred frame)."""
-        return assign_step(self.P, self.X, self.shift, self.weight, self._centers(centers), start, stop, labels,
-                           distance, sums, weights, accumulate, self.gemm)
+        return assign_step(self.packed, self._centers(centers), start, stop,
+                           Assignment(labels, distance, sums, weights), accumulate, self.gemm)
 
     def sq_distances(self, centers, start, stop, out):
         sq_distances(self.P, self.X, self.shift, self._centers(centers), start, stop, out)
@@ -145,21 +149,21 @@ class SparseSamples(Samples):
         self.bounds = list(pairwise([0, *np.minimum(cuts, n).tolist(), n]))
         self.shift = np.zeros(n_features, dtype=X.dtype)
         self.sq_norms = row_sq_norms(self.indptr, self.data)
+        self.csr = SparseRows(self.indptr, self.indices, self.data, self.sq_norms, weight)
 
     def points(self, index):
         return self.X[index].toarray()
 
     def assign_step(self, centers, start, stop, labels, distance, sums, weights, accumulate):
-        return sparse_assign_step(self.indptr, self.indices, self.data, self.sq_norms, self.weight,
-                                  self._centers(centers), start, stop, labels, distance, sums, weights, accumulate)
+        return sparse_assign_step(self.csr, self._centers(centers), start, stop,
+                                  Assignment(labels, distance, sums, weights), accumulate)
 
     def sq_distances(self, centers, start, stop, out):
         sparse_sq_distances(self.indptr, self.indices, self.data, self.sq_norms, self._centers(centers), start, stop,
                             out)
 
     def seeding_trials(self, closest, candidates, start, stop, trial_d2):
-        return sparse_seeding_trials(self.indptr, self.indices, self.data, self.sq_norms, self.weight, closest,
-                                     self._centers(candidates), start, stop, trial_d2)
+        return sparse_seeding_trials(self.csr, closest, self._centers(candidates), start, stop, trial_d2)
 
     def _centers(self, centers):
         return np.ascontiguousarray(np.asarray(centers).T, dtype=self.dtype)

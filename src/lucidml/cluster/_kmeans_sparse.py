@@ -14,9 +14,15 @@ GIL, as the dense ones. Distances are computed in the data's precision, sums ove
 float64.
 """
 
+from collections import namedtuple
+
 import numpy as np
 
 from ..utils import njit
+
+# The data of a pass: the CSR arrays ``indptr``, ``indices``, ``data`` of X, every row's ‖xᵢ‖²
+# ``sq_norms`` and the sample weights ``weight``.
+SparseRows = namedtuple("SparseRows", ["indptr", "indices", "data", "sq_norms", "weight"])
 
 
 @njit
@@ -33,12 +39,15 @@ def _row_sq_distances(indptr, indices, data, sq_norm, i, centers_t, c_sq_norms, 
 
 
 @njit(interpret_small=20_000)
-def sparse_assign_step(indptr, indices, data, sq_norms, weight, centers_t, start, stop, labels, distance, sums,
-                       weights, accumulate):
-    """E-step on the rows start:stop, as ``_kmeans_kernels.assign_step``: nearest centre (the first
-    of equal ones) and its squared distance, the weighted distortion and the number of changed
-    labels; with ``accumulate``, the per-cluster weights and the change of the per-cluster sums
-    Σ wᵢxᵢ caused by the rows that moved (over their stored entries only)."""
+def sparse_assign_step(rows, centers_t, start, stop, out, accumulate):
+    """E-step on the rows start:stop of ``rows`` (a :class:`SparseRows`), as
+    ``_kmeans_kernels.assign_step``: nearest centre (the first of equal ones) and its squared
+    distance, written to ``out`` (a ``_kmeans_kernels.Assignment``), the weighted distortion and the
+    number of changed labels; with ``accumulate``, the per-cluster weights and the change of the
+    per-cluster sums Σ wᵢxᵢ caused by the rows that moved (over their stored entries only)."""
+    indptr, indices, data = rows.indptr, rows.indices, rows.data
+    sq_norms, weight = rows.sq_norms, rows.weight
+    labels, distance, sums, weights = out.labels, out.distance, out.sums, out.weights
     n_centers = centers_t.shape[1]
     c_sq_norms = np.sum(centers_t * centers_t, axis=0)
     d2 = np.empty(n_centers, dtype=data.dtype)
@@ -78,9 +87,12 @@ def sparse_sq_distances(indptr, indices, data, sq_norms, centers_t, start, stop,
 
 
 @njit(interpret_small=20_000)
-def sparse_seeding_trials(indptr, indices, data, sq_norms, weight, closest, candidates_t, start, stop, trial_d2):
-    """One k-means++ step on the rows start:stop, as ``_kmeans_kernels.seeding_trials``:
-    trial_d2[t, i] = min(D²(xᵢ), ‖xᵢ − candidate_t‖²); returns pot[t] = Σᵢ wᵢ trial_d2[t, i]."""
+def sparse_seeding_trials(rows, closest, candidates_t, start, stop, trial_d2):
+    """One k-means++ step on the rows start:stop of ``rows`` (a :class:`SparseRows`), as
+    ``_kmeans_kernels.seeding_trials``: trial_d2[t, i] = min(D²(xᵢ), ‖xᵢ − candidate_t‖²); returns
+    pot[t] = Σᵢ wᵢ trial_d2[t, i]."""
+    indptr, indices, data = rows.indptr, rows.indices, rows.data
+    sq_norms, weight = rows.sq_norms, rows.weight
     n_trials = candidates_t.shape[1]
     c_sq_norms = np.sum(candidates_t * candidates_t, axis=0)
     d2 = np.empty(n_trials, dtype=data.dtype)
