@@ -1,5 +1,7 @@
 """Compiled loops of the self-organizing map: the best-matching units and the online training."""
 
+from collections import namedtuple
+
 import numpy as np
 
 from ..utils import njit
@@ -7,6 +9,10 @@ from ..utils import njit
 # A unit whose neighbourhood weight h is below e⁻³⁰ ≈ 10⁻¹³ is not moved (the move would be
 # ~10⁻¹³ of its distance to the sample), which spares the exp() of far units late in training.
 H_CUTOFF_EXPONENT = 30.0
+
+# The online training's schedule, one entry per step t: the row drawn ``samples[t]``, the
+# neighbourhood radius ``sigma[t]`` and the learning rate ``eta[t]``.
+Schedule = namedtuple("Schedule", ["samples", "sigma", "eta"])
 
 
 @njit
@@ -54,8 +60,9 @@ def sum_by_unit(X, bmu, n_units):
 
 
 @njit
-def train_online(X, W, lattice, samples, sigma, eta, gaussian, block, curve):
-    """Kohonen's stochastic SOM (002 Alg 8.12), one drawn sample x = X[samples[t]] per step t:
+def train_online(X, W, lattice, schedule, gaussian, block, curve):
+    """Kohonen's stochastic SOM (002 Alg 8.12), one drawn sample x = X[samples[t]] per step t of
+    the :class:`Schedule` (``samples``, ``sigma``, ``eta``):
 
         bmu = argmin_k ‖x − w_k‖²                         (competition)
         h_k = exp(−‖r_k − r_bmu‖² / 2σ(t)²)               (cooperation; bubble: 1 if ‖r_k − r_bmu‖ ≤ σ(t), else 0)
@@ -64,6 +71,7 @@ def train_online(X, W, lattice, samples, sigma, eta, gaussian, block, curve):
     with r_k the lattice position of unit k. W is updated in place; ``curve[t // block]``
     accumulates ‖x − w_bmu‖ before the update.
     """
+    samples, sigma, eta = schedule.samples, schedule.sigma, schedule.eta
     n_units, d = W.shape
     for t in range(samples.shape[0]):
         i = samples[t]

@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
-from ._som_kernels import nearest_units, sum_by_unit, train_online
+from ._som_kernels import Schedule, nearest_units, sum_by_unit, train_online
 
 # The notes' ordering phase: about 1000 steps (online); the batch map orders in half its epochs.
 ORDERING_STEPS = 1000
@@ -177,7 +177,7 @@ class SelfOrganizingMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
             samples = rng.randint(0, X.shape[0], size=n_iter)
             block = -(-n_iter // CURVE_POINTS)
             curve = np.zeros(-(-n_iter // block))
-            train_online(X, W, lattice, samples, sigma, eta, gaussian, block, curve)
+            train_online(X, W, lattice, Schedule(samples, sigma, eta), gaussian, block, curve)
             curve /= np.bincount(np.arange(n_iter) // block)
             log.summary("Online training", n_iter=n_iter, quantization_error=curve[-1])
 
