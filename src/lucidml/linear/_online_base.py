@@ -15,9 +15,11 @@
 - Data: X may be a CSR matrix (each step then touches a row's stored entries only) or float32
   (read as it is; the weights are float64).
 
-A subclass supplies ``_start_state(n_problems, n_features)``, ``_run_epoch(X, Y, weight, order,
-active)`` returning (mean loss per problem, converged flags), ``_coef_intercept()`` returning
-the public (coef, intercept), and optionally ``_set_scaling(X)`` / ``_prepare(X)``.
+A subclass supplies ``_start_state(n_problems, n_features)``, ``_epoch_args(rows)`` returning
+what its kernel takes besides the rows (its records, built once per training run),
+``_run_epoch(rows, order, active, args)`` returning (mean loss per problem, converged flags),
+``_coef_intercept()`` returning the public (coef, intercept), and optionally ``_set_scaling(X)`` /
+``_prepare(X)``. ``rows`` is the kernels' :class:`~._online_kernels.TrainingRows`.
 """
 
 import math
@@ -38,6 +40,7 @@ from ..utils.validation import (
     check_magnitude,
     check_predict_data,
 )
+from ._online_kernels import TrainingRows
 
 
 def pm1_targets(y, classes):
@@ -120,7 +123,8 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         weight = check_sample_weight(sample_weight, X.shape[0])
         weight = np.ones(X.shape[0]) if weight is None else weight
         Y = pm1_targets(y, self.classes_)
-        X = as_rows(self._prepare(X))
+        rows = TrainingRows(as_rows(self._prepare(X)), Y, weight)
+        args = self._epoch_args(rows)
         n_samples, n_problems = Y.shape
         active = np.ones(n_problems, dtype=np.bool_)
         best = np.full(n_problems, np.inf)
@@ -130,7 +134,7 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         # Epochs on small data take microseconds: the loop keeps to a few cheap NumPy calls each.
         for epoch in range(max_iter):
             order = self._rng.permutation(n_samples) if self.shuffle else in_order
-            loss, converged = self._run_epoch(X, Y, weight, order, active)
+            loss, converged = self._run_epoch(rows, order, active, args)
             self._check_finite(epoch)
             np.copyto(self._last_loss, loss, where=active)
             self._loss_history.append(float(self._last_loss.sum()) / n_problems)

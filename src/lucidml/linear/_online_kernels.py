@@ -3,9 +3,12 @@
 X is a dense array or a CSR matrix as :class:`~._rows.SparseRows`: rows are read through
 :func:`~._rows.row_dot` and :func:`~._rows.row_add`. Every kernel updates the weights in place
 and handles all one-vs-rest problems in the same pass (each row is read from memory once, not
-once per class); a problem whose ``active`` flag is off is left untouched. Dot products are summed left to right, the order scikit-learn's SGD
-uses, so that with the same sample order both libraries take bit-for-bit the same steps.
+once per class); a problem whose ``active`` flag is off is left untouched. Dot products are
+summed left to right, the order scikit-learn's SGD uses, so that with the same sample order
+both libraries take bit-for-bit the same steps.
 """
+
+from collections import namedtuple
 
 import numba
 import numpy as np
@@ -19,6 +22,20 @@ from ..utils.rows import row_add, row_dot
 # How many rows ahead of the current one to ask the memory system for. In a shuffled epoch
 # each row is a cache miss; a prefetch hides most of it (×2 faster epochs on 100k×50).
 _PREFETCH_AHEAD = 4
+
+# The rows an epoch passes over: X (an array or SparseRows), the ±1 targets Y (n_samples,
+# n_problems) of the one-vs-rest problems, and the samples' weights.
+TrainingRows = namedtuple("TrainingRows", ["X", "Y", "weight"])
+
+# What the one-vs-rest problems learn, updated in place: coef (n_problems, n_features), intercept,
+# and the steps each problem has taken (the perceptron's rows, Adaline's updates).
+Weights = namedtuple("Weights", ["coef", "intercept", "steps"])
+
+# The perceptron's lazy averaging from step ``start`` (0: off): the lagged sums of its updates.
+Averaging = namedtuple("Averaging", ["start", "lagged_coef", "lagged_intercept"])
+
+# Adaline's mini-batch SGD: rows per batch, and the rate η_k = eta0 / ((t0 + k)/t0)^power_t.
+Schedule = namedtuple("Schedule", ["batch_size", "eta0", "power_t", "t0"])
 
 
 if numba.config.DISABLE_JIT:  # plain Python: a prefetch is only a hint
@@ -76,17 +93,20 @@ if not numba.config.DISABLE_JIT:
 
 
 @njit
-def perceptron_epoch(
-    X, Y, weight, order, coef, intercept, active, eta, fit_intercept, average_start, lagged_coef, lagged_intercept, steps
-):
+def perceptron_epoch(rows, order, active, weights, eta, fit_intercept, averaging):
     """Rosenblatt's rule on every row: if y·z ≤ 0 then w ← w + η s y x, b ← b + η s y.
 
-    Returns the summed weighted perceptron loss Σ sᵢ max(0, −yᵢzᵢ) and the number of mistakes
-    per problem. ``steps`` counts the rows seen (one step per row). With averaging from step
-    r₀ = ``average_start`` (0: off), ``lagged_*`` accumulate Σ (r − r₀) Δw_r over the updates of
-    steps r ≥ r₀; the mean of w over those K steps is then w − lagged / K (lazy averaging:
-    O(d) work per mistake instead of per step).
+    ``rows``: the :class:`TrainingRows`, visited in ``order``; ``weights``: the :class:`Weights`
+    of the problems whose ``active`` flag is on, updated in place. Returns the summed weighted
+    perceptron loss Σ sᵢ max(0, −yᵢzᵢ) and the number of mistakes per problem. ``steps`` counts
+    the rows seen (one step per row). With :class:`Averaging` from step r₀ = ``averaging.start``
+    (0: off), its ``lagged_*`` accumulate Σ (r − r₀) Δw_r over the updates of steps r ≥ r₀; the
+    mean of w over those K steps is then w − lagged / K (lazy averaging: O(d) work per mistake
+    instead of per step).
     """
+    X, Y, weight = rows.X, rows.Y, rows.weight
+    coef, intercept, steps = weights.coef, weights.intercept, weights.steps
+    average_start, lagged_coef, lagged_intercept = averaging.start, averaging.lagged_coef, averaging.lagged_intercept
     n_samples = X.shape[0]
     n_problems = coef.shape[0]
     loss = np.zeros(n_problems)
@@ -118,18 +138,21 @@ def perceptron_epoch(
 
 
 @njit
-def adaline_minibatch_epoch(
-    X, Y, weight, order, coef, intercept, active, fit_intercept, batch_size, eta0, power_t, t0, steps
-):
+def adaline_minibatch_epoch(rows, order, active, weights, fit_intercept, schedule):
     """Widrow–Hoff on mini-batches B of consecutive rows of ``order``:
 
         w ← w + η_k/|B| Σ_{i∈B} sᵢ (yᵢ − zᵢ) xᵢ,   b ← b + η_k/|B| Σ_{i∈B} sᵢ (yᵢ − zᵢ),
 
-    all zᵢ computed with the weights at the start of the batch; ``batch_size=1`` is plain SGD.
-    η_k = eta0 / ((t0 + k)/t0)^power_t with k = ``steps`` (updates made so far);
+    all zᵢ computed with the weights at the start of the batch; ``rows``: the :class:`TrainingRows`;
+    ``weights``: the :class:`Weights` of the problems whose ``active`` flag is on, updated in
+    place. The :class:`Schedule`: ``batch_size`` rows per batch (1 is plain SGD) and
+    η_k = eta0 / ((t0 + k)/t0)^power_t with k = ``weights.steps`` (updates made so far);
     power_t = 0 is the constant rate. Returns Σ ½ sᵢ (yᵢ − zᵢ)² per problem, each term taken
     just before the update that uses it.
     """
+    X, Y, weight = rows.X, rows.Y, rows.weight
+    coef, intercept, steps = weights.coef, weights.intercept, weights.steps
+    batch_size, eta0, power_t, t0 = schedule.batch_size, schedule.eta0, schedule.power_t, schedule.t0
     n_samples = X.shape[0]
     n_problems = coef.shape[0]
     loss = np.zeros(n_problems)
@@ -165,14 +188,18 @@ def adaline_minibatch_epoch(
 
 
 @njit
-def adaline_batch_step(X, Y, weight, coef, intercept, active, fit_intercept, eta):
+def adaline_batch_step(rows, weights, active, fit_intercept, eta):
     """One gradient step on J = 1/(2n) Σ sᵢ (yᵢ − zᵢ)² per active problem, in one pass over X:
 
         w ← w + η/n Σᵢ sᵢ (yᵢ − zᵢ) xᵢ,   b ← b + η/n Σᵢ sᵢ (yᵢ − zᵢ).
 
-    A loop rather than two BLAS products: it reads X once, and small multi-threaded BLAS calls
-    repeated thousands of times are slow on busy machines. Returns J per problem before the step.
+    ``rows``: the :class:`TrainingRows`; ``weights``: the :class:`Weights` (coef and intercept
+    updated in place; the caller counts the step); ``eta``: each problem's rate. A loop rather
+    than two BLAS products: it reads X once, and small multi-threaded BLAS calls repeated
+    thousands of times are slow on busy machines. Returns J per problem before the step.
     """
+    X, Y, weight = rows.X, rows.Y, rows.weight
+    coef, intercept = weights.coef, weights.intercept
     n_samples, n_features = X.shape
     n_problems = coef.shape[0]
     loss = np.zeros(n_problems)

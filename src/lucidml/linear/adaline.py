@@ -8,7 +8,7 @@ import scipy.sparse
 
 from ..utils import VERBOSE, Interval, Options
 from ._online_base import _OnlineLinearClassifier
-from ._online_kernels import adaline_batch_step, adaline_minibatch_epoch
+from ._online_kernels import Schedule, Weights, adaline_batch_step, adaline_minibatch_epoch
 
 
 class Adaline(_OnlineLinearClassifier):
@@ -203,19 +203,19 @@ class Adaline(_OnlineLinearClassifier):
         self._intercept = np.zeros(n_problems)
         self._steps = np.zeros(n_problems, dtype=np.int64)
 
-    def _run_epoch(self, X, Y, weight, order, active):
+    def _epoch_args(self, rows):
         power_t = 0.0 if self.learning_rate == "constant" else float(self.power_t)
+        batch_size = 1 if self.solver == "sgd" else int(min(int(self.batch_size), rows.X.shape[0]))
+        schedule = Schedule(batch_size, self.eta0_, power_t, float(self.t0))
+        return Weights(self._coef, self._intercept, self._steps), schedule
+
+    def _run_epoch(self, rows, order, active, args):
+        weights, schedule = args
         if self.solver == "batch":
-            loss = adaline_batch_step(
-                X, Y, weight, self._coef, self._intercept, active, self.fit_intercept, self._learning_rates(power_t)
-            )
+            loss = adaline_batch_step(rows, weights, active, self.fit_intercept, self._learning_rates(schedule.power_t))
             self._steps[active] += 1
         else:
-            batch_size = 1 if self.solver == "sgd" else min(int(self.batch_size), X.shape[0])
-            loss = adaline_minibatch_epoch(
-                X, Y, weight, order, self._coef, self._intercept, active, self.fit_intercept, batch_size,
-                self.eta0_, power_t, float(self.t0), self._steps,
-            ) / X.shape[0]  # fmt: skip
+            loss = adaline_minibatch_epoch(rows, order, active, weights, self.fit_intercept, schedule) / rows.X.shape[0]
         return loss, np.zeros(len(loss), dtype=np.bool_)
 
     def _learning_rates(self, power_t):

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..utils import VERBOSE, Interval
 from ._online_base import _OnlineLinearClassifier
-from ._online_kernels import perceptron_epoch
+from ._online_kernels import Averaging, Weights, perceptron_epoch
 
 
 class Perceptron(_OnlineLinearClassifier):
@@ -153,14 +153,16 @@ class Perceptron(_OnlineLinearClassifier):
         self._steps = np.zeros(n_problems, dtype=np.int64)
         self._mistake_history = []
 
-    def _run_epoch(self, X, Y, weight, order, active):
-        loss, mistakes = perceptron_epoch(
-            X, Y, weight, order, self._coef, self._intercept, active, float(self.eta0), self.fit_intercept,
-            int(self.average), self._lagged_coef, self._lagged_intercept, self._steps,
-        )  # fmt: skip
+    def _epoch_args(self, rows):
+        weights = Weights(self._coef, self._intercept, self._steps)
+        averaging = Averaging(int(self.average), self._lagged_coef, self._lagged_intercept)
+        return weights, float(self.eta0), self.fit_intercept, averaging
+
+    def _run_epoch(self, rows, order, active, args):
+        loss, mistakes = perceptron_epoch(rows, order, active, *args)
         self._mistake_history.append(int(mistakes.sum()))
         self.mistake_curve_ = np.array(self._mistake_history)
-        return loss / X.shape[0], mistakes == 0
+        return loss / rows.X.shape[0], mistakes == 0
 
     def _coef_intercept(self):
         """w and b, or their means over the averaging window (w − lagged/K, see the kernel)."""
