@@ -13,7 +13,7 @@ from ..utils.linalg import blas_threads
 from ..utils.numerics import unit_rows
 from ..utils.sparse import csr_parts, row_sq_norms
 from ._select import push_tile, push_tile_euclidean, sort_heaps, start_heaps
-from ._sparse_scan import sparse_scan, sparse_sq_distances
+from ._sparse_scan import InvertedIndex, Queries, sparse_scan, sparse_sq_distances
 
 # Tile of the query × training distance matrix handled at once: 256 × 512 doubles = 1 MiB, which
 # stays in a core's L2 cache between the BLAS product that writes it and the selection that reads
@@ -178,21 +178,21 @@ class BruteSearch:
             index = _sparse_index(X_fit, self.metric)
         else:
             index = self._fit_index()
-        queries = csr_parts(Q)
+        q_indptr, q_indices, q_data = csr_parts(Q)
         if self.metric == "cosine":
-            q_norms = np.sqrt(row_sq_norms(queries[0], queries[2]))
+            q_norms = np.sqrt(row_sq_norms(q_indptr, q_data))
             q_scale = np.divide(1.0, q_norms, out=np.zeros_like(q_norms), where=q_norms > 0)
         else:
             q_scale = np.full(Q.shape[0], 2.0)
         values, indices = start_heaps(Q.shape[0], k)
-        sparse_scan(*queries, q_scale, *index, values, indices)
+        sparse_scan(Queries(q_indptr, q_indices, q_data, q_scale), InvertedIndex(*index), values, indices)
         sort_heaps(values, indices)
         if self.metric == "cosine":  # 1 − cos = 1 + surrogate, within [0, 2] as scikit-learn clips it
             return np.clip(1.0 + values, 0.0, 2.0), indices
         # The expanded form cancels badly for large feature values; recompute the k winners'
         # distances directly, over the stored entries of the two rows.
         squared = np.empty(values.shape)
-        sparse_sq_distances(*queries, *csr_parts(X_fit), indices, squared)
+        sparse_sq_distances(q_indptr, q_indices, q_data, *csr_parts(X_fit), indices, squared)
         return np.ldexp(np.sqrt(squared), exponent), indices
 
     def query(self, X, k, n_jobs):
@@ -234,8 +234,9 @@ class KDTreeSearch:
 
 
 def _sparse_index(X_fit, metric):
-    """What ``sparse_scan`` needs of the CSR training points: their CSC parts (the inverted index),
-    the surrogate's offset a(x) and scale c(x), and the points in ascending (offset, index) order."""
+    """What ``sparse_scan`` needs of the CSR training points, the fields of an :class:`InvertedIndex`:
+    their CSC parts, the surrogate's offset a(x) and scale c(x), and the points in ascending (offset,
+    index) order. A plain tuple, so that a model file can hold the search that keeps it."""
     sq_norms = row_sq_norms(*csr_parts(X_fit)[::2])
     if metric == "cosine":
         norms = np.sqrt(sq_norms)

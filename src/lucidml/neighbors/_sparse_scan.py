@@ -17,10 +17,20 @@ training index) whatever order the points are offered in, so the result is the o
 in index order gives. Peak memory: one accumulator of n_fit entries per thread.
 """
 
+from collections import namedtuple
+
 import numpy as np
 
 from ..utils import njit
 from ._select import _sift_down
+
+# The queries of a search: a CSR matrix's parts, and each query's scale b(q) in the surrogate.
+Queries = namedtuple("Queries", ["indptr", "indices", "data", "scale"])
+
+# The training points as the search reads them: their CSC parts (per feature, the points that have
+# it: the inverted index), the surrogate's offset a(x) and scale c(x), and the points in ascending
+# (offset, index) order.
+InvertedIndex = namedtuple("InvertedIndex", ["indptr", "indices", "data", "offset", "scale", "order"])
 
 
 @njit
@@ -33,12 +43,14 @@ def _offer(values, indices, value, index):
 
 
 @njit
-def sparse_scan(q_indptr, q_indices, q_data, q_scale, fit_indptr, fit_indices, fit_data, offset, fit_scale, order,
-                values, indices):
-    """Offer every training point to the heaps of the queries (CSR rows q_*), by the surrogate
-    offset[t] − q_scale[i] · fit_scale[t] · qᵢ·x_t. ``fit_*`` is the training matrix in CSC form
-    (per feature, the training points that have it); ``order`` sorts the training points by
-    (offset, index)."""
+def sparse_scan(queries, index, values, indices):
+    """Offer every training point to the heaps (``values``, ``indices``) of the :class:`Queries`
+    (CSR rows qᵢ), by the surrogate offset[t] − q_scale[i] · fit_scale[t] · qᵢ·x_t (q_scale: the
+    queries' ``scale``; offset, fit_scale: the index's). The training points are read through their
+    :class:`InvertedIndex`, whose ``order`` sorts them by (offset, index)."""
+    q_indptr, q_indices, q_data, q_scale = queries.indptr, queries.indices, queries.data, queries.scale
+    fit_indptr, fit_indices, fit_data = index.indptr, index.indices, index.data
+    offset, fit_scale, order = index.offset, index.scale, index.order
     n_fit = offset.shape[0]
     acc = np.zeros(n_fit, dtype=fit_data.dtype)
     touched = np.empty(n_fit, dtype=np.intp)
