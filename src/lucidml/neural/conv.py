@@ -4,7 +4,7 @@ from numbers import Integral
 
 import numpy as np
 
-from ._conv_kernels import col2im, im2col
+from ._conv_kernels import Windows, col2im, im2col
 from ._layer import Layer
 from .activations import get_activation
 
@@ -112,12 +112,19 @@ class Conv2D(Layer):
         kh, kw = self._kernel
         return self.W.reshape(kh, kw, self.input_shape[2], self.filters)
 
+    def _windows(self):
+        """The :class:`~._conv_kernels.Windows` of the kernels (built per call: a model file holds
+        the layer's plain attributes only)."""
+        (kh, kw), (sh, sw), ((top, _), (left, _)) = self._kernel, self._strides, self._pads
+        oh, ow, _ = self.output_shape
+        return Windows(int(kh), int(kw), int(sh), int(sw), int(top), int(left), int(oh), int(ow))
+
     def forward(self, X, training=False):
         n = X.shape[0]
-        (kh, kw), (sh, sw), ((top, _), (left, _)) = self._kernel, self._strides, self._pads
+        windows = self._windows()
         oh, ow, f = self.output_shape
-        cols = self._out("cols", (n * oh * ow, kh * kw * self.input_shape[2]), X.dtype, training)
-        im2col(np.ascontiguousarray(X), kh, kw, sh, sw, top, left, oh, ow, cols)
+        cols = self._out("cols", (n * oh * ow, windows.kh * windows.kw * self.input_shape[2]), X.dtype, training)
+        im2col(np.ascontiguousarray(X), windows, cols)
         Z = self._out("Z", (n * oh * ow, f), self.W.dtype, training)
         np.dot(cols, self.W, out=Z)
         Z += self.b
@@ -137,8 +144,6 @@ class Conv2D(Layer):
 
     def _col2im(self, dcols, n):
         """Add each receptive field's gradient back onto the image (the adjoint of im2col)."""
-        (kh, kw), (sh, sw), ((top, _), (left, _)) = self._kernel, self._strides, self._pads
-        oh, ow, _ = self.output_shape
         dX = self._ws.zeros("dX", (n,) + self.input_shape, dcols.dtype)
-        col2im(dcols, kh, kw, sh, sw, top, left, oh, ow, dX)
+        col2im(dcols, self._windows(), dX)
         return dX
