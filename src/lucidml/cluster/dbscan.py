@@ -164,7 +164,8 @@ class DBSCAN(ClusterMixin, BaseEstimator):
             if X.shape[0] != X.shape[1]:
                 raise ValueError(f"metric='precomputed' needs a square distance matrix; got shape {X.shape}.")
             if np.any(X < 0):
-                raise ValueError("Negative values in data passed to metric='precomputed': distances must be non-negative.")
+                raise ValueError("Negative values in data passed to metric='precomputed': distances must be "
+                                 "non-negative.")
         weight = _check_weight(sample_weight, n)
         search = self._search(X)
         labels, is_core = _dbscan(search, self.min_samples, weight)
@@ -184,7 +185,8 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         p = minkowski_p(self.metric, 2 if self.p is None else self.p) if self.metric != "precomputed" else None
         threads = thread_count(self.n_jobs, work=X.shape[0], serial_below=SERIAL_BELOW_ROWS)
         if self.algorithm in ("grid", "kd_tree") and p is None:
-            raise ValueError(f"algorithm={self.algorithm!r} supports Minkowski metrics only, not metric={self.metric!r}.")
+            raise ValueError(f"algorithm={self.algorithm!r} supports Minkowski metrics only, "
+                             f"not metric={self.metric!r}.")
         if self.algorithm == "grid" and X.shape[1] > GRID_HARD_MAX_FEATURES:
             raise ValueError(f"algorithm='grid' scans 3^(d−1) cell ranges per cell; with {X.shape[1]} features use "
                              f"'kd_tree' or 'brute' (the grid is for at most {GRID_HARD_MAX_FEATURES}).")

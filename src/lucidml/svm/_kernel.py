@@ -26,7 +26,8 @@ from numba.extending import overload
 from ..utils import njit
 from ..utils.rows import SparseRows, as_rows, row_add, row_dot, row_squared_norm
 
-__all__ = ["KIND", "block_rows", "exp_inplace", "kernel_block", "kernel_column", "kernel_column_all", "kernel_map", "row_norms"]
+__all__ = ["KIND", "block_rows", "exp_inplace", "kernel_block", "kernel_column", "kernel_column_all", "kernel_map",
+           "row_norms"]
 
 #: kernel name → code used inside the compiled solver (0 = values read from a Gram matrix)
 KIND = {"precomputed": 0, "linear": 1, "poly": 2, "polynomial": 2, "rbf": 3, "sigmoid": 4}

@@ -46,9 +46,10 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     liblinear rule). When n_samples > n_features (``dual="auto"``, as in scikit-learn) the squared-hinge
     primal is minimised instead by a finite Newton method (Keerthi & DeCoste 2005): with the violators
     I = {i : yᵢwᵀx̃ᵢ < 1}, w ← w − t H⁻¹∇P, H = I + 2Σ_I Cᵢx̃ᵢx̃ᵢᵀ, t by exact line search; it reaches
-    the same optimum in a few passes where the dual needs hundreds. The hinge is the convex surrogate of the 0–1 loss (000 §8.5). Several classes are
-    fitted one-vs-rest; in class k's problem the positives get C × class_weight[k] and the negatives C
-    (liblinear's convention), times their sample weights.
+    the same optimum in a few passes where the dual needs hundreds. The hinge is the convex surrogate
+    of the 0–1 loss (000 §8.5). Several classes are fitted one-vs-rest; in class k's problem the
+    positives get C × class_weight[k] and the negatives C (liblinear's convention), times their
+    sample weights.
 
     Parameters
     ----------
@@ -195,7 +196,8 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         return self
 
     def decision_function(self, X):
-        """Signed score wᵀx + b: shape (n_samples,) for two classes (positive: classes_[1]), else (n_samples, n_classes)."""
+        """Signed score wᵀx + b: shape (n_samples,) for two classes (positive: classes_[1]), else
+        (n_samples, n_classes)."""
         check_is_fitted(self)
         X = check_predict_data(self, X, accept_sparse="csr", dtype=FLOAT_DTYPES)
         scores = X @ self.coef_.T + self.intercept_
