@@ -62,7 +62,8 @@ def _assert_same_model(local, expected):
 def test_classifier_grows_the_in_memory_trees(client, n_classes, params):
     X, _, y = _data(n_classes=n_classes)
     params = {"n_estimators": 8, "random_state": 0, **params}
-    fitted = ld.GradientBoostingClassifier(**params).fit(da.from_array(X, chunks=(170, -1)), da.from_array(y, chunks=170))
+    fitted = ld.GradientBoostingClassifier(**params).fit(da.from_array(X, chunks=(170, -1)),
+                                                         da.from_array(y, chunks=170))
     expected = GradientBoostingClassifier(**params).fit(X, y)
     _assert_same_model(fitted.to_local(), expected)
     np.testing.assert_array_equal(fitted.classes_, expected.classes_)
@@ -101,6 +102,45 @@ def test_balanced_moves_only_the_states_beyond_each_workers_share():
         # largest-first greedy: no worker ends above its share by more than the largest state
         assert max(load.values()) <= sum(sizes) / len(load) + max(sizes)
         assert max(load.values()) <= max(sum(s for s, h in zip(sizes, homes) if h == w) for w in set(homes))
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_a_chunk_state_takes_over_the_working_memory_of_the_stage_before(n_classes):
+    """Each stage's state writes its gradients, and gathers its nodes, into the arrays of the stage
+    before (a Dask worker would fault new arrays' pages in at every stage), and they hold what a
+    new state of the same scores holds."""
+    from lucidml.dask._boost_chunk import ChunkState, advance, histograms, init_state
+
+    X, _, y = _data(n=500, n_classes=n_classes, nan=False)
+    edges = fit_bin_edges(X, 255)
+    n_trees = 1 if n_classes == 2 else n_classes
+    state = init_state(X, y, edges, 256, ("log_loss", n_classes), np.arange(n_classes), np.zeros(n_trees))
+    splits = [(0, 0, 100, False, 1, 2)]  # the root split on feature 0, children keyed 1 and 2
+    request = [(k, splits, [1]) for k in range(n_trees)]
+    histograms(state, request)  # gathers the left child
+    gathered = state.gathered
+    stage = [(k, splits, {1: 0.3, 2: -0.2 * (k + 1)}) for k in range(n_trees)]
+    after = advance(state, stage)
+    assert after.gradients is state.gradients and np.shares_memory(after.target, state.gradients.g)
+    assert after.gathered is gathered
+    last_orders = [cached[1] for cached in state._cache.values()]  # the row orders of the stage's trees
+    assert any(np.shares_memory(after.partition(0, splits)[0], rows) for rows in last_orders)
+    fresh = ChunkState(after.data, after.y, after.raw.copy(), after.loss_spec)
+    np.testing.assert_array_equal(after.target, fresh.target)
+    np.testing.assert_array_equal(after.h, fresh.h)
+    assert after.loss_sum == fresh.loss_sum
+    np.testing.assert_array_equal(histograms(after, request), histograms(fresh, request))
+
+
+def test_a_rounds_sum_writes_into_none_of_its_parts():
+    from lucidml.dask._rounds import _sum
+
+    parts = [np.arange(3.0) for _ in range(3)]
+    for part in parts:
+        part.setflags(write=False)  # as received from a worker
+    np.testing.assert_array_equal(_sum(*parts), 3 * np.arange(3.0))
+    np.testing.assert_array_equal(parts[0], np.arange(3.0))
+    assert _sum(2.0, 3.0, 4.0) == 9.0 and _sum(np.ones(2)) is not None
 
 
 def _chunk_state(i):

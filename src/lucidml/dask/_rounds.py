@@ -32,7 +32,14 @@ INLINE_BYTES = 64 * 2**20
 
 
 def _sum(*parts):
-    return sum(parts[1:], parts[0])
+    """Σ parts (arrays or numbers), with one new array for the total however many parts: the parts
+    themselves may be read-only (received from a worker) or a state's own."""
+    if len(parts) == 1:
+        return parts[0]
+    total = parts[0] + parts[1]
+    for part in parts[2:]:
+        total += part
+    return total
 
 
 def _replace_each(states, func, args):
