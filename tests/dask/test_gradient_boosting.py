@@ -105,31 +105,37 @@ def test_balanced_moves_only_the_states_beyond_each_workers_share():
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
-def test_a_chunk_state_takes_over_the_working_memory_of_the_stage_before(n_classes):
-    """Each stage's state writes its gradients, and gathers its nodes, into the arrays of the stage
-    before (a Dask worker would fault new arrays' pages in at every stage), and they hold what a
-    new state of the same scores holds."""
+def test_chunk_states_keep_their_working_memory_from_stage_to_stage_and_share_it(n_classes):
+    """Each stage's state writes its gradients into the arrays of the stage before and refills its
+    row orders, and the states of a worker share one scratch (a Dask worker would fault new
+    arrays' pages in at every stage and round); what they hold is what new states hold."""
     from lucidml.dask._boost_chunk import ChunkState, advance, histograms, init_state
+    from lucidml.dask._rounds import _share_working_memory
 
     X, _, y = _data(n=500, n_classes=n_classes, nan=False)
     edges = fit_bin_edges(X, 255)
     n_trees = 1 if n_classes == 2 else n_classes
-    state = init_state(X, y, edges, 256, ("log_loss", n_classes), np.arange(n_classes), np.zeros(n_trees))
+    states = [init_state(X[rows], y[rows], edges, 256, ("log_loss", n_classes), np.arange(n_classes),
+                         np.zeros(n_trees)) for rows in (slice(0, 300), slice(300, 500))]
+    _share_working_memory(states)
+    assert states[0].scratch is states[1].scratch
     splits = [(0, 0, 100, False, 1, 2)]  # the root split on feature 0, children keyed 1 and 2
     request = [(k, splits, [1]) for k in range(n_trees)]
-    histograms(state, request)  # gathers the left child
-    gathered = state.gathered
+    for state in states:
+        histograms(state, request)  # gathers the left child
+    state = states[0]
     stage = [(k, splits, {1: 0.3, 2: -0.2 * (k + 1)}) for k in range(n_trees)]
-    after = advance(state, stage)
-    assert after.gradients is state.gradients and np.shares_memory(after.target, state.gradients.g)
-    assert after.gathered is gathered
     last_orders = [cached[1] for cached in state._cache.values()]  # the row orders of the stage's trees
+    after = advance(state, stage)
+    assert after.scratch is state.scratch
+    assert after._gradients.g is state._gradients.g and np.shares_memory(after.target, state._gradients.g)
     assert any(np.shares_memory(after.partition(0, splits)[0], rows) for rows in last_orders)
     fresh = ChunkState(after.data, after.y, after.raw.copy(), after.loss_spec)
     np.testing.assert_array_equal(after.target, fresh.target)
     np.testing.assert_array_equal(after.h, fresh.h)
     assert after.loss_sum == fresh.loss_sum
     np.testing.assert_array_equal(histograms(after, request), histograms(fresh, request))
+    assert after.nbytes() == fresh.nbytes()  # the shared scratch is working memory, not the state's
 
 
 def test_a_rounds_sum_writes_into_none_of_its_parts():

@@ -14,7 +14,7 @@ import numpy as np
 from dask.sizeof import sizeof
 
 from .._config import kernel_threads
-from ..ensemble._losses import LOSSES, gradient_arrays
+from ..ensemble._losses import LOSSES, GradientArrays
 from ..tree._base import histogram_data, work_arrays
 from ..tree._criteria import NEWTON
 from ..tree._histogram import SampleStats, build_histogram, partition_hist
@@ -39,27 +39,55 @@ def _threads():
         yield
 
 
+class Scratch:
+    """Working memory of the chunk states of one worker, which run one at a time: the loss's scratch
+    rows and :func:`histograms`' gathering buffers, grown to the largest chunk (node) that needs them.
+
+    Kept from round to round rather than made anew: a Dask worker hands every freed block of 64 KiB
+    or more back to the system (distributed sets ``MALLOC_TRIM_THRESHOLD_``), so new arrays at every
+    stage and round fault their pages in again. Shared rather than one per chunk: working memory
+    that every chunk kept would grow with the worker's share of the data (26 bytes a row).
+    """
+
+    def __init__(self):
+        self._loss = np.empty((0, 0))
+        self._gathered = _gathered(0)
+
+    def loss(self, rows, n):
+        """(rows, n) scratch for a loss's fused gradient pass."""
+        if self._loss.shape[0] < rows or self._loss.shape[1] < n:
+            self._loss = np.empty((max(rows, self._loss.shape[0]), max(n, self._loss.shape[1])))
+        return self._loss[:rows, :n]
+
+    def gathered(self, m):
+        """build_histogram's buffers for nodes of up to m samples."""
+        if self._gathered[0].size < m:
+            self._gathered = _gathered(m)
+        return self._gathered
+
+
 class ChunkState:
     """One chunk's binned data (``data``: the engine's HistData), targets, raw scores (n, K), and the
     gradients at them: ``target`` = −g (K, n), ``h`` (K, n) or None where h ≡ 1; ``loss_sum`` = Σᵢ L at raw.
 
-    ``previous``: the state of the stage before, whose working memory this one takes over (its
-    ``GradientArrays`` of ``ensemble._losses``, overwritten by the new gradients, and the buffers of
-    :func:`histograms`). A Dask worker hands every freed block of 64 KiB or more back to the system
-    (distributed sets ``MALLOC_TRIM_THRESHOLD_``), so new arrays at every stage and round would
-    fault their pages in again: the in-process rounds of a 200,000-row fit took 2.2 s that way,
-    1.8 s with the gradients kept.
+    ``previous``: the state of the stage before. The new gradients are written over its own
+    (``ensemble._losses.GradientArrays``; see :class:`Scratch` for why), and it hands over its row
+    orders and its :class:`Scratch`, which :meth:`share_working_memory` makes one per worker.
     """
 
     def __init__(self, data, y, raw, loss_spec, previous=None):
         self.data, self.y, self.raw, self.loss_spec = data, y, raw, loss_spec
         loss = LOSSES[loss_spec[0]](None, loss_spec[1])
         n = raw.shape[0]
-        self.gradients = None
-        self.gathered = _gathered(0) if previous is None else previous.gathered
+        self.scratch = Scratch() if previous is None else previous.scratch
+        self._gradients = None
         if hasattr(loss, "gradients_and_loss"):
-            self.gradients = gradient_arrays(loss, n) if previous is None else previous.gradients
-            g, h, mean = loss.gradients_and_loss(y, raw, None, out=self.gradients)
+            if previous is None:
+                g, h = np.empty((loss.n_trees, n)), np.empty((loss.n_trees, n))  # (h untouched where h ≡ 1)
+            else:
+                g, h = previous._gradients.g, previous._gradients.h
+            self._gradients = GradientArrays(g, h, self.scratch.loss(loss.scratch_rows, n))
+            g, h, mean = loss.gradients_and_loss(y, raw, None, out=self._gradients)
         else:
             (g, h), mean = loss.gradients(y, raw, None), loss(y, raw, None)
         self.target, self.h, self.loss_sum = np.negative(g, out=g), h, float(mean) * n
@@ -67,16 +95,22 @@ class ChunkState:
         # The row orders of the last stage's trees, refilled by this stage's (partition).
         self._spare = [] if previous is None else [cached[1] for cached in previous._cache.values()]
 
+    @staticmethod
+    def share_working_memory(states):
+        """One :class:`Scratch` for ``states``, the chunks of one worker (``_rounds`` calls this)."""
+        scratch = Scratch()
+        for state in states:
+            state.scratch = scratch
+
     def __getstate__(self):
         state = dict(self.__dict__)
         state["_cache"], state["_spare"] = {}, []  # rebuilt from the splits on the receiving worker
+        state["scratch"] = Scratch()
         return state
 
     def nbytes(self):
         arrays = [self.data.binned, self.y, self.raw, self.target, self.data.tmp_samples]
         arrays += [] if self.h is None else [self.h]
-        arrays += [] if self.gradients is None else [self.gradients.scratch]  # the loss's kept scratch
-        arrays += list(self.gathered)
         arrays += [part[1] for part in self._cache.values()] + self._spare
         return sum(a.nbytes for a in arrays)
 
@@ -162,9 +196,7 @@ def histograms(state, request):
         # at most half the chunk), into buffers kept from round to round.
         largest = max((bounds[node][1] - bounds[node][0] for _, splits, nodes, _, bounds in parts for node in nodes
                        if node != 0 or splits), default=0)
-        if state.gathered[0].size < largest:
-            state.gathered = _gathered(largest)
-        gathered = state.gathered
+        gathered = state.scratch.gathered(largest)
         i = 0
         for k, splits, nodes, samples, bounds in parts:
             stats = state.stats(k)

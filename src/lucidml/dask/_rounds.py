@@ -5,8 +5,9 @@ rounds (a boosting fit: one per tree level) would pay the scheduler's task laten
 so the states live in one Dask *actor* per worker — an object on the worker whose methods the
 client calls without making tasks — holding the states of the chunks that worker computed (a few
 moved once to even out the workers' shares: :func:`balanced`). A round is one call per worker:
-the function runs on each of its states and the results are summed there, so the client receives
-one small result per worker.
+the function runs on each of its states, one at a time, and the results are summed there, so the
+client receives one small result per worker. The states of a worker may share their working memory
+(a state class's ``share_working_memory(states)``).
 
 A call goes through the scheduler unless the client was made with ``direct_to_workers=True``
 (Dask's choice, for networks where a client cannot reach the workers); straight to the workers it
@@ -42,6 +43,14 @@ def _sum(*parts):
     return total
 
 
+def _share_working_memory(states):
+    """Let the states of one holder share their working memory: a state class may define
+    ``share_working_memory(states)``; the states of a holder are run one at a time."""
+    share = getattr(type(states[0]), "share_working_memory", None) if states else None
+    if share is not None:
+        share(states)
+
+
 def _replace_each(states, func, args):
     """states[i] ← func(states[i], *args), one at a time: each old state is freed before the next new one."""
     for i, state in enumerate(states):
@@ -60,6 +69,7 @@ class _Holder:
         from distributed import get_worker
 
         self.states = list(states)
+        _share_working_memory(self.states)
         self.inline = sum(sizeof(state) for state in self.states) <= INLINE_BYTES
         self.threads = max(1, min(get_worker().state.nthreads, numba.config.NUMBA_NUM_THREADS))
 
@@ -88,6 +98,7 @@ class Rounds:
         but for the states :func:`balanced` moves to even out the workers' shares."""
         if self.client is None:
             self.holders = [list(dask.compute(*delayed_states))]
+            _share_working_memory(self.holders[0])
             return
         from distributed import wait
 
