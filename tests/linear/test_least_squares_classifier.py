@@ -13,12 +13,12 @@ from sklearn.linear_model import RidgeClassifier
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import PolynomialFeatures, StandardScaler
-from threadpoolctl import threadpool_limits
 
 from lucidml.linear.least_squares_classifier import (
     LeastSquaresClassifier,
     _poly_features,
 )
+from lucidml.utils import linalg
 
 LOADERS = {"iris": load_iris, "wine": load_wine, "breast_cancer": load_breast_cancer, "digits": load_digits}
 
@@ -172,17 +172,17 @@ def test_bad_input_is_rejected():
         clf.predict(X[:, :2])
 
 
-@pytest.mark.parametrize("blas_threads", [1, 2])
+@pytest.mark.parametrize("scipys_pool", [False, True])
 @pytest.mark.parametrize("loader", [load_iris, load_breast_cancer])
-def test_decision_function_is_the_linear_score_in_every_layout(loader, blas_threads):
-    """The scores are Φ(X) W'ᵀ + b whichever BLAS pool computes them (NumPy's on one thread,
-    SciPy's when threaded: utils.linalg.blas_product), for C, Fortran and float32 X."""
+def test_decision_function_is_the_linear_score_in_every_layout(loader, scipys_pool, monkeypatch):
+    """The scores are Φ(X) W'ᵀ + b whichever BLAS pool computes them (NumPy's, or SciPy's for a
+    large solve on threaded BLAS: utils.linalg.blas_product), for C, Fortran and float32 X."""
+    monkeypatch.setattr(linalg, "_in_scipys_pool", lambda order: scipys_pool)
     X, y = loader(return_X_y=True)
     model = LeastSquaresClassifier(standardize=True).fit(X, y)
     coef, intercept = model._score_coefficients()
     expected = X @ coef.T + intercept
-    with threadpool_limits(blas_threads, user_api="blas"):
-        for X_layout, rtol in ((X, 1e-12), (np.asfortranarray(X), 1e-12), (X.astype(np.float32), 1e-5)):
-            scores = model.decision_function(X_layout)
-            assert scores.dtype == np.float64 and scores.shape == expected.shape
-            np.testing.assert_allclose(scores, expected, rtol=rtol, atol=rtol * np.abs(expected).max())
+    for X_layout, rtol in ((X, 1e-12), (np.asfortranarray(X), 1e-12), (X.astype(np.float32), 1e-5)):
+        scores = model.decision_function(X_layout)
+        assert scores.dtype == np.float64 and scores.shape == expected.shape
+        np.testing.assert_allclose(scores, expected, rtol=rtol, atol=rtol * np.abs(expected).max())

@@ -19,9 +19,9 @@ def diabetes():
 
 @pytest.mark.parametrize("solver", ["lstsq", "normal"])
 @pytest.mark.parametrize("fit_intercept", [True, False])
-@pytest.mark.parametrize("several_blas_threads", [False, True])  # NumPy's products, or SciPy's (utils.linalg)
-def test_matches_sklearn_on_diabetes(diabetes, monkeypatch, solver, fit_intercept, several_blas_threads):
-    monkeypatch.setattr(linalg, "_several_blas_threads", lambda: several_blas_threads)
+@pytest.mark.parametrize("scipys_pool", [False, True])  # NumPy's products, or SciPy's (utils.linalg)
+def test_matches_sklearn_on_diabetes(diabetes, monkeypatch, solver, fit_intercept, scipys_pool):
+    monkeypatch.setattr(linalg, "_in_scipys_pool", lambda order: scipys_pool)
     X, y = diabetes
     ours = LinearRegression(solver=solver, fit_intercept=fit_intercept).fit(X, y)
     ref = linear_model.LinearRegression(fit_intercept=fit_intercept).fit(X, y)
@@ -92,11 +92,11 @@ def _no_qr(monkeypatch):
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-@pytest.mark.parametrize("several_blas_threads", [False, True])  # NumPy's products, or SciPy's (utils.linalg)
-def test_one_hot_columns_give_the_minimum_norm_solution_without_a_qr(monkeypatch, weighted, several_blas_threads):
+@pytest.mark.parametrize("scipys_pool", [False, True])  # NumPy's products, or SciPy's (utils.linalg)
+def test_one_hot_columns_give_the_minimum_norm_solution_without_a_qr(monkeypatch, weighted, scipys_pool):
     from sklearn.linear_model import LinearRegression as SkLinearRegression
 
-    monkeypatch.setattr(linalg, "_several_blas_threads", lambda: several_blas_threads)
+    monkeypatch.setattr(linalg, "_in_scipys_pool", lambda order: scipys_pool)
     X, Y = _one_hot_design()
     weight = np.random.default_rng(1).uniform(0.5, 2.0, X.shape[0]) if weighted else None
     reference = SkLinearRegression().fit(X, Y, sample_weight=weight)

@@ -10,11 +10,27 @@ from lucidml.utils.centered import centered_gram
 from lucidml.utils.linalg import blas_gram, blas_product
 
 
-@pytest.fixture(params=[False, True], ids=["one BLAS thread", "several BLAS threads"])
+@pytest.fixture(params=[False, True], ids=["NumPy's pool", "SciPy's pool"])
 def blas_pool(request, monkeypatch):
-    """Both routes of blas_gram/blas_product: NumPy's product (one thread) and SciPy's BLAS."""
-    monkeypatch.setattr(linalg, "_several_blas_threads", lambda: request.param)
+    """Both routes of blas_gram/blas_product: NumPy's product and SciPy's BLAS."""
+    monkeypatch.setattr(linalg, "_in_scipys_pool", lambda order: request.param)
     return request.param
+
+
+def test_only_the_products_of_a_large_threaded_solve_go_to_scipys_pool(monkeypatch):
+    """SciPy's pool for products only where they feed a factorization above SMALL_MATRIX on
+    threaded BLAS; a factorization up to SMALL_MATRIX runs on one BLAS thread, larger ones as set."""
+    for threaded in (False, True):
+        monkeypatch.setattr(linalg, "_several_blas_threads", lambda threaded=threaded: threaded)
+        assert not linalg._in_scipys_pool(linalg.SMALL_MATRIX)
+        assert linalg._in_scipys_pool(linalg.SMALL_MATRIX + 1) == threaded
+    libraries = [lib for lib in linalg._controller().lib_controllers if lib.user_api == "blas"]
+    before = [lib.get_num_threads() for lib in libraries]
+    with linalg.factorization_threads(linalg.SMALL_MATRIX):
+        assert all(lib.get_num_threads() == 1 for lib in libraries)
+    with linalg.factorization_threads(linalg.SMALL_MATRIX + 1):
+        assert [lib.get_num_threads() for lib in libraries] == before
+    assert [lib.get_num_threads() for lib in libraries] == before
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -66,3 +82,24 @@ def test_inverse_lower_triangular_inverts_and_refuses_a_zero_pivot():
     lower[3, 3] = 0.0
     with pytest.raises(ValueError, match="pivot 4 is zero"):
         inverse_lower_triangular(lower)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_the_gram_matrix_of_a_tall_x_by_row_blocks_equals_the_product(n_threads, dtype, layout):
+    """A tall X with enough work (n·d² ≥ 2²⁴, n ≥ 32 d) is summed over blocks of rows on lucidml's
+    threads; the result is XᵀX, symmetric, in X's precision, whatever the layout and thread count."""
+    from lucidml import config_context
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((6000, 2 * 60)).astype(dtype)
+    X = {"C": X[:, :60].copy(), "F": np.asfortranarray(X[:, :60]), "strided": X[:, ::2]}[layout]
+    assert X.shape[0] * X.shape[1] ** 2 >= linalg._SERIAL_GRAM_WORK
+    with config_context(n_threads=n_threads):
+        gram = blas_gram(X)
+    expected = X.astype(np.float64).T @ X.astype(np.float64)
+    tol = 1e-4 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(gram, expected, rtol=tol, atol=tol * np.abs(expected).max())
+    assert gram.dtype == dtype
+    np.testing.assert_array_equal(gram, gram.T)

@@ -5,7 +5,6 @@ Every solver returns (λ, Vt): λ the variances A's singular values give, λⱼ 
 decreasing order, and Vt the matching unit right singular vectors as rows.
 """
 
-from contextlib import nullcontext
 
 import numpy as np
 import scipy.linalg
@@ -13,7 +12,7 @@ import scipy.sparse
 import scipy.sparse.linalg
 
 from ..utils.centered import CenteredMatrix, centered_gram
-from ..utils.linalg import SMALL_MATRIX, blas_threads
+from ..utils.linalg import factorization_threads
 from ._randomized import randomized_svd
 
 __all__ = ["arpack", "arpack_exponent", "column_moments", "covariance", "covariance_eigh", "deflation", "full_svd",
@@ -80,7 +79,7 @@ def full_svd(X, mean, scale):
         if info != 0:
             raise np.linalg.LinAlgError(f"LAPACK geqrf failed (info={info}).")
         A = np.triu(qr[:d])
-    with blas_threads(1) if min(A.shape) <= SMALL_MATRIX else nullcontext():
+    with factorization_threads(min(A.shape)):
         s, Vt = _svd(A)
     return s**2 / (n - 1), Vt
 
@@ -100,7 +99,7 @@ def covariance_eigh(C, n_components=None):
     """
     d = C.shape[0]
     subset = None if n_components is None else [d - n_components, d - 1]
-    with blas_threads(1) if d <= SMALL_MATRIX else nullcontext():
+    with factorization_threads(d):
         values, vectors = scipy.linalg.eigh(C, subset_by_index=subset, check_finite=False, overwrite_a=True)
     return np.maximum(values[::-1], 0.0), vectors[:, ::-1].T
 

@@ -1,6 +1,5 @@
 """Kernel principal component analysis."""
 
-from contextlib import nullcontext
 from numbers import Integral, Real
 
 import numpy as np
@@ -17,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..kernels.pairwise import KERNELS, _kernel_params, pairwise_kernels
 from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
-from ..utils.linalg import SMALL_MATRIX, blas_threads, refine_cholesky_solve
+from ..utils.linalg import cholesky_factor, factorization_threads, refine_cholesky_solve
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from ._kernel_pca_kernels import center_gram
 from ._randomized import randomized_range_finder, resolve_power_iterations
@@ -285,7 +284,7 @@ def _solve_float32(K, alpha, X):
     A = K.copy()
     A.flat[:: A.shape[0] + 1] += alpha
     try:
-        factor = scipy.linalg.cho_factor(A, lower=True, check_finite=False)
+        factor = cholesky_factor(A)
     except np.linalg.LinAlgError:  # α too small against a huge kernel: minimum-norm least squares
         return scipy.linalg.lstsq(A, X, check_finite=False)[0]
     coef = scipy.linalg.cho_solve(factor, X, check_finite=False)
@@ -297,7 +296,7 @@ def _top_eigenpairs(K, k, solver, tol, max_iter, iterated_power, rng, log=None):
     randomized power iterations."""
     n = K.shape[0]
     if solver == "dense":
-        with blas_threads(1) if n <= SMALL_MATRIX else nullcontext():
+        with factorization_threads(n):
             return scipy.linalg.eigh(K, subset_by_index=[n - k, n - 1], check_finite=False)
     if solver == "arpack":  # a float32 K runs ARPACK in single precision (tol=0: float32's ε)
         if not K.any():  # e.g. an RBF kernel of features near 1e-300, centred: ARPACK's start vector "is zero"

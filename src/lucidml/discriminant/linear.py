@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..base import GenerativeClassifierMixin
 from ..utils import Interval, Options, validate_params
-from ..utils.linalg import SMALL_MATRIX, blas_threads
+from ..utils.linalg import factorization_threads
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data, check_square_fits
 from ._classes import class_statistics
 
@@ -152,7 +152,7 @@ class LinearDiscriminantAnalysis(
         n_samples, n_features = int(round(counts.sum())), self.means_.shape[1]
         max_components = self._check_dimensions(n_features, square=scatter is not None)
         covariance = None if scatter is None else _shrink(scatter / n_samples, self.shrinkage, coefficient)
-        with blas_threads(1 if n_features <= SMALL_MATRIX else None):
+        with factorization_threads(n_features):
             # Σ⁺ = W Wᵀ, the same W either way
             whiten = _whitening(covariance, self.tol) if centred is None else _whitening_of_rows(centred, self.tol)
         keep_covariance = self.store_covariance is not False and covariance is not None
@@ -176,7 +176,7 @@ class LinearDiscriminantAnalysis(
         # Fisher: S_b w = λ S_w w, solved in whitened coordinates where S_w = m I.
         self.xbar_ = counts @ self.means_ / n_samples
         between = (white_means - self.xbar_ @ whiten) * np.sqrt(counts / n_samples)[:, None]
-        with blas_threads(1 if n_features <= SMALL_MATRIX else None):
+        with factorization_threads(n_features):
             eigenvalues, rotations = scipy.linalg.eigh(between.T @ between)
         order = np.argsort(eigenvalues)[::-1][:max_components]
         eigenvalues, scalings = np.clip(eigenvalues[order], 0.0, None), whiten @ rotations[:, order]

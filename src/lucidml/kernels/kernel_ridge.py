@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.linalg import in_precision, refine_cholesky_solve
+from ..utils.linalg import cholesky_factor, in_precision, refine_cholesky_solve
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from .pairwise import KERNELS, _kernel_params, pairwise_kernels, takes_sparse
 
@@ -171,7 +171,7 @@ def _solve_spd(K, lam, Y):
     A.flat[:: A.shape[0] + 1] += lam
     Y_k = Y.astype(K.dtype, copy=False)
     try:
-        factor = scipy.linalg.cho_factor(A, lower=True, check_finite=False)
+        factor = cholesky_factor(A)
     except np.linalg.LinAlgError:
         warnings.warn("K + alpha·I is not positive definite (alpha = 0 with a singular K, or a non-Mercer kernel); "
                       "using the least-squares solution instead.", scipy.linalg.LinAlgWarning, stacklevel=3)

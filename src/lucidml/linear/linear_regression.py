@@ -13,7 +13,14 @@ from sklearn.utils.validation import check_is_fitted
 from ..optim.gradient_descent import gradient_descent
 from ..optim.sgd import sgd
 from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
-from ..utils.linalg import blas_gram, blas_product, blas_threads, cholesky_or_none, in_precision
+from ..utils.linalg import (
+    blas_gram,
+    blas_product,
+    blas_threads,
+    cholesky_or_none,
+    factorization_threads,
+    in_precision,
+)
 from ..utils.validation import FLOAT_DTYPES, check_finite_fit, check_fit_data, check_predict_data
 from ._preprocess import center_and_weight, intercept_from_means
 from ._sparse_least_squares import solve_ridge_implicit
@@ -248,16 +255,19 @@ def _solve_lstsq(X, y):
     Otherwise (κ > 1e4 on the range, an unclear rank, or n < 2d) LAPACK's rank-revealing QR
     ``gelsy``, with singular values below max(n, d)·ε·σ_max counted as zero (NumPy's rule;
     LAPACK's default ε·σ_max over-counts the rank). The products go through
-    ``utils.linalg.blas_gram``/``blas_product``: on threaded BLAS, in the pool of SciPy's LAPACK
-    (NumPy's spinning threads beside it made this solve twice as slow on two cores).
+    ``utils.linalg.blas_gram``/``blas_product`` and the factorizations through
+    ``factorization_threads``: for d > SMALL_MATRIX on threaded BLAS, all in the pool of SciPy's
+    LAPACK (NumPy's spinning threads beside it made this solve twice as slow on two cores), else
+    NumPy's products and LAPACK on one thread.
     """
     n, d = X.shape
     # The refinement argument below holds in float64; a float32 X is solved by LAPACK in float32.
     if n >= 2 * d and X.dtype == np.float64:
         gram = blas_gram(X)
         try:
-            upper = scipy.linalg.cholesky(gram, lower=False, check_finite=False)
-            reciprocal_condition, _ = scipy.linalg.lapack.dtrcon(upper, norm="1", uplo="U")
+            with factorization_threads(d):
+                upper = scipy.linalg.cholesky(gram, lower=False, check_finite=False)
+                reciprocal_condition, _ = scipy.linalg.lapack.dtrcon(upper, norm="1", uplo="U")
         except scipy.linalg.LinAlgError:
             reciprocal_condition = 0.0
         # κ(R) estimates κ(X) because XᵀX = RᵀR.
@@ -304,8 +314,9 @@ def _eigen_route(X, y, gram):
     scale[nonzero] = 1.0 / lengths  # an all-zero column gets the coefficient 0, as in the QR
     sub = np.ix_(nonzero, nonzero)
     try:
-        values, vectors = scipy.linalg.eigh(gram[sub] * np.outer(scale[nonzero], scale[nonzero]),
-                                            check_finite=False, driver="evd")
+        with factorization_threads(d):
+            values, vectors = scipy.linalg.eigh(gram[sub] * np.outer(scale[nonzero], scale[nonzero]),
+                                                check_finite=False, driver="evd")
     except scipy.linalg.LinAlgError:
         return None
     kept = values >= values[-1] / _MAX_CONDITION_FOR_CHOLESKY**2
@@ -396,7 +407,7 @@ def _minimize(X, y, solver, max_iter, tol, eta0, batch_size, random_state, loss,
 
 def _solve_normal_equations(X, y):
     """w = (XᵀX)⁻¹ Xᵀy by Cholesky; XᵀX must be positive definite."""
-    lower = cholesky_or_none(blas_gram(X))  # (products in LAPACK's BLAS pool: see _solve_lstsq)
+    lower = cholesky_or_none(blas_gram(X))  # (which BLAS pool: see _solve_lstsq)
     if lower is None:
         raise ValueError(
             "XᵀX is singular (collinear or constant features, or fewer samples than "

@@ -11,9 +11,8 @@ from sklearn.utils.validation import check_is_fitted
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils.centered import centered_gram, column_means
 from ..utils.linalg import (
-    SMALL_MATRIX,
-    blas_threads,
     cholesky_or_none,
+    factorization_threads,
     in_precision,
     inverse_lower_triangular,
     product_in_precision,
@@ -169,7 +168,7 @@ class Ridge(RegressorMixin, BaseEstimator):
         coef = lower = None
         if self.solver != "svd" and np.all(alpha == alpha[0]) and n >= d:
             gram, moment = centered_gram(X, Y, sample_weight, x_mean, y_mean)
-            with blas_threads(1 if d <= SMALL_MATRIX else None):  # a small factorization: one thread is faster
+            with factorization_threads(d):
                 coef, lower = _ridge_primal(gram, moment, alpha[0])
             if coef is None and self.solver == "cholesky":
                 raise ValueError("XᵀX + αI is singular (α = 0 with collinear features); use solver='svd'.")
@@ -184,7 +183,7 @@ class Ridge(RegressorMixin, BaseEstimator):
             else:
                 dof = _ridge_dof_from_trace(Xc, alpha[0])
         else:
-            with blas_threads(1 if d <= SMALL_MATRIX else None):
+            with factorization_threads(d):
                 dof = _ridge_dof_from_factor(lower, alpha[0])
 
         return coef, x_mean, y_mean, lower, dof

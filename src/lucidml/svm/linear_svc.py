@@ -1,7 +1,6 @@
 """Linear support vector classification: dual coordinate descent, or primal Newton when n > d."""
 
 import warnings
-from contextlib import nullcontext
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -13,7 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
-from ..utils.linalg import SMALL_MATRIX, blas_threads
+from ..utils.linalg import factorization_threads
 from ..utils.validation import (
     FLOAT_DTYPES,
     check_classification_targets,
@@ -170,7 +169,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
                 w, curve = _linear_svc_dual(X, sign, C, bias, squared, self.tol, self.max_iter, seed)
                 ok = len(curve) < self.max_iter
             else:  # d×d systems and tall products: one BLAS thread is faster than contended threads
-                with blas_threads(1) if X.shape[1] <= SMALL_MATRIX else nullcontext():
+                with factorization_threads(X.shape[1]):
                     try:
                         w, curve, ok = primal_newton(X, sign, C, float(self.tol), int(self.max_iter))
                     except np.linalg.LinAlgError:  # H = I + 2ΣCᵢxᵢxᵢᵀ came out infinite: nothing to factor

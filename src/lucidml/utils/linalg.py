@@ -8,8 +8,11 @@ import scipy.linalg
 import scipy.sparse
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["blas_gram", "blas_product", "blas_threads", "cholesky_or_none", "in_precision", "product_in_precision",
-           "refine_cholesky_solve", "sum_of_row_products", "SMALL_MATRIX"]
+from ._param_validation import thread_count
+from ._pool import pool_map
+
+__all__ = ["blas_gram", "blas_product", "blas_threads", "cholesky_factor", "cholesky_or_none", "factorization_threads",
+           "in_precision", "product_in_precision", "refine_cholesky_solve", "sum_of_row_products", "SMALL_MATRIX"]
 
 # Below this order, a factorization is faster on one BLAS thread: waking a second thread costs
 # more than it saves (a 64 × 64 eigh takes 2.8 ms on two OpenBLAS threads, 0.5 ms on one).
@@ -47,19 +50,33 @@ def blas_threads(limit):
             lib.set_num_threads(n)
 
 
+def factorization_threads(order):
+    """Context manager for a LAPACK factorization of a matrix of this order: one BLAS thread up to
+    SMALL_MATRIX (faster there, and SciPy's pool is left asleep: see the note below), else as set."""
+    return blas_threads(1 if order <= SMALL_MATRIX else None)
+
+
 # NumPy and SciPy each bundle their own OpenBLAS, each with its own pool of threads. After a
 # parallel call, a pool's threads spin for more work for about a tenth of a second before they
-# sleep, and while they spin they take the cores from the other library's next call: on two cores,
-# a Gram matrix made by NumPy's ``@`` followed by SciPy's rank-revealing QR took 62 ms, against
-# 30 ms with the Gram matrix made by SciPy (the least squares of the Ames table). So the products
-# that feed SciPy's factorizations go through :func:`blas_gram` and :func:`blas_product`: SciPy's
-# BLAS when BLAS may use several threads, NumPy's on one thread, where nothing spins and NumPy's
-# kernels are the faster (XᵀX of 2,344 × 310: 5.5 ms against SciPy's 7.2 by ``syrk``, 10.7 by ``gemm``).
+# sleep, and while they spin they take the cores from the other library's next call (on two cores
+# a 25,000 × 50 product took 0.25 ms in a pool just used, 3.5-7 ms right after the other pool's
+# call). NumPy's pool is the one every predict and the user's own code use, so lucidml keeps SciPy's
+# asleep where it can: factorizations up to SMALL_MATRIX run on one thread
+# (:func:`factorization_threads`), Gram matrices on lucidml's own threads (:func:`blas_gram`), and
+# other products in NumPy's pool. Only the products that feed a larger factorization, which SciPy
+# threads, go to SciPy's pool through :func:`blas_product`: there NumPy's spinning threads had
+# doubled the solve (a Gram matrix of 2,344 × 310 by NumPy's ``@`` followed by SciPy's
+# rank-revealing QR took 62 ms, against 30 ms with the Gram matrix made by SciPy).
 
 
 def _several_blas_threads():
     """Whether some BLAS library may run on more than one thread now (a few µs to ask)."""
     return any((lib.get_num_threads() or 1) > 1 for lib in _controller().lib_controllers if lib.user_api == "blas")
+
+
+def _in_scipys_pool(order):
+    """Whether the products feeding a factorization of this order run in SciPy's pool (see above)."""
+    return order > SMALL_MATRIX and _several_blas_threads()
 
 
 def _fortran_view(A):
@@ -72,9 +89,24 @@ def _fortran_view(A):
 
 
 def blas_gram(X):
-    """XᵀX (d × d) of a float32 or float64 X (n × d), by the BLAS of SciPy's LAPACK when BLAS is
-    threaded (``syrk``: half the flops of a general product), else by NumPy (see the note above)."""
-    if not _several_blas_threads():
+    """XᵀX (d × d) of a float32 or float64 X (n × d), in X's precision.
+
+    OpenBLAS threads a Gram matrix over its d × d output, which for a tall X gains nothing: on two
+    cores XᵀX of 100,000 × 100 took 37 ms by SciPy's ``syrk`` on two threads, 35 on one, 42-70 by
+    NumPy's threaded ``@``. So a tall X (n ≥ 32 d) is split in blocks of rows instead, one per
+    thread of lucidml's pool (``n_threads``), each block's product by NumPy on one BLAS thread
+    (SciPy's BLAS wrappers hold the GIL), and the blocks' Gram matrices summed: 20 ms, and no BLAS
+    pool is left spinning (see the note on the two pools above). Otherwise one product: by SciPy's
+    ``syrk`` where a large factorization follows (see :func:`blas_product`), else by NumPy.
+    """
+    n, d = X.shape
+    threads = 1 if n * d * d < _SERIAL_GRAM_WORK else thread_count(None)
+    if threads > 1 and n >= 32 * d:
+        bounds = np.linspace(0, n, threads + 1).astype(np.intp)
+        with blas_threads(1):
+            parts = pool_map(threads, lambda start, stop: X[start:stop].T @ X[start:stop], bounds[:-1], bounds[1:])
+        return functools.reduce(np.add, parts)
+    if not _in_scipys_pool(d):
         return X.T @ X
     M, transposed = _fortran_view(X)
     syrk = scipy.linalg.get_blas_funcs("syrk", (M,))
@@ -82,11 +114,15 @@ def blas_gram(X):
     return np.triu(upper) + np.triu(upper, 1).T
 
 
+# Below this n·d² (about 0.5 ms of products) a Gram matrix is one product in the calling thread.
+_SERIAL_GRAM_WORK = 2**24
+
+
 def blas_product(A, B, transpose_a=False):
-    """A @ B, or Aᵀ @ B with ``transpose_a``, by the BLAS of SciPy's LAPACK when BLAS is threaded
-    (``gemv``/``gemm``), else by NumPy (see the note above). A is 2-D, B 1-D or 2-D, both float32
-    or float64."""
-    if not _several_blas_threads():
+    """A @ B, or Aᵀ @ B with ``transpose_a``, by the BLAS of SciPy's LAPACK (``gemv``/``gemm``) when
+    A's smaller side exceeds SMALL_MATRIX (the order of the factorization its products feed) and BLAS
+    is threaded, else by NumPy (see the note above). A is 2-D, B 1-D or 2-D, both float32 or float64."""
+    if not _in_scipys_pool(min(A.shape)):
         return (A.T if transpose_a else A) @ B
     M, transposed = _fortran_view(A)
     trans_a = int(transposed != transpose_a)  # op(M) is the A (or Aᵀ) asked for
@@ -105,13 +141,26 @@ def cholesky_or_none(A, lower=True):
     pivot p with p² ≤ d·ε·(largest pivot)² also counts as singular.
     """
     try:
-        factor = scipy.linalg.cholesky(A, lower=lower, check_finite=False)
+        with factorization_threads(A.shape[0]):
+            factor = scipy.linalg.cholesky(A, lower=lower, check_finite=False)
     except scipy.linalg.LinAlgError:
         return None
     pivots = np.abs(np.diag(factor))
     if pivots.min() ** 2 <= A.shape[0] * np.finfo(np.float64).eps * pivots.max() ** 2:
         return None
     return factor
+
+
+def cholesky_factor(A):
+    """``scipy.linalg.cho_factor(A)`` computed in NumPy's BLAS pool: (U, False) with A = UᵀU, U
+    Fortran-ordered, for ``cho_solve``. Raises ``LinAlgError`` when A is not positive definite.
+
+    For a large A (kernel matrices) the factorization is the one threaded step of a fit; made by
+    NumPy, it leaves NumPy's threads spinning for the predict that follows (NumPy's products), where
+    SciPy's spinning threads slowed the first predicts after a fit three to seven times (see the
+    note on the two pools above). The solves with U are O(n²) and single-threaded in either pool.
+    """
+    return np.linalg.cholesky(A).T, False
 
 
 def inverse_lower_triangular(lower):
@@ -142,7 +191,7 @@ def product_in_precision(X, v, dtype=np.float64):
     default what follows (sums, exponentials, the optimizer's state) stays in float64."""
     v = v.astype(X.dtype, copy=False)
     if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in (np.float32, np.float64) and X.size:
-        result = blas_product(X, v)  # what follows is mostly SciPy's LAPACK (see above)
+        result = blas_product(X, v)  # in the pool of the factorization it feeds (see above)
     else:
         result = X @ v
     if scipy.sparse.issparse(result):
