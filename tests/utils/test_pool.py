@@ -33,3 +33,15 @@ def test_pool_map_inside_a_task_of_the_pool_runs_there_instead_of_waiting_on_it(
     futures = [thread_pool(2).submit(outer, i) for i in range(2)]
     assert all(f.result(timeout=20) for f in futures)
     assert not in_shared_pool()
+
+
+def test_blas_runs_on_one_thread_while_the_pool_runs_and_is_restored_after():
+    """The workers share the cores: BLAS threads on top would compete with them."""
+    from lucidml.utils.linalg import _controller
+
+    libraries = [lib for lib in _controller().lib_controllers if lib.user_api == "blas"]
+    before = [lib.get_num_threads() for lib in libraries]
+    seen = pool_map(2, lambda _: [lib.get_num_threads() for lib in libraries], range(4))
+    assert all(counts == [1] * len(libraries) for counts in seen)
+    assert [lib.get_num_threads() for lib in libraries] == before
+    assert pool_map(1, lambda _: [lib.get_num_threads() for lib in libraries], range(1)) == [before]

@@ -17,7 +17,6 @@ import scipy.sparse
 
 from ..utils import IterationLog, raise_if_cancelled, thread_count
 from ..utils._pool import pool_map
-from ..utils.linalg import blas_threads
 from ..utils.sparse import csr_parts, row_sq_norms
 from ._kmeans_kernels import (
     BLOCK,
@@ -59,8 +58,8 @@ class Samples:
     kernels pack each block as they reach it. The rows are split into contiguous shares
     starting at multiples of ``BLOCK``; ``map(f)`` calls ``f(share, start, stop)`` on every share
     and returns the results in share order, so sums reduced over shares are deterministic for a
-    given number of threads. The threads come from the shared pool (``utils._pool``). Use as a
-    context manager: BLAS is held to one thread inside the block when our threads split the rows.
+    given number of threads. The threads come from the shared pool (``utils._pool``), BLAS on
+    one thread while they run.
     """
 
     def __init__(self, X, weight, n_clusters, n_jobs, shift=None):
@@ -89,8 +88,6 @@ class Samples:
         self.bounds = list(pairwise(edges))
         self.n_shares = shares
         self._threads = threads
-        # Our threads split the rows; BLAS threads on top would only compete for the cores.
-        self._blas = blas_threads(1) if self.gemm and threads > 1 else None
 
     def points(self, index):
         """Rows of X as a dense array, in the coordinates of X."""
@@ -116,15 +113,6 @@ class Samples:
 
     def map(self, func):
         return pool_map(self._threads, func, range(self.n_shares), *zip(*self.bounds))
-
-    def __enter__(self):
-        if self._blas is not None:
-            self._blas.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        if self._blas is not None:
-            self._blas.__exit__(*exc)
 
 
 class SparseSamples(Samples):

@@ -187,14 +187,14 @@ class BisectingKMeans(_CentroidClusterer):
 
         def split(members):
             best = None
-            with samples(X[members], weight[members], 2, self.n_jobs) as data:
-                for init in range(self.n_init):
-                    passes.start(init)
-                    seeds = random_points(data, 2, rng) if self.init == "random" else kmeans_plusplus(data, 2, rng)
-                    run = lloyd(data, seeds, self.max_iter, tol, passes)
-                    if best is None or run.inertia < best.inertia * (1 - 1e-6):
-                        best = run
-                sse = np.bincount(best.labels, weights=data.weight * best.distance, minlength=2)
+            data = samples(X[members], weight[members], 2, self.n_jobs)
+            for init in range(self.n_init):
+                passes.start(init)
+                seeds = random_points(data, 2, rng) if self.init == "random" else kmeans_plusplus(data, 2, rng)
+                run = lloyd(data, seeds, self.max_iter, tol, passes)
+                if best is None or run.inertia < best.inertia * (1 - 1e-6):
+                    best = run
+            sse = np.bincount(best.labels, weights=data.weight * best.distance, minlength=2)
             return best.labels, best.centers, sse, best.converged
 
         return split

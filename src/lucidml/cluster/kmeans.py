@@ -56,18 +56,18 @@ class _CentroidClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clus
 
     def predict(self, X):
         """Index of the nearest centre, argmin_k ‖x − c_k‖², for every row of X."""
-        with self._test_samples(X) as data:
-            return assign(data, self.cluster_centers_)[0]
+        data = self._test_samples(X)
+        return assign(data, self.cluster_centers_)[0]
 
     def transform(self, X):
         """Euclidean distances ‖x − c_k‖ of every row of X to every centre, shape (n_samples, n_clusters)."""
-        with self._test_samples(X) as data:
-            return np.sqrt(squared_distances(data, self.cluster_centers_))
+        data = self._test_samples(X)
+        return np.sqrt(squared_distances(data, self.cluster_centers_))
 
     def score(self, X, y=None, sample_weight=None):
         """Minus the (weighted) SSE of X against its nearest centres: −Σ wᵢ min_k ‖xᵢ − c_k‖²."""
-        with self._test_samples(X, sample_weight) as data:
-            return -float(assign(data, self.cluster_centers_)[2])
+        data = self._test_samples(X, sample_weight)
+        return -float(assign(data, self.cluster_centers_)[2])
 
     def _check_n_samples(self, X):
         if X.shape[0] < self.n_clusters:
@@ -224,16 +224,16 @@ default="k-means++"
         n_init = self._effective_n_init()
         tol = tolerance(X, self.tol)
         best = None
-        with self._samples(X, sample_weight) as data:
-            log = IterationLog(self.verbose)
-            for init in range(n_init):
-                log.start(init)
-                run = lloyd(data, self._initial_centers(data, rng), self.max_iter, tol, log)
-                # A run that only relabels the kept partition (with a rounding-level SSE change)
-                # does not replace it, so the labels do not depend on rounding.
-                if best is None or (run.inertia < best.inertia
-                                    and not same_partition(run.labels, best.labels, self.n_clusters)):
-                    best = run
+        data = self._samples(X, sample_weight)
+        log = IterationLog(self.verbose)
+        for init in range(n_init):
+            log.start(init)
+            run = lloyd(data, self._initial_centers(data, rng), self.max_iter, tol, log)
+            # A run that only relabels the kept partition (with a rounding-level SSE change)
+            # does not replace it, so the labels do not depend on rounding.
+            if best is None or (run.inertia < best.inertia
+                                and not same_partition(run.labels, best.labels, self.n_clusters)):
+                best = run
         self.cluster_centers_, self.labels_, self.inertia_ = best.centers, best.labels, float(best.inertia)
         self.n_iter_, self.loss_curve_ = best.n_iter, np.array(best.distortion)
         self._counts = np.bincount(best.labels, weights=data.weight, minlength=self.n_clusters)
@@ -260,15 +260,15 @@ default="k-means++"
         check_magnitude(X, self)
         if first:
             self._check_n_samples(X)
-        with self._samples(X, sample_weight) as data:
-            if first:
-                self._rng = check_random_state(self.random_state)
-                self.cluster_centers_ = self._initial_centers(data, self._rng)
-                self._counts = np.zeros(self.n_clusters)
-                self.n_steps_ = 0
-                self._n_features_out = self.n_clusters
-            self.cluster_centers_ = minibatch_step(data, self.cluster_centers_, self._counts)
-            self.labels_, _, inertia = assign(data, self.cluster_centers_)
+        data = self._samples(X, sample_weight)
+        if first:
+            self._rng = check_random_state(self.random_state)
+            self.cluster_centers_ = self._initial_centers(data, self._rng)
+            self._counts = np.zeros(self.n_clusters)
+            self.n_steps_ = 0
+            self._n_features_out = self.n_clusters
+        self.cluster_centers_ = minibatch_step(data, self.cluster_centers_, self._counts)
+        self.labels_, _, inertia = assign(data, self.cluster_centers_)
         self.inertia_ = float(inertia)
         self.n_steps_ += 1
         return self

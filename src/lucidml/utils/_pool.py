@@ -36,10 +36,18 @@ def thread_pool(threads):
 def pool_map(threads, function, *iterables):
     """``list(map(function, *iterables))``, the calls spread over the shared pool of ``threads``
     threads. They run in the calling thread instead when ``threads`` ≤ 1, or when that thread is a
-    worker of these pools (:func:`in_shared_pool`)."""
+    worker of these pools (:func:`in_shared_pool`).
+
+    While the pool's threads run, BLAS runs on one thread (``utils.linalg.blas_threads``; the
+    setting is per process, so it holds in the workers): the tasks already share the cores, and
+    BLAS threads on top would only compete for them.
+    """
     if threads <= 1 or in_shared_pool():
         return list(map(function, *iterables))
-    return list(thread_pool(threads).map(function, *iterables))
+    from .linalg import blas_threads  # (linalg uses this module)
+
+    with blas_threads(1):
+        return list(thread_pool(threads).map(function, *iterables))
 
 
 def in_shared_pool():

@@ -103,8 +103,7 @@ def blas_gram(X):
     threads = 1 if n * d * d < _SERIAL_GRAM_WORK else thread_count(None)
     if threads > 1 and n >= 32 * d:
         bounds = np.linspace(0, n, threads + 1).astype(np.intp)
-        with blas_threads(1):
-            parts = pool_map(threads, lambda start, stop: X[start:stop].T @ X[start:stop], bounds[:-1], bounds[1:])
+        parts = pool_map(threads, lambda start, stop: X[start:stop].T @ X[start:stop], bounds[:-1], bounds[1:])
         return functools.reduce(np.add, parts)
     if not _in_scipys_pool(d):
         return X.T @ X
