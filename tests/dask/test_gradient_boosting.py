@@ -167,6 +167,36 @@ def test_states_computed_on_one_worker_are_spread_over_the_workers(client):
         rounds.close()
 
 
+def test_rounds_go_straight_to_workers_the_client_reaches_and_leave_its_setting_as_it_was(client, monkeypatch):
+    """The client reaches the local workers, so the rounds skip the scheduler (each round switches
+    ``direct_to_workers`` on and back off); a worker the client cannot reach keeps them on the
+    scheduler, with the same results."""
+    from lucidml.dask import _rounds
+
+    workers = sorted(client.scheduler_info()["workers"])
+    assert _rounds._reaches(client, workers)
+    assert not _rounds._reaches(client, ["tcp://127.0.0.1:9"])  # nothing listens there: refused at once
+    sent_direct = []
+    original = Rounds.totals
+
+    def spying(self, calls):
+        result = original(self, calls)
+        sent_direct.append((self.direct, client.direct_to_workers))
+        return result
+
+    monkeypatch.setattr(Rounds, "totals", spying)
+    for reachable in (True, False):
+        monkeypatch.setattr(_rounds, "_reaches", lambda client, addresses, reachable=reachable: reachable)
+        rounds = Rounds()
+        rounds.start([dask.delayed(_chunk_state)(i) for i in range(4)])
+        try:
+            np.testing.assert_array_equal(rounds.total(np.add, 1.0), np.full(1000, 6.0 + 4))
+        finally:
+            rounds.close()
+        assert sent_direct.pop() == (reachable, False)  # the client's own setting is back after the round
+    assert client.direct_to_workers is False
+
+
 def _set_inline_bytes(value):
     from lucidml.dask import _rounds
 

@@ -42,8 +42,7 @@ def _chunk_lloyd_step(X, local_centers, shift):
     n_clusters = local_centers.shape[0]
     data = samples(X, np.ones(X.shape[0]), n_clusters, 1, shift=shift)
     labels, distance = np.full(X.shape[0], -1, dtype=np.int32), np.empty(X.shape[0])
-    with data:
-        sums, weights, sse, _ = assign_and_sum(data, local_centers, labels, distance)
+    sums, weights, sse, _ = assign_and_sum(data, local_centers, labels, distance)
     far = np.argsort(distance, kind="stable")[::-1][:n_clusters]
     return sums, weights, float(sse), (distance[far], data.rows(far).astype(np.float64), labels[far])
 
@@ -162,9 +161,8 @@ class KMeans(DaskEstimator):
         for _ in range(self.n_init if given is None else 1):
             if given is None:
                 seeding = samples(sample, np.ones(len(sample)), self.n_clusters, 1)
-                with seeding:
-                    pick = kmeans_plusplus if self.init == "k-means++" else random_points
-                    centers = pick(seeding, self.n_clusters, rng)
+                pick = kmeans_plusplus if self.init == "k-means++" else random_points
+                centers = pick(seeding, self.n_clusters, rng)
             else:
                 centers = given
             run = self._lloyd(X, centers, shift, tol)
