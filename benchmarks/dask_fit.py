@@ -4,11 +4,11 @@
 A LocalCluster of 2 workers × 1 thread (threads in this process, or worker processes with
 ``--processes``) holds a random float64 array generated on the workers (``dask.array.random``),
 persisted in ``chunks`` row chunks. Each case is timed ``repeats`` times, the contenders taking
-turns, and the median wall time of one fit is printed with a quality figure (inertia, R², accuracy, mean Poisson deviance, explained variance ratio, EM bound)
-for each (the SSE of each model's centres is computed by this script alike for all): lucidml.dask;
-dask-ml (no Gaussian mixture there); the in-memory lucidml estimator on the computed array (the time
-of the fit only, not of the gathering). Threads: BLAS is held to one thread
-(``threadpoolctl``), as the workers are.
+turns, and the median wall time of one fit is printed with a quality figure (inertia, R², accuracy,
+mean Poisson deviance, explained variance ratio, EM bound) for each (the SSE of each model's
+centres is computed by this script alike for all): lucidml.dask; dask-ml (no Gaussian mixture
+there); the in-memory lucidml estimator on the computed array (the time of the fit only, not of
+the gathering). Threads: BLAS is held to one thread (``threadpoolctl``), as the workers are.
 
 ``--boosting`` runs the gradient-boosting rows instead, on worker processes (LightGBM's Dask
 interface needs them): a binary problem on the same kind of data (``--rows`` × ``--features``),
@@ -17,10 +17,13 @@ minimum child hessian of 10⁻³ by lucidml.dask (second-order gain, ``criterion
 ``xgboost.dask`` (``tree_method="hist"``), LightGBM's ``DaskLGBMClassifier`` (8 leaves, depth 3)
 and the in-memory lucidml estimator, one thread per worker for each; quality = training accuracy.
 ``--direct-to-workers`` makes the client with ``direct_to_workers=True`` (for every contender).
-``--out-of-memory`` adds a fit whose data, generated lazily on the workers and never persisted,
-are larger than one worker's memory limit (``--memory-limit``, default 1 GB per worker, and
-``--big-rows`` rows): it prints the data size, the time, the accuracy (computed lazily) and the
-workers' largest memory use seen while the fit ran.
+``--out-of-memory`` adds a fit of every lucidml.dask estimator on data generated lazily on the
+workers and never persisted by the script, larger than one worker's memory limit (``--memory-limit``,
+default 1 GB per worker, and ``--big-rows`` rows; the iterative estimators, which persist X for
+their passes, stop after a few iterations): it prints the data size and, per estimator, the time
+and the workers' largest memory use seen while the fit ran (and the boosting model's training
+accuracy, computed lazily). ``--models GaussianNB,GB,...`` limits it to the estimators whose row
+names begin with those words.
 """
 
 import argparse
@@ -62,6 +65,8 @@ def main(argv=None):
     parser.add_argument("--boosting", action="store_true")
     parser.add_argument("--out-of-memory", action="store_true")
     parser.add_argument("--big-rows", type=int, default=8_000_000)
+    parser.add_argument("--models", default=None,
+                        help="with --out-of-memory: only the estimators whose names begin with these (comma-separated)")
     parser.add_argument("--memory-limit", default="1GB")
     parser.add_argument("--direct-to-workers", action="store_true",
                         help="make the client with direct_to_workers=True (calls to the workers skip the scheduler)")
@@ -232,31 +237,75 @@ def _boosting_rows(args):
               f"{float((np.asarray(predicted) == yn).mean()):>14.6g}")
 
 
-def _out_of_memory(args, client):
+def _watched(client, fit):
+    """(seconds, largest worker memory seen in bytes) of ``fit()``, the workers sampled while it runs."""
     import threading
 
+    stop, peaks = threading.Event(), {}
+    sampler = threading.Thread(target=_peak_memory, args=(client, stop, peaks))
+    sampler.start()
+    start = time.perf_counter()
+    try:
+        fit()
+    finally:
+        seconds = time.perf_counter() - start
+        stop.set()
+        sampler.join()
+    return seconds, max(peaks.values())
+
+
+def _out_of_memory_models():
+    """Every lucidml.dask estimator, as fitted on the larger-than-memory data: (name, make, target).
+    The iterative ones stop after a few iterations (each is one more pass over X)."""
+    return [
+        ("GaussianNB", ld.GaussianNB, "class"),
+        ("LinearDiscriminantAnalysis", ld.LinearDiscriminantAnalysis, "class"),
+        ("QuadraticDiscriminantAnalysis", ld.QuadraticDiscriminantAnalysis, "class"),
+        ("LinearRegression", ld.LinearRegression, "value"),
+        ("Ridge", ld.Ridge, "value"),
+        ("PCA(5)", lambda: ld.PCA(5), None),
+        ("TruncatedSVD(5)", lambda: ld.TruncatedSVD(5), None),
+        ("KMeans(8), 10 iterations", lambda: ld.KMeans(8, max_iter=10, random_state=0), None),
+        ("GaussianMixture(4, diag), 5 it.",
+         lambda: ld.GaussianMixture(4, covariance_type="diag", max_iter=5, random_state=0), None),
+        ("LogisticRegression, 10 it.", lambda: ld.LogisticRegression(max_iter=10), "class"),
+        ("SoftmaxRegression, 10 it.", lambda: ld.SoftmaxRegression(max_iter=10), "class"),
+        ("PoissonRegressor, 10 it.", lambda: ld.PoissonRegressor(max_iter=10), "count"),
+        ("GB 20 trees d=3", lambda: ld.GradientBoostingClassifier(n_estimators=20, max_depth=3, criterion="newton"),
+         "class"),
+    ]
+
+
+def _out_of_memory(args, client):
+    """Each lucidml.dask estimator on data generated lazily on the workers (never persisted by this
+    script; the iterative fits persist X themselves, so the cluster must hold it once)."""
     d = args.features
     w = np.linspace(-1.0, 1.0, d)
     m = args.big_rows
     chunk = -(-m // (4 * args.chunks))
     state = da.random.RandomState(1)
     X = state.normal(size=(m, d), chunks=(chunk, d))  # lazy: generated on the workers, never persisted
-    y = ((X[:, :4] ** 2).sum(axis=1) - 4.0 + X @ w + state.normal(size=m, chunks=chunk) > 0).astype(int)
-    ld.GradientBoostingClassifier(n_estimators=2).fit(X[:20_000].rechunk((5000, d)), y[:20_000].rechunk(5000))
-    stop, peaks = threading.Event(), {}
-    sampler = threading.Thread(target=_peak_memory, args=(client, stop, peaks))
-    sampler.start()
-    start = time.perf_counter()
-    model = ld.GradientBoostingClassifier(n_estimators=20, max_depth=3, criterion="newton").fit(X, y)
-    seconds = time.perf_counter() - start
-    stop.set()
-    sampler.join()
-    accuracy = float((model.predict(X) == y).mean().compute())
+    score = X @ w + state.normal(size=m, chunks=chunk)
+    targets = {"value": score, "class": ((X[:, :4] ** 2).sum(axis=1) - 4.0 + score > 0).astype(int),
+               "count": da.floor(da.exp(0.1 * score))}
     limits = [info["memory_limit"] for info in client.scheduler_info()["workers"].values()]
-    print(f"{'GB 20 trees, data > worker memory':<34}{'lucidml.dask':<22}{seconds:>10.3f}{accuracy:>14.6g}")
     print(f"  X: {m} x {d} float64 = {X.nbytes / 1e9:.2f} GB, generated lazily in {X.npartitions} chunks; "
-          f"worker memory limit {min(limits) / 1e9:.2f} GB each; largest worker memory seen "
-          f"{max(peaks.values()) / 1e9:.2f} GB")
+          f"worker memory limit {min(limits) / 1e9:.2f} GB each")
+    print(f"{'estimator, data > worker memory':<34}{'seconds':>10}{'largest worker GB':>20}{'quality':>14}")
+    small = slice(0, 20_000)
+    chosen = None if args.models is None else tuple(args.models.split(","))
+    for name, make, target in _out_of_memory_models():
+        if chosen is not None and not name.startswith(chosen):
+            continue
+        y = targets[target] if target else None
+        args_small = (X[small].rechunk((5000, d)),) + ((y[small].rechunk(5000),) if target else ())
+        make().fit(*args_small)  # compiles and loads every kernel on the workers first
+        fitted = []
+        seconds, peak = _watched(client, lambda: fitted.append(make().fit(X, y) if target else make().fit(X)))
+        quality = ""
+        if name.startswith("GB"):  # training accuracy, computed lazily
+            quality = f"{float((fitted[0].predict(X) == y).mean().compute()):.6g}"
+        print(f"{name:<34}{seconds:>10.1f}{peak / 1e9:>20.2f}{quality:>14}")
 
 
 if __name__ == "__main__":

@@ -345,3 +345,23 @@ def test_a_worker_lost_during_the_rounds_ends_the_fit_with_a_clear_error(monkeyp
         with pytest.raises(RuntimeError, match="worker holding boosting state was lost"):
             model.fit(da.from_array(X, chunks=(100, -1)), da.from_array(y, chunks=100))
     assert len(calls) == 3 and not hasattr(model, "nodes_")
+
+
+def test_the_first_pass_sketches_a_share_of_the_rows_only_beyond_the_in_memory_bin_subsample():
+    """Beyond BIN_SUBSAMPLE rows in all, each chunk's sketch is made of that share of its rows (a
+    draw fixed by the seed and the chunk's index); the targets' summary always counts every row."""
+    from lucidml.dask.gradient_boosting import _first_pass
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(40_000, 3)), rng.integers(0, 2, 40_000)
+    whole, (labels, counts) = _first_pass(X, y, True, 1.0, 5, 0)
+    assert [w.sum() for _, w, _ in whole] == [40_000.0] * 3 and counts.sum() == 40_000
+    share, (_, counts) = _first_pass(X, y, True, 0.25, 5, 0)
+    kept = share[0][1].sum()
+    assert abs(kept - 10_000) < 500 and all(w.sum() == kept for _, w, _ in share) and counts.sum() == 40_000
+    again, _ = _first_pass(X, y, True, 0.25, 5, 0)
+    other, _ = _first_pass(X, y, True, 0.25, 5, 1)
+    np.testing.assert_array_equal(again[0][0], share[0][0])
+    assert not np.array_equal(other[0][0], share[0][0])
+    regression, (total, count) = _first_pass(X, y.astype(float), False, 0.25, 5, 0)
+    assert count == 40_000 and total == y.sum() and regression[0][1].sum() == kept

@@ -105,17 +105,17 @@ def check_finite_chunk(X, name="X"):
         raise ValueError(f"Input {name} contains {kind}; lucidml.dask estimators need finite values.")
 
 
-def map_chunks(func, X, y=None, *args):
-    """``func(X_chunk[, y_chunk], *args)`` on every row chunk, as delayed tasks (one per chunk).
+def map_chunks(func, X, y=None, *args, numbered=False):
+    """``func(X_chunk[, y_chunk], *args)`` on every row chunk, as delayed tasks (one per chunk);
+    with ``numbered``, the chunk's index follows as one more argument.
 
     The small ``args`` (centres, means, coefficients) are embedded in the graph; the chunks stay
     where they are and ``func`` runs next to them.
     """
     X_blocks = X.to_delayed().ravel()
     task = dask.delayed(func, pure=True)
-    if y is None:
-        return [task(block, *args) for block in X_blocks]
-    return [task(block, y_block, *args) for block, y_block in zip(X_blocks, y.to_delayed().ravel())]
+    blocks = [(block,) for block in X_blocks] if y is None else zip(X_blocks, y.to_delayed().ravel())
+    return [task(*chunk, *args, *((i,) if numbered else ())) for i, chunk in enumerate(blocks)]
 
 
 def tree_reduce(parts, combine):

@@ -10,6 +10,7 @@ from ..ensemble import GradientBoostingRegressor as _LocalRegressor
 from ..ensemble._boosting import MIN_CHILD_HESSIAN
 from ..ensemble._losses import LOSSES
 from ..tree._base import histogram_data, work_arrays
+from ..tree._binning import BIN_SUBSAMPLE
 from ..tree._builder import Rules, Target
 from ..tree._criteria import NEWTON
 from ..tree._histogram import SampleStats
@@ -32,20 +33,26 @@ _SHARED = ("n_estimators", "learning_rate", "max_depth", "max_leaf_nodes", "min_
            "max_bins", "init", "criterion", "random_state")
 
 
-def _first_pass(X, y, classifier):
+def _first_pass(X, y, classifier, fraction, seed, index):
     """One chunk's quantile sketch of every feature, and what the baseline needs of y: its labels and
-    their counts (classification), or Σy and the count."""
+    their counts (classification), or Σy and the count.
+
+    With ``fraction`` < 1 the sketch is made of a random share of the chunk's rows (each kept with
+    that probability, drawn from ``seed`` and the chunk's ``index``): the in-memory booster's bins
+    come from at most ``BIN_SUBSAMPLE`` rows, and sorting the chunk's columns is most of this pass.
+    """
     X = np.asarray(X)
     if np.isinf(X).any():
         raise ValueError("Input X contains infinity; gradient boosting takes NaN as a missing value, not infinity.")
+    sketched = X if fraction >= 1.0 else X[np.random.default_rng([seed, index]).random(X.shape[0]) < fraction]
     y = np.asarray(y)
     if classifier:
         labels, counts = np.unique(y, return_counts=True)
-        return chunk_summary(X), (labels, counts.astype(np.float64))
+        return chunk_summary(sketched), (labels, counts.astype(np.float64))
     y = y.astype(np.float64)
     if not np.isfinite(y).all():
         raise ValueError("Input y contains NaN or infinity.")
-    return chunk_summary(X), (float(y.sum()), float(y.size))
+    return chunk_summary(sketched), (float(y.sum()), float(y.size))
 
 
 def _merge_first(a, b):
@@ -70,7 +77,10 @@ class _DaskGradientBoosting(DaskEstimator):
         if y.ndim != 1:
             raise ValueError(f"y must be 1-D; got shape {y.shape}.")
         n, d = X.shape
-        summary, target_summary = compute(tree_reduce(map_chunks(_first_pass, X, y, classifier), _merge_first))[0]
+        fraction = min(1.0, BIN_SUBSAMPLE / max(n, 1))
+        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        summary, target_summary = compute(tree_reduce(
+            map_chunks(_first_pass, X, y, classifier, fraction, seed, numbered=True), _merge_first))[0]
         classes = None
         if classifier:
             classes, counts = target_summary
@@ -174,9 +184,10 @@ _DOC = """
     The data-parallel scheme of LightGBM and XGBoost on the active ``dask.distributed`` client,
     with the in-memory model's tree engine:
 
-    - **bins**: one pass builds, per chunk, a quantile sketch of every feature (``_sketch``);
-      merged on the client, it gives bin edges as the in-memory binning would (the same edges
-      when the sketch is exact: small data or few distinct values). Each chunk is binned where
+    - **bins**: one pass builds, per chunk, a quantile sketch of every feature (``_sketch``) —
+      of a random share of its rows when X has more than 200,000, as the in-memory binning
+      takes that many; merged on the client, it gives bin edges as the in-memory binning would
+      (the same edges when the sketch is exact: up to 200,000 rows and few distinct values). Each chunk is binned where
       it lives by the engine's ``histogram_data`` and kept there (one byte per value): X itself
       is read twice and never kept, so it may be generated lazily or read from files.
     - **trees**: a round sends the splits made so far; every chunk partitions its rows with the

@@ -56,7 +56,11 @@ def _check_max_bins(max_bins):
     return int(max_bins)
 
 
-def fit_bin_edges(X, max_bins=255, subsample=200_000, random_state=None):
+# Rows the quantiles are computed on by default (a bound on the binning's cost; HistGradientBoosting's too).
+BIN_SUBSAMPLE = 200_000
+
+
+def fit_bin_edges(X, max_bins=255, subsample=BIN_SUBSAMPLE, random_state=None):
     """Per-feature thresholds cutting each column of ``X`` into at most ``max_bins`` bins.
 
     Parameters
