@@ -251,7 +251,7 @@ def _watched(client, fit):
         seconds = time.perf_counter() - start
         stop.set()
         sampler.join()
-    return seconds, max(peaks.values())
+    return seconds, max(peaks.values(), default=0)
 
 
 def _out_of_memory_models():

@@ -185,6 +185,7 @@ def test_rounds_go_straight_to_workers_the_client_reaches_and_leave_its_setting_
         return result
 
     monkeypatch.setattr(Rounds, "totals", spying)
+    setting = client.direct_to_workers  # Dask's default: None
     for reachable in (True, False):
         monkeypatch.setattr(_rounds, "_reaches", lambda client, addresses, reachable=reachable: reachable)
         rounds = Rounds()
@@ -193,8 +194,8 @@ def test_rounds_go_straight_to_workers_the_client_reaches_and_leave_its_setting_
             np.testing.assert_array_equal(rounds.total(np.add, 1.0), np.full(1000, 6.0 + 4))
         finally:
             rounds.close()
-        assert sent_direct.pop() == (reachable, False)  # the client's own setting is back after the round
-    assert client.direct_to_workers is False
+        assert sent_direct.pop() == (reachable, setting)  # the client's own setting is back after the round
+    assert client.direct_to_workers is setting
 
 
 def _set_inline_bytes(value):

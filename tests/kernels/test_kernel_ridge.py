@@ -146,3 +146,21 @@ def test_predict_in_blocks_is_predict_at_once(monkeypatch, sparse, n_targets):
     np.testing.assert_allclose(model.predict(X), whole, rtol=1e-12, atol=1e-14)
     reference = SkKernelRidge(alpha=0.5, kernel="rbf", gamma=0.3).fit(X, y).predict(X)
     np.testing.assert_allclose(whole, reference, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("numpy_bytes", [2**27, 0], ids=["NumPy's Cholesky", "SciPy's, in place"])
+def test_a_singular_kernel_falls_back_to_least_squares_on_an_intact_matrix(monkeypatch, numpy_bytes):
+    """alpha = 0 with a linear kernel of rank 3 on 40 samples: the Cholesky fails and the fit warns
+    and solves K β = y by least squares, on K itself (SciPy's in-place factorization, above
+    NUMPY_CHOLESKY_BYTES, overwrites its copy before it fails)."""
+    import scipy.linalg
+
+    from lucidml.utils import linalg
+
+    monkeypatch.setattr(linalg, "NUMPY_CHOLESKY_BYTES", numpy_bytes)
+    rng = np.random.default_rng(4)
+    X, y = rng.standard_normal((40, 3)), rng.standard_normal(40)
+    with pytest.warns(scipy.linalg.LinAlgWarning, match="not positive definite"):
+        model = KernelRidge(alpha=0.0, center_y=False).fit(X, y)
+    expected = scipy.linalg.lstsq(X @ X.T, y)[0]
+    np.testing.assert_allclose(model.dual_coef_, expected, rtol=1e-6, atol=1e-8)

@@ -103,3 +103,32 @@ def test_the_gram_matrix_of_a_tall_x_by_row_blocks_equals_the_product(n_threads,
     np.testing.assert_allclose(gram, expected, rtol=tol, atol=tol * np.abs(expected).max())
     assert gram.dtype == dtype
     np.testing.assert_array_equal(gram, gram.T)
+
+
+@pytest.mark.parametrize("numpy_bytes", [2**27, 0], ids=["NumPy's Cholesky", "SciPy's, in place"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_cholesky_factor_solves_like_scipy_by_either_library(monkeypatch, numpy_bytes, dtype):
+    """Below NUMPY_CHOLESKY_BYTES NumPy factors (its pool), above it SciPy factors A in place: the
+    same solves, the precision kept, LinAlgError for a matrix that is not positive definite."""
+    import scipy.linalg
+
+    monkeypatch.setattr(linalg, "NUMPY_CHOLESKY_BYTES", numpy_bytes)
+    rng = np.random.default_rng(3)
+    M = rng.standard_normal((50, 30))
+    A = (M @ M.T + 0.5 * np.eye(50)).astype(dtype)
+    b = rng.standard_normal(50).astype(dtype)
+    factor = linalg.cholesky_factor(linalg.shifted_copy(A, 0.0), overwrite_a=True)
+    assert factor[0].dtype == dtype
+    tol = 1e-3 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(scipy.linalg.cho_solve(factor, b), np.linalg.solve(A, b), rtol=tol, atol=tol)
+    with pytest.raises(np.linalg.LinAlgError):
+        linalg.cholesky_factor(linalg.shifted_copy(A, -100.0), overwrite_a=True)
+
+
+def test_a_tall_factorization_keeps_its_threads():
+    libraries = [lib for lib in linalg._controller().lib_controllers if lib.user_api == "blas"]
+    before = [lib.get_num_threads() for lib in libraries]
+    with linalg.factorization_threads(100, rows=10**6):  # 10¹⁰ of work: worth the threads
+        assert [lib.get_num_threads() for lib in libraries] == before
+    with linalg.factorization_threads(100, rows=3000):
+        assert all(lib.get_num_threads() == 1 for lib in libraries)

@@ -9,12 +9,14 @@ the function runs on each of its states, one at a time, and the results are summ
 client receives one small result per worker. The states of a worker may share their working memory
 (a state class's ``share_working_memory(states)``).
 
-A call goes through the scheduler unless the client was made with ``direct_to_workers=True``
-(Dask's default, for networks where a client cannot reach the workers); straight to the workers it
+A call goes through the scheduler unless the client was made with ``direct_to_workers=True`` (by
+default it is not, for networks where a client cannot reach the workers); straight to the workers it
 takes about half the time: 2–3 ms against 3–5 ms a round with two local worker processes on the
 2-core test machine (a boosting benchmark's fit: 3.2 s against 3.7). So when the client can reach
 every holder's worker (asked once, at the start, with a short timeout), the rounds go straight to
-the workers whatever the client's setting: it is switched on for the time of each round only.
+the workers whatever the client's setting: it is switched on for the time of each round only,
+then set back to what it was. (Another thread using the same client during a round may find it
+on: its own calls then go straight to the workers too, which the client was just found to reach.)
 
 An actor has no lineage: a worker lost during the fit ends it with a ``RuntimeError`` that says
 so (never a wrong model); the fit can then be run again. Without a distributed client (Dask's
@@ -147,7 +149,8 @@ class Rounds:
             return [combine(*[func(state, *args) for state in self.holders[0]]) for func, args, combine in calls]
         # An actor call reads the client's setting when it is sent (on the client's event loop, after
         # this thread asked for it): it stays switched on until every call of the round has answered.
-        direct = self.direct and not self.client.direct_to_workers
+        setting = self.client.direct_to_workers
+        direct = self.direct and not setting
         if direct:
             self.client.direct_to_workers = True
         try:
@@ -162,7 +165,7 @@ class Rounds:
                                "codes and scores were in its memory); fit again.") from error
         finally:
             if direct:
-                self.client.direct_to_workers = False
+                self.client.direct_to_workers = setting
         return [combine(*[part[i] for part in parts]) for i, (_, _, combine) in enumerate(calls)]
 
     def close(self):

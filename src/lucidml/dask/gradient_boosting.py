@@ -78,7 +78,8 @@ class _DaskGradientBoosting(DaskEstimator):
             raise ValueError(f"y must be 1-D; got shape {y.shape}.")
         n, d = X.shape
         fraction = min(1.0, BIN_SUBSAMPLE / max(n, 1))
-        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        # Drawn only when rows are sampled, as in memory: the trees' random states come next.
+        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max)) if fraction < 1 else 0
         summary, target_summary = compute(tree_reduce(
             map_chunks(_first_pass, X, y, classifier, fraction, seed, numbered=True), _merge_first))[0]
         classes = None

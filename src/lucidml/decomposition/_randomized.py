@@ -40,11 +40,12 @@ def resolve_power_iterations(n_iter, n_components, shape):
 def _normalize(Y, how):
     """A well-conditioned basis of range(Y): P·L of Y = P L U (LU) or Q of Y = QR.
 
-    A tall Y of at most SMALL_MATRIX columns is factored on one BLAS thread: the products between
-    the factorizations run in NumPy's pool, and SciPy's threads, left spinning by a threaded
-    factorization, took the cores from them (a randomized SVD of 3,000 × 60: 70-80 ms against 4).
+    A tall Y of at most SMALL_MATRIX columns, and not too tall, is factored on one BLAS thread
+    (``factorization_threads``): the products between the factorizations run in NumPy's pool, and
+    SciPy's threads, left spinning by a threaded factorization, took the cores from them (a
+    randomized SVD of 3,000 × 60: 70-80 ms against 4).
     """
-    with factorization_threads(Y.shape[1]):
+    with factorization_threads(Y.shape[1], rows=Y.shape[0]):
         if how == "LU":
             return scipy.linalg.lu(Y, permute_l=True, check_finite=False, overwrite_a=True)[0]
         if how == "QR":

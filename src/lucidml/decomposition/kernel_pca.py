@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..kernels.pairwise import KERNELS, _kernel_params, pairwise_kernels
 from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
-from ..utils.linalg import cholesky_factor, factorization_threads, refine_cholesky_solve
+from ..utils.linalg import cholesky_factor, factorization_threads, refine_cholesky_solve, shifted_copy
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from ._kernel_pca_kernels import center_gram
 from ._randomized import randomized_range_finder, resolve_power_iterations
@@ -281,12 +281,10 @@ def _center_gram(K):
 
 def _solve_float32(K, alpha, X):
     """(K + αI)⁻¹X for a float32 K: float32 Cholesky, refined with float64 residuals (a float32 result)."""
-    A = K.copy()
-    A.flat[:: A.shape[0] + 1] += alpha
     try:
-        factor = cholesky_factor(A)
+        factor = cholesky_factor(shifted_copy(K, alpha), overwrite_a=True)
     except np.linalg.LinAlgError:  # α too small against a huge kernel: minimum-norm least squares
-        return scipy.linalg.lstsq(A, X, check_finite=False)[0]
+        return scipy.linalg.lstsq(shifted_copy(K, alpha), X, check_finite=False, overwrite_a=True)[0]
     coef = scipy.linalg.cho_solve(factor, X, check_finite=False)
     return refine_cholesky_solve(K, factor, X, coef, shift=alpha).astype(np.float32)
 

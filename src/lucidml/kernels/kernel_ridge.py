@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.linalg import cholesky_factor, in_precision, refine_cholesky_solve
+from ..utils.linalg import cholesky_factor, in_precision, refine_cholesky_solve, shifted_copy
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from .pairwise import KERNELS, _kernel_params, pairwise_kernels, takes_sparse
 
@@ -167,15 +167,13 @@ def _kernel_ridge_solve(K, y, alpha, sample_weight):
 
 def _solve_spd(K, lam, Y):
     """(K + λI)⁻¹ Y in K's precision (Y is float64): a float32 factor is not promoted by a float64 Y."""
-    A = K.copy()
-    A.flat[:: A.shape[0] + 1] += lam
     Y_k = Y.astype(K.dtype, copy=False)
     try:
-        factor = cholesky_factor(A)
-    except np.linalg.LinAlgError:
+        factor = cholesky_factor(shifted_copy(K, lam), overwrite_a=True)
+    except np.linalg.LinAlgError:  # (a failed factorization may have overwritten its copy)
         warnings.warn("K + alpha·I is not positive definite (alpha = 0 with a singular K, or a non-Mercer kernel); "
                       "using the least-squares solution instead.", scipy.linalg.LinAlgWarning, stacklevel=3)
-        return scipy.linalg.lstsq(A, Y_k, check_finite=False)[0]
+        return scipy.linalg.lstsq(shifted_copy(K, lam), Y_k, check_finite=False, overwrite_a=True)[0]
     beta = scipy.linalg.cho_solve(factor, Y_k, check_finite=False)
     # A float32 solve is refined with float64 residuals: β to float64 accuracy for cond ≪ 1/ε₃₂.
     return beta if K.dtype == np.float64 else refine_cholesky_solve(K, factor, Y, beta, shift=lam)

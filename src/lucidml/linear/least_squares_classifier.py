@@ -135,9 +135,9 @@ class LeastSquaresClassifier(ClassifierMixin, BaseEstimator):
         phi = self._features(X)
         if scipy.sparse.issparse(phi):
             return phi @ coef.T + intercept
-        # In the BLAS pool of the fit's solve (utils.linalg.blas_product): with a large solve in
-        # SciPy's pool, NumPy's pool woken while SciPy's threads still spun made the predict after a
-        # fit three times slower.
+        # By utils.linalg.blas_product, the rule of the fit's products: in SciPy's pool after a solve
+        # there of more than SMALL_MATRIX features (NumPy's pool, woken while SciPy's threads still
+        # spun, made the predict after such a fit three times slower), else in NumPy's.
         return blas_product(phi, coef.T) + intercept
 
     def _score_coefficients(self):

@@ -256,9 +256,11 @@ def _solve_lstsq(X, y):
     ``gelsy``, with singular values below max(n, d)·ε·σ_max counted as zero (NumPy's rule;
     LAPACK's default ε·σ_max over-counts the rank). The products go through
     ``utils.linalg.blas_gram``/``blas_product`` and the factorizations through
-    ``factorization_threads``: for d > SMALL_MATRIX on threaded BLAS, all in the pool of SciPy's
-    LAPACK (NumPy's spinning threads beside it made this solve twice as slow on two cores), else
-    NumPy's products and LAPACK on one thread.
+    ``factorization_threads``, which choose their BLAS pool and threads (see the note on the two
+    pools there): for d > SMALL_MATRIX on threaded BLAS, the products in the pool of SciPy's
+    LAPACK (NumPy's spinning threads beside it made this solve twice as slow on two cores), but
+    the Gram matrix of a tall X on lucidml's own threads; else NumPy's products and LAPACK on one
+    thread.
     """
     n, d = X.shape
     # The refinement argument below holds in float64; a float32 X is solved by LAPACK in float32.

@@ -122,7 +122,7 @@ def centered_gram(X, Y, sample_weight, x_mean, y_mean):
         squares = (np.asarray(weighted.multiply(X).sum(axis=0)).ravel() if sparse
                    else np.einsum("ij,ij->j", X, X))
         if np.all(total * x_mean**2 <= 0.5 * squares):
-            # Dense products in the BLAS pool of the factorization that follows (utils.linalg.blas_gram).
+            # Dense products by blas_gram/blas_product, which choose their BLAS pool (see utils.linalg).
             gram = np.asarray((X.T @ weighted).toarray() if sparse else blas_gram(X), dtype=np.float64)
             gram -= total * np.outer(x_mean, x_mean)
             if Y is None:

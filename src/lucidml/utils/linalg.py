@@ -12,7 +12,8 @@ from ._param_validation import thread_count
 from ._pool import pool_map
 
 __all__ = ["blas_gram", "blas_product", "blas_threads", "cholesky_factor", "cholesky_or_none", "factorization_threads",
-           "in_precision", "product_in_precision", "refine_cholesky_solve", "sum_of_row_products", "SMALL_MATRIX"]
+           "in_precision", "product_in_precision", "refine_cholesky_solve", "shifted_copy", "sum_of_row_products",
+           "SMALL_MATRIX"]
 
 # Below this order, a factorization is faster on one BLAS thread: waking a second thread costs
 # more than it saves (a 64 × 64 eigh takes 2.8 ms on two OpenBLAS threads, 0.5 ms on one).
@@ -50,10 +51,16 @@ def blas_threads(limit):
             lib.set_num_threads(n)
 
 
-def factorization_threads(order):
-    """Context manager for a LAPACK factorization of a matrix of this order: one BLAS thread up to
-    SMALL_MATRIX (faster there, and SciPy's pool is left asleep: see the note below), else as set."""
-    return blas_threads(1 if order <= SMALL_MATRIX else None)
+def factorization_threads(order, rows=None):
+    """Context manager for a LAPACK factorization of a ``rows`` × ``order`` matrix (square when
+    ``rows`` is None): one BLAS thread up to SMALL_MATRIX columns and about 50 ms of one thread's
+    work (faster there, and SciPy's pool is left asleep: see the note below), else as set."""
+    rows = order if rows is None else rows
+    return blas_threads(1 if order <= SMALL_MATRIX and rows * order * order <= _SERIAL_FACTORIZATION_WORK else None)
+
+
+# rows · order² of the largest factorization run on one thread (a tall QR of 10⁶ × 100 is not).
+_SERIAL_FACTORIZATION_WORK = 2**28
 
 
 # NumPy and SciPy each bundle their own OpenBLAS, each with its own pool of threads. After a
@@ -103,7 +110,7 @@ def blas_gram(X):
     threads = 1 if n * d * d < _SERIAL_GRAM_WORK else thread_count(None)
     if threads > 1 and n >= 32 * d:
         bounds = np.linspace(0, n, threads + 1).astype(np.intp)
-        parts = pool_map(threads, lambda start, stop: X[start:stop].T @ X[start:stop], bounds[:-1], bounds[1:])
+        parts = pool_map(threads, lambda start, stop: _gram_of_block(X[start:stop]), bounds[:-1], bounds[1:])
         return functools.reduce(np.add, parts)
     if not _in_scipys_pool(d):
         return X.T @ X
@@ -115,6 +122,14 @@ def blas_gram(X):
 
 # Below this n·d² (about 0.5 ms of products) a Gram matrix is one product in the calling thread.
 _SERIAL_GRAM_WORK = 2**24
+
+
+def _gram_of_block(rows):
+    """rowsᵀ rows by NumPy's BLAS: a block whose elements are strided both ways (columns taken
+    with a step) is copied first, which NumPy would otherwise multiply without BLAS, 15× slower."""
+    if min(rows.strides) != rows.itemsize:
+        rows = np.ascontiguousarray(rows)
+    return rows.T @ rows
 
 
 def blas_product(A, B, transpose_a=False):
@@ -150,16 +165,32 @@ def cholesky_or_none(A, lower=True):
     return factor
 
 
-def cholesky_factor(A):
-    """``scipy.linalg.cho_factor(A)`` computed in NumPy's BLAS pool: (U, False) with A = UᵀU, U
-    Fortran-ordered, for ``cho_solve``. Raises ``LinAlgError`` when A is not positive definite.
+def cholesky_factor(A, overwrite_a=False):
+    """``scipy.linalg.cho_factor(A)`` of a symmetric A: (U, False) with A = UᵀU, U Fortran-ordered,
+    for ``cho_solve``. Raises ``LinAlgError`` when A is not positive definite.
 
-    For a large A (kernel matrices) the factorization is the one threaded step of a fit; made by
-    NumPy, it leaves NumPy's threads spinning for the predict that follows (NumPy's products), where
-    SciPy's spinning threads slowed the first predicts after a fit three to seven times (see the
-    note on the two pools above). The solves with U are O(n²) and single-threaded in either pool.
+    For a kernel matrix the factorization is the one threaded step of a fit. Made by NumPy it
+    leaves NumPy's threads spinning for the predict that follows (NumPy's products), where SciPy's
+    spinning threads slowed the first predicts after a fit three to seven times (see the note on
+    the two pools above). But NumPy needs two n × n buffers beside A, so above
+    ``NUMPY_CHOLESKY_BYTES`` SciPy factors A in place instead (with ``overwrite_a``: A's transpose,
+    the same symmetric matrix in Fortran order, so that no copy is made either).
     """
-    return np.linalg.cholesky(A).T, False
+    if A.nbytes <= NUMPY_CHOLESKY_BYTES:
+        with factorization_threads(A.shape[0]):
+            return np.linalg.cholesky(A).T, False
+    return scipy.linalg.cho_factor(A.T, lower=False, overwrite_a=overwrite_a, check_finite=False)
+
+
+def shifted_copy(A, shift):
+    """A + shift·I as a new array (A square; its precision kept)."""
+    shifted = A.copy()
+    shifted.flat[:: A.shape[0] + 1] += shift
+    return shifted
+
+
+# Largest matrix factored by NumPy in cholesky_factor (4096 × 4096 float64): its two extra copies.
+NUMPY_CHOLESKY_BYTES = 2**27
 
 
 def inverse_lower_triangular(lower):
