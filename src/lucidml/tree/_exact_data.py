@@ -224,4 +224,4 @@ def exact_data(X, samples, max_features, shared=None):
         for f in range(X.shape[1]):
             sidx[f] = samples[np.argsort(X[samples, f])]
     return ExactData(sidx=sidx, table=X, by_column=False, presorted=True, ids=np.empty((1, m), SAMPLE_IDS),
-                     values=np.empty(0), known=np.zeros(0, np.uint8), hints=_NO_HINTS, sparse=False, csc=None)
+                     values=None, known=np.zeros(0, np.uint8), hints=_NO_HINTS, sparse=False, csc=None)

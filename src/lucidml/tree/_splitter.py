@@ -15,6 +15,8 @@ the chosen split.
 from collections import namedtuple
 
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from ..utils import njit
 from ..utils._borrowed import borrowed
@@ -90,17 +92,24 @@ def _categorical_groups(col, bounds):
 
 
 @njit
-def find_split_exact(exact, node, yk, y, target, rules, work):
+def find_split_exact(exact, values, csc, node, yk, y, target, rules, work):
     """Best split of the node exact.sidx[:, node.start:node.end] over the features drawn for it.
 
     ``yk``/``y``: the target's class codes or values (the other None: each task compiles only its
-    own sweeps). Returns (kind, feature, last left position, threshold, missing_left, n_groups,
-    proxy); for a categorical split the group bounds are left in ``work.best_groups``.
+    own sweeps). ``values`` and ``csc`` are ``exact.values`` and ``exact.csc``, passed apart for the
+    same reason: ``values`` is None for a presorted search and ``csc`` for a dense X, so a fit
+    compiles only its own way of sorting (the others' code was 40% of a regression tree's compile).
+    Returns (kind, feature, last left position, threshold, missing_left, n_groups, proxy); for a
+    categorical split the group bounds are left in ``work.best_groups``.
     """
     # Borrowed (utils._borrowed: the caller holds them, only numbers are returned), so that no
     # view or binding of an array in the loop over features counts references (it was 45% of a
-    # tree's fit). ``yk`` and ``y`` stay as given: Numba drops a branch only on a None-typed argument.
-    exact, node, target, work = borrowed((exact, node, target, work))
+    # tree's fit). ``yk`` and ``y`` stay as given: Numba drops a branch only on a None-typed argument,
+    # and so do ``presorted`` and ``sparse`` (``if presorted:``), told from the arguments before
+    # ``values`` is borrowed: the branches of the other ways of sorting are not compiled.
+    presorted = values is None
+    sparse = csc is not None
+    exact, node, target, work, values = borrowed((exact, node, target, work, values))
     sidx, start, end = exact.sidx, node.start, node.end
     # A child lighter than MIN_CHILD_SHARE of the node is rounding noise: never divide by it.
     scoring = Scoring(target.criterion, rules.min_samples_leaf,
@@ -113,15 +122,15 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
     in_column_order = rules.max_features >= n_features and not rules.random_splitter
     # The arrays read per feature, out of their records once.
     swapped, found = work.feature_lists[0], work.feature_lists[1]
-    known, values, hints = exact.known, exact.values, exact.hints
+    known, hints = exact.known, exact.hints
     found[0] = 0
     table, state, weight, counts = exact.table, target.state, target.weight, work.counts
-    presorted, by_column, is_categorical = exact.presorted, exact.by_column, target.is_categorical
+    by_column, is_categorical = exact.by_column, target.is_categorical
     # Views made once, not per feature: the node's samples and, node-sorted, the row each drawn
     # feature's order is sorted into (a presorted search has one row of ids and no use for it).
     node_order, sorted_ids = sidx[0], exact.ids[0 if presorted else 1]
     # A sparse X (_sparse_columns): each feature is scattered into table[0] and cleared after.
-    sparse, one_zero_enough = exact.sparse, not rules.random_splitter
+    one_zero_enough = not rules.random_splitter
     scattered = False
     zero_lo = zero_hi = start
     run_end = -1
@@ -144,7 +153,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
     best_rank = LAST_RANK  # the rank of the best feature so far
     searched = False  # whether a feature not constant in the node was searched
     for f_i in range(n_features):
-        if scattered:
+        if sparse and scattered:
             clear_sparse_feature(table[0], sorted_ids, start, zero_lo, zero_hi, end)
             scattered = False
         if f_i >= rules.max_features and searched:
@@ -199,7 +208,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                         if not gathered:
                             gather_feature(node_order, xf, start, end, idx, values)
                         partition_two_values(values, idx, start, end, smallest, largest)
-                        _keep_order(exact, Column(idx, xf, values, True, start, end, end, -1), start, start)
+                        _keep_order(exact, sparse, Column(idx, xf, values, True, start, end, end, -1), start, start)
                         best, best_rank, best_kind, best_feature = proxy, rank, THRESHOLD_SPLIT, f
                         best_pos, best_threshold = start + n_left - 1, midpoint(smallest, largest)
                         best_missing_left = n_left > end - start - n_left
@@ -216,7 +225,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                 continue
             n_miss = end - end_nn
         searched = True
-        col = Column(idx, xf, values, not (presorted or sparse), start, end_nn, end, run_end)
+        col = Column(idx, xf, _sorted_values(values, xf), not (presorted or sparse), start, end_nn, end, run_end)
 
         if is_categorical[f]:
             n_groups = _categorical_groups(col, grp_cur)
@@ -229,7 +238,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                 ok = grp_cur[g + 1] - grp_cur[g] >= scoring.min_samples and wg >= scoring.min_weight
                 proxy += pg
             if ok and beats_ranked(proxy, rank, best, best_rank):
-                _keep_order(exact, col, zero_lo, zero_hi)
+                _keep_order(exact, sparse, col, zero_lo, zero_hi)
                 best, best_rank = proxy, rank
                 best_kind = CATEGORICAL_SPLIT
                 best_feature = f
@@ -242,7 +251,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
         if rules.random_splitter:
             proxy, pos, threshold, missing_left = random_split(col, yk, y, target, node, scoring, work)
             if pos >= 0 and beats_ranked(proxy, rank, best, best_rank):
-                _keep_order(exact, col, zero_lo, zero_hi)
+                _keep_order(exact, sparse, col, zero_lo, zero_hi)
                 best, best_rank, best_kind, best_feature, best_pos = proxy, rank, THRESHOLD_SPLIT, f, pos
                 best_threshold, best_missing_left = threshold, missing_left
             continue
@@ -257,7 +266,7 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                 proxy, pos = sweep(col, yk, y, weight, node, scoring, missing_left, counts)
             if pos >= 0 and beats_ranked(proxy, rank, best, best_rank):
                 if best_feature != f:  # (the second sweep of the same feature has the same order)
-                    _keep_order(exact, col, zero_lo, zero_hi)
+                    _keep_order(exact, sparse, col, zero_lo, zero_hi)
                 best, best_rank, best_kind, best_feature, best_pos = proxy, rank, THRESHOLD_SPLIT, f, pos
                 if pos == end_nn - 1:
                     best_threshold = np.inf  # NaN ≤ inf is false: only the NaN go right
@@ -265,10 +274,25 @@ def find_split_exact(exact, node, yk, y, target, rules, work):
                     best_threshold = midpoint(value_at(col, pos), value_at(col, pos + 1))
                 n_left = pos + 1 - start
                 best_missing_left = missing_left if n_miss > 0 else n_left > end - start - n_left
-    if scattered:
+    if sparse and scattered:
         clear_sparse_feature(table[0], sorted_ids, start, zero_lo, zero_hi, end)
     _undo_draws(features, swapped, drawn)
     return best_kind, best_feature, best_pos, best_threshold, best_missing_left, best_groups, best
+
+
+def _sorted_values(values, xf):
+    """A Column's ``values``: the node-sorted buffer, or, for a presorted search (``values`` None;
+    never read, the column is not ``by_position``), X's column."""
+    return xf if values is None else values
+
+
+# Chosen by type (a node-sorted fit's branch on ``values is None`` would be compiled, and its two
+# arrays of different precisions would not unify).
+@overload(_sorted_values)
+def _sorted_values_compiled(values, xf):
+    if isinstance(values, types.NoneType):
+        return lambda values, xf: xf
+    return lambda values, xf: values
 
 
 @njit(inline="always")
@@ -293,12 +317,13 @@ def _undo_draws(features, swapped, drawn):
 
 
 @njit(inline="always")
-def _keep_order(exact, col, zero_lo, zero_hi):
+def _keep_order(exact, sparse, col, zero_lo, zero_hi):
     """A node-sorted search keeps the sorted order of its best feature so far (the next feature
     drawn is sorted into the same buffer); a presorted one has it already. A sparse feature's
-    zeros [zero_lo, zero_hi) are listed in full as it is kept (_sparse_columns)."""
+    zeros [zero_lo, zero_hi) are listed in full as it is kept (_sparse_columns). ``sparse``:
+    find_split_exact's, tested as it is, so that a dense fit compiles no sparse code here."""
     idx, start, end = col.idx, col.start, col.end
-    if exact.sparse:
+    if sparse:
         keep_sparse_order(exact, idx, col.x, start, end, zero_lo, zero_hi, col.run_end)
     elif not exact.presorted:
         kept = exact.ids[2]
