@@ -73,6 +73,14 @@ of the Ames table (2,344 × 310, 4,479 nodes) these counts were 45% of the fit. 
 ``grow_tree`` hands the rest of the build its records *borrowed* (``utils._borrowed``: the same
 arrays without an owner to count, which the fit holds anyway), and ``find_split_exact``
 borrows its own on entry, which lets LLVM drop every count from its loop over features.
+
+What a first fit compiles: Numba compiles each kernel once per signature, and all the code that
+signature can reach. So the fit's mode, task and way of sorting are None-typed arguments
+(``exact`` or ``hist``; ``yk`` or ``y``; the exact search's ``values`` and ``csc``), tested as
+arguments, which Numba's branch pruning drops before typing (it prunes on nothing else: a test
+of a record's field compiles both sides). And a constant handed to a kernel, or a variable that
+starts as one (``size = 0``), is typed as a literal and compiles a second copy of the callee:
+such values start as ``np.int64(0)`` or ``np.bool_(False)``.
 """
 
 from .decision_tree import DecisionTreeClassifier, DecisionTreeRegressor

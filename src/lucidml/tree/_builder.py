@@ -434,7 +434,7 @@ def _grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, canc
         counter[2] = hist.free.size  # all histogram slots free
         for s in range(hist.free.size):
             hist.free[s] = s
-    multiway = False  # whether a split may have more than two children (a categorical feature)
+    multiway = np.bool_(False)  # whether a split may have more than two children (a categorical feature)
     for f in range(target.is_categorical.size):
         multiway = multiway or target.is_categorical[f]
     store = grow(store, counter, np.int64(1), list_room(n_samples, np.int64(1), multiway), found_room(exact, 1))
@@ -464,7 +464,7 @@ def _grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, canc
     else:  # best-first: a binary max-heap on the improvement
         heap_val = np.empty(64)
         heap_id = np.empty(64, dtype=np.int64)
-        size = 0
+        size = np.int64(0)
         if store.growth[0]["splittable"]:
             size = heap_push(heap_val, heap_id, size, store.nodes[0]["improvement"], np.int64(0))
         leaves = 1

@@ -51,7 +51,7 @@ def build_histogram(binned, samples, start, end, stats, identity, gathered, hist
         if parallel:
             _gather_in_parallel(samples, start, m, stats, gathered)
         else:
-            _gather(samples, start, 0, m, stats, gathered)
+            _gather(samples, start, np.int64(0), m, stats, gathered)
     if parallel:
         _features_in_parallel(binned, samples, start, m, stats, identity, gathered, hist)
     else:
@@ -282,7 +282,8 @@ def find_split_hist(hist, node_stats, data, target, rules, work):
     node_seed = state[0]  # (_builder seeds each node's draws: _random.seed_node)
     best = -np.inf
     best_rank = LAST_RANK
-    best_kind, best_feature, best_bin, best_threshold, best_ml, best_groups = NO_SPLIT, -1, -1, np.nan, False, 0
+    best_kind, best_feature, best_threshold, best_ml, best_groups = NO_SPLIT, -1, np.nan, False, 0
+    best_bin = np.int64(-1)  # (a bare −1 would compile a second, literal-typed gap_threshold)
     searched = False  # whether a feature not constant in the node was searched
     for f_i in range(n_features):
         if f_i >= max_features and searched:
@@ -298,8 +299,8 @@ def find_split_hist(hist, node_stats, data, target, rules, work):
             rank = np.uint64(f_i)
         h = hist[f]
         nb = data.n_value_bins[f]
-        lo = -1
-        hi = -1
+        lo = np.int64(-1)
+        hi = np.int64(-1)
         for b in range(nb):
             if h[b, 0] > 0:
                 hi = b
@@ -338,7 +339,7 @@ def find_split_hist(hist, node_stats, data, target, rules, work):
                 break
             ml = missing_left
             if random_splitter and n_miss > 0:
-                ml = rand_int(state, 0, 2) == 1
+                ml = rand_int(state, np.int64(0), np.int64(2)) == 1
             proxy, b, n_left = _threshold_scan(h, node_stats, (lo, first_b, last_b, hi), ml, target, msl, mwl, work)
             if b >= 0 and beats_ranked(proxy, rank, best, best_rank):
                 best, best_rank, best_kind, best_feature, best_bin = proxy, rank, THRESHOLD_SPLIT, f, b

@@ -269,7 +269,7 @@ def random_split(col, yk, y, target, node, scoring, work):
     threshold = rand_uniform(target.state, lo, hi)
     if threshold >= hi:
         threshold = lo
-    missing_left = n_miss > 0 and rand_int(target.state, 0, 2) == 1
+    missing_left = n_miss > 0 and rand_int(target.state, np.int64(0), np.int64(2)) == 1
     a = start  # last position with value ≤ threshold, by bisection
     b = end_nn
     x, values, by_position = col.x, col.values, col.by_position

@@ -90,7 +90,7 @@ def apply_rows(X, first, last, nodes, categories, out):
         if not categories.present:
             out[i] = descend(X, i, 0, nodes)
             continue
-        u = 0
+        u = np.int64(0)  # (a bare 0 would compile a second, literal-typed next_node: tree/__init__)
         while nodes[u]["left_child"] != -1:
             nxt = next_node(X, i, u, nodes, categories)
             if nxt < 0:
@@ -115,7 +115,7 @@ def decision_paths(X, nodes, categories, max_len):
     indices = np.empty(n * max_len, dtype=np.intp)
     k = 0
     for i in range(n):
-        u = 0
+        u = np.int64(0)
         indices[k] = 0
         k += 1
         while nodes[u]["left_child"] != -1:
