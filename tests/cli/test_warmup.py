@@ -55,3 +55,19 @@ def test_warmup_of_every_model_runs_through():
     from lucidml.registry import REGISTRY
 
     assert sorted(warmup()) == sorted(entry.name for entry in REGISTRY)
+
+
+def test_warmup_compiles_both_exact_searches_of_a_tree():
+    """A presorted fit and a node-sorted one compile apart (tree/__init__): the warm-up makes both."""
+    code = """
+import json
+from numba import types
+from lucidml import warmup
+from lucidml.tree._builder import grow_tree
+warmup(["DecisionTreeClassifier"])
+exact = [signature[0] for signature in grow_tree.signatures if not isinstance(signature[0], types.NoneType)]
+print(json.dumps(sorted({isinstance(e[e.fields.index("values")], types.NoneType) for e in exact})))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [False, True]  # node-sorted and presorted

@@ -77,10 +77,12 @@ borrows its own on entry, which lets LLVM drop every count from its loop over fe
 What a first fit compiles: Numba compiles each kernel once per signature, and all the code that
 signature can reach. So the fit's mode, task and way of sorting are None-typed arguments
 (``exact`` or ``hist``; ``yk`` or ``y``; the exact search's ``values`` and ``csc``), tested as
-arguments, which Numba's branch pruning drops before typing (it prunes on nothing else: a test
-of a record's field compiles both sides). And a constant handed to a kernel, or a variable that
-starts as one (``size = 0``), is typed as a literal and compiles a second copy of the callee:
-such values start as ``np.int64(0)`` or ``np.bool_(False)``.
+arguments: Numba's branch pruning drops the side a None argument rules out before typing (it
+prunes on nothing else: a test of a record's field, or of an array argument, compiles both
+sides). A presorted and a node-sorted fit therefore compile apart (``lucidml warmup`` makes
+both). And a constant handed to a kernel, or a variable that starts as one (``size = 0``), is
+typed as a literal and compiles a second copy of the callee: such values start as
+``np.int64(0)`` or ``np.bool_(False)``.
 """
 
 from .decision_tree import DecisionTreeClassifier, DecisionTreeRegressor

@@ -110,8 +110,8 @@ def sweep_absolute_error(col, y, w, total, scoring, rank_of, work):
     x, values, by_position = col.x, col.values, col.by_position
     ae = work.abs_errors
     n = end - start
-    _abs_error_pass(idx, start, end, 1, y, w, work, ae[0])
-    _abs_error_pass(idx, end - 1, start - 1, -1, y, w, work, ae[1])
+    _abs_error_pass(idx, start, end, np.int64(1), y, w, work, ae[0])
+    _abs_error_pass(idx, end - 1, start - 1, np.int64(-1), y, w, work, ae[1])
     best = -np.inf
     best_pos = -1
     w_left = 0.0

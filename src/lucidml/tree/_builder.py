@@ -50,8 +50,8 @@ from ._store import enlarged, found_room, grow, grow_for_children, list_room, ne
 # ancestors (it is skipped unread: the lists are kept in the store); ``hints[f]`` (d, 2): the two
 # values f last took in a node searched, NaN if none (_splitter: tried before gathering). Either way
 # ``sidx[0, start:end]`` are the samples of a node, and ``ids[0]`` is the partition's scratch.
-# ``values`` is None when ``presorted`` and ``csc`` None unless ``sparse``: a presorted fit, a
-# dense node-sorted one and a sparse one each compile only their own search (_splitter).
+# ``values`` is None when ``presorted`` and ``csc`` None unless ``sparse``: a presorted fit compiles
+# no node-sorting code, a dense one no sparse code (_splitter.find_split_exact).
 # (Few arrays: every call that is not inlined counts each array of its records up and down.)
 # Histogram mode: ``binned`` codes, the node-ordered ``samples`` (``all_samples``:
 # they are 0 … n − 1 at the root), the bin ``edges`` (flat, ``edge_ptr`` per feature),

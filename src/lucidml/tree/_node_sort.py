@@ -281,7 +281,7 @@ def _heapsort(values, idx, lo, hi):
         _sift_down(values, idx, lo, root, n)
     for last in range(n - 1, 0, -1):
         _swap(values, idx, lo, lo + last)
-        _sift_down(values, idx, lo, 0, last)
+        _sift_down(values, idx, lo, np.int64(0), last)
 
 
 @njit

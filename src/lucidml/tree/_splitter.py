@@ -97,8 +97,10 @@ def find_split_exact(exact, values, csc, node, yk, y, target, rules, work):
 
     ``yk``/``y``: the target's class codes or values (the other None: each task compiles only its
     own sweeps). ``values`` and ``csc`` are ``exact.values`` and ``exact.csc``, passed apart for the
-    same reason: ``values`` is None for a presorted search and ``csc`` for a dense X, so a fit
-    compiles only its own way of sorting (the others' code was 40% of a regression tree's compile).
+    same reason: ``values`` is None for a presorted search and ``csc`` for a dense X, so a presorted
+    fit compiles neither node-sorted nor sparse code (that code was almost half of a regression
+    tree's compile), and a dense node-sorted fit no sparse code. (Numba prunes on None only: a
+    sparse fit, both arguments arrays, compiles all three ways.)
     Returns (kind, feature, last left position, threshold, missing_left, n_groups, proxy); for a
     categorical split the group bounds are left in ``work.best_groups``.
     """

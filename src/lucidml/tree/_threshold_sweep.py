@@ -263,8 +263,8 @@ def random_split(col, yk, y, target, node, scoring, work):
     """scikit-learn's "random" splitter: one threshold drawn uniformly in [min, max) of the node."""
     idx, start, end_nn, end = col.idx, col.start, col.end_nn, col.end
     w, criterion, total = target.weight, target.criterion, node.total
-    lo = value_at(col, start)
-    hi = value_at(col, end_nn - 1)
+    lo = np.float64(value_at(col, start))  # (float64 whatever X's precision: one draw for all)
+    hi = np.float64(value_at(col, end_nn - 1))
     n_miss = end - end_nn
     threshold = rand_uniform(target.state, lo, hi)
     if threshold >= hi:

@@ -88,7 +88,7 @@ def apply_rows(X, first, last, nodes, categories, out):
     """out[i] = the node row i ends in (a leaf, or a categorical node for an unseen value), i in [first, last)."""
     for i in range(first, last):
         if not categories.present:
-            out[i] = descend(X, i, 0, nodes)
+            out[i] = descend(X, i, np.int64(0), nodes)
             continue
         u = np.int64(0)  # (a bare 0 would compile a second, literal-typed next_node: tree/__init__)
         while nodes[u]["left_child"] != -1:
