@@ -268,3 +268,26 @@ def test_zip64_records_are_written_where_sizes_need_them(tmp_path, monkeypatch):
         assert opened.testzip() is None  # zipfile reads every member and checks its CRC
         assert any(info.file_size >= 100 for info in opened.infolist())
     _assert_identical(_outputs(model, X), _outputs(lucidml.load(path), X))
+
+
+def test_array_headers_are_parsed_one_at_a_time(monkeypatch, tmp_path):
+    """NumPy parses a .npy header with ast.literal_eval, which CPython before 3.11.8 does not keep
+    thread-safe (a CI run reading a model's arrays on two threads failed with "AST constructor
+    recursion depth mismatch"): the reader's threads parse their headers under one lock."""
+    from lucidml.io import _archive
+
+    parsed_under_lock = []
+    parse = np.lib.format.read_array_header_1_0
+
+    def checked(fp, *args, **kwargs):
+        parsed_under_lock.append(_archive._HEADER_PARSE.locked())
+        return parse(fp, *args, **kwargs)
+
+    monkeypatch.setattr(np.lib.format, "read_array_header_1_0", checked)
+    X, y = _data("classifier")
+    model = LogisticRegression(max_iter=50).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        loaded = lucidml.load(lucidml.save(model, str(tmp_path / "model.lucid")))
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    assert len(parsed_under_lock) >= 2 and all(parsed_under_lock)

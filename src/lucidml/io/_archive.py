@@ -111,6 +111,11 @@ def _checksums(*parts):
 
 
 ZIP64_LIMIT = 0xFFFFFFFF  # sizes and offsets from which zip64 records are needed (and 0xFFFF members)
+# NumPy reads a .npy header with ast.literal_eval, whose AST construction CPython before 3.11.8
+# does not keep apart between threads: two headers parsed at once can fail with "SystemError: AST
+# constructor recursion depth mismatch" (CPython issue 106905; seen in a CI run reading a model's
+# arrays on two threads). Headers are parsed one at a time; the arrays are still read on two threads.
+_HEADER_PARSE = threading.Lock()
 _DOS_DATE = (1 << 5) | 1  # 1980-01-01, 00:00: the same model gives the same bytes
 
 
@@ -342,13 +347,14 @@ class ArchiveReader:
         head = bytearray(min(length, MAX_HEADER_BYTES))
         head = io.BytesIO(head[:self._read_at(offset, head)])
         try:
-            version = np.lib.format.read_magic(head)
-            if version == (1, 0):
-                header_shape, fortran, header_dtype = np.lib.format.read_array_header_1_0(head)
-            elif version == (2, 0):
-                header_shape, fortran, header_dtype = np.lib.format.read_array_header_2_0(head)
-            else:
-                raise ValueError(f"unsupported .npy version {version}")
+            with _HEADER_PARSE:
+                version = np.lib.format.read_magic(head)
+                if version == (1, 0):
+                    header_shape, fortran, header_dtype = np.lib.format.read_array_header_1_0(head)
+                elif version == (2, 0):
+                    header_shape, fortran, header_dtype = np.lib.format.read_array_header_2_0(head)
+                else:
+                    raise ValueError(f"unsupported .npy version {version}")
         except Exception as error:  # NumPy's header parser meets bytes it was never meant to see
             raise ModelFileError(f"member {member!r} has no valid .npy header ({type(error).__name__}: {error})") from None
         if header_dtype.hasobject or header_dtype != dtype or tuple(header_shape) != tuple(shape):
