@@ -29,7 +29,7 @@ import tempfile
 from lucidml.registry import REGISTRY
 
 from ._report import write_section
-from .runner import AS_INSTALLED, COMPILE_ALL, run_python
+from .runner import AS_INSTALLED, COMPILE_ALL, STOP_CHILDREN, run_python
 
 _SCRIPT = """
 import json, time
@@ -52,7 +52,7 @@ if method is not None:
     getattr(model, method)(X)
 predicted = time.perf_counter()
 print(json.dumps([imported - start, fitted - t, predicted - fitted, package - start]))
-"""
+""" + STOP_CHILDREN
 
 
 def _run(name, cache_dir, env):

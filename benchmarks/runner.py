@@ -163,6 +163,7 @@ def _cold_start(entry, case, cache_dir=None, library="lucidml", env=None):
         f"noise={case.noise!r})\n"
         f"{make}.fit(X, y)\n"
         "print(time.perf_counter() - t)\n"
+        + STOP_CHILDREN
     )
     return run_python(script, cache_dir=cache_dir, env=env)
 
@@ -171,6 +172,10 @@ def _cold_start(entry, case, cache_dir=None, library="lucidml", env=None):
 # the default tier, small first calls of some kernels run interpreted (lucidml.utils._numba).
 COMPILE_ALL = {"LUCIDML_KERNEL_TIER": "compiled"}
 AS_INSTALLED = {"LUCIDML_KERNEL_TIER": "auto"}
+# The last line of a script timed with a throw-away cache: a kernel's compile that the fit handed to a
+# child process (lucidml.utils._background_compile) would only fill that cache, and take a core
+# from the next measurement.
+STOP_CHILDREN = "from lucidml.utils._background_compile import stop_children; stop_children()\n"
 
 
 def run_python(script, cache_dir=None, env=None, parse=float):

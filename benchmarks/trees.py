@@ -32,7 +32,7 @@ import sys
 import tempfile
 
 from ._report import write_section
-from .runner import AS_INSTALLED, COMPILE_ALL, run_python
+from .runner import AS_INSTALLED, COMPILE_ALL, STOP_CHILDREN, run_python
 
 # (lucidml class, scikit-learn class, data set); default parameters on both sides.
 MODELS = [
@@ -63,6 +63,7 @@ def first_fit_seconds(class_path, dataset, cache_dir=None, env=None):
         f"X, y = load_{dataset}(return_X_y=True)\n"
         f"{name}().fit(X, y).predict(X)\n"
         "print(time.perf_counter() - start)\n"
+        + STOP_CHILDREN
     )
     return run_python(script, cache_dir=cache_dir, env=env)
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_diabetes, load_iris, load_wine
 
+import lucidml.utils._interpret_budget as budgets
 import lucidml.utils._numba as tiers
 from lucidml.ensemble import GradientBoostingRegressor
 from lucidml.tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -112,8 +113,8 @@ def test_small_first_calls_run_interpreted_big_ones_compile(monkeypatch):
 
 def test_a_kernel_compiles_once_its_interpreted_time_is_spent(monkeypatch):
     monkeypatch.setattr(tiers, "_TIER", "auto")
-    monkeypatch.setattr(tiers, "MIN_INTERPRET_S", 0.0)
-    monkeypatch.setattr(tiers, "MAX_INTERPRET_S", 0.0)
+    monkeypatch.setattr(budgets, "MIN_INTERPRET_S", 0.0)
+    monkeypatch.setattr(budgets, "MAX_INTERPRET_S", 0.0)
     _, outer = _toy_kernels()
     outer(np.ones(10))
     assert outer.overloads
@@ -123,11 +124,11 @@ def test_the_interpreter_budget_grows_with_the_code_to_compile():
     inner, outer = _toy_kernels()
     from lucidml.tree._builder import grow_tree
 
-    assert tiers.interpret_budget(outer) == tiers.MIN_INTERPRET_S  # a few bytes: compiles in a moment
-    assert tiers._code_bytes(outer, set()) > tiers._code_bytes(inner, set())  # the callee counts
-    budget = tiers.interpret_budget(grow_tree)  # the tree builder: about what compiling it costs
+    assert budgets.interpret_budget(outer) == budgets.MIN_INTERPRET_S  # a few bytes: compiles in a moment
+    assert budgets._code_bytes(outer, set()) > budgets._code_bytes(inner, set())  # the callee counts
+    budget = budgets.interpret_budget(grow_tree)  # the tree builder: about what compiling it costs
     assert budget >= 10.0
-    assert budget == min(tiers.MAX_INTERPRET_S, tiers.COMPILE_S_PER_BYTE * tiers._code_bytes(grow_tree, set()))
+    assert budget == min(budgets.MAX_INTERPRET_S, budgets.COMPILE_S_PER_BYTE * budgets._code_bytes(grow_tree, set()))
 
 
 def test_interpreted_time_adds_up_over_processes(monkeypatch, tmp_path):
@@ -135,15 +136,17 @@ def test_interpreted_time_adds_up_over_processes(monkeypatch, tmp_path):
     processes ran interpreted for its whole budget is compiled at once."""
     monkeypatch.setattr(tiers, "_TIER", "auto")
     ledger = tmp_path / "outer.interpreted"
-    monkeypatch.setattr(tiers, "_ledger_path", lambda kernel: str(ledger))
+    monkeypatch.setattr(budgets, "ledger_path", lambda kernel, mode=0: str(ledger))
+    monkeypatch.setattr(budgets, "INTERPRETED_KERNELS", set())  # only this test's kernels write to it
+    monkeypatch.setattr(tiers, "INTERPRETED_KERNELS", budgets.INTERPRETED_KERNELS)
     _, outer = _toy_kernels()
     outer(np.ones(10))
     assert not outer.overloads and not ledger.exists()
-    tiers._write_ledgers()  # what the process does at exit
+    budgets.write_ledgers()  # what the process does at exit
     spent = float(ledger.read_text())
     assert 0 < spent == outer.interpreted_seconds()
 
-    ledger.write_text(repr(tiers.MAX_INTERPRET_S))  # as if earlier processes spent the budget
+    ledger.write_text(repr(budgets.MAX_INTERPRET_S))  # as if earlier processes spent the budget
     _, fresh = _toy_kernels()
     fresh(np.ones(10))
     assert fresh.overloads

@@ -4,6 +4,7 @@ The project's defaults are
 
 - ``cache=True``: the machine code is written next to the source (or to Numba's user cache
   when that is read-only), so only the very first import on a machine pays the compile time;
+  loading it skips Numba's registry refresh (:class:`_Cache`, 0.1–0.3 s of a new process);
 - ``nogil=True``: a kernel releases the GIL, so joblib's threading backend runs kernels in
   parallel for real.
 
@@ -15,18 +16,34 @@ on a table of a few hundred rows needs milliseconds. So a kernel declared with
 *interpreted tier*: the same source, the same arithmetic, its callees interpreted too) while
 all of these hold:
 
-- it has no machine code yet, neither in this process nor in Numba's on-disk cache;
+- it has no machine code for the call's argument types yet, neither in this process nor in
+  Numba's on-disk cache;
 - the call is small: at most :data:`SMALL_CALL` array elements over all its arguments;
 - it has spent less time interpreted than compiling it would take, as far as that can be told
   beforehand (:func:`interpret_budget`, from the size of its code and of the kernels it calls:
-  1 to 10 s). This is the rent-or-buy rule: when the guess is right, the total never exceeds
-  twice what the better choice, known in hindsight, would have cost. The time is summed over
+  1 to 20 s). This is the rent-or-buy rule: when the guess is right, the total never exceeds
+  twice what the better choice, known in hindsight, would have cost (for a compile in the
+  background, below, the caller waits for none of it, unless the child has not finished by
+  twice the budget). The time is summed over
   the processes of the machine (a small ``.interpreted`` file beside the kernel's entry in
-  Numba's cache), so a script run again and again on small data gets compiled code too.
+  Numba's cache, ``lucidml.utils._interpret_budget``), so a script run again and again on small
+  data gets compiled code too.
 
-Otherwise it is compiled as usual, and from then on it always runs compiled. A newcomer's first
-fit on iris therefore answers in milliseconds instead of waiting for the compiler, and a
-kernel that is called often (or on big data) is compiled as soon as that pays.
+Otherwise it is compiled as usual, and from then on those argument types run compiled. A
+newcomer's first fit on iris therefore answers in milliseconds instead of waiting for the
+compiler, and a kernel that is called often (or on big data) is compiled as soon as that pays.
+
+Two refinements:
+
+- *Modes.* Numba drops the branches that a None argument rules out, so a kernel called with None
+  in different places runs different code, compiled apart (the tree builder: exact search for
+  the trees and forests, histogram search for boosting). Each such mode (:func:`_mode`) keeps
+  its own ledger, and machine code for one mode does not make a small call of another compile.
+- *Compiling in the background.* A kernel whose compile is guessed at :data:`BACKGROUND_MIN_S`
+  or more is compiled by a child process once it has spent :data:`BACKGROUND_FROM` of its
+  budget, while the caller goes on interpreting; the first call after the child is done loads
+  its code from the cache (``lucidml.utils._background_compile``). Where a core is free, the
+  user then does not wait for the compile; the child takes that core meanwhile.
 
 Kernels whose work grows about linearly with their arrays (a tree: rows × features × depth)
 declare ``interpret_small=True``; a kernel whose work grows faster (all pairs of rows, say)
@@ -43,7 +60,6 @@ starts. Every kernel then runs as the plain Python function it is written as, so
 ``print`` and coverage work inside it; results are the same, only slower (a test checks this).
 """
 
-import atexit
 import functools
 import os
 import signal
@@ -54,9 +70,14 @@ from contextlib import contextmanager
 
 import numba
 import numpy as np
+from numba.core.caching import FunctionCache
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
+from numba.core.runtime import rtsys
 from numba.extending import overload
+
+from . import _background_compile
+from ._interpret_budget import INTERPRETED_KERNELS, interpret_budget, ledger_path, read_ledger
 
 __all__ = [
     "Dispatcher", "Kernel", "NJIT_DEFAULTS", "SMALL_CALL", "TIERS", "interpret_budget", "interpreted_calls",
@@ -68,15 +89,16 @@ NJIT_DEFAULTS = {"cache": True, "nogil": True}
 # Iris is 600 values, diabetes 4,420: interpreted, a tree on them takes 10–150 ms; a tree on
 # 2,500 × 20 values (100,000 elements with its presorted order) about 2 s.
 SMALL_CALL = 100_000
-# Compile seconds per byte of Python bytecode (the kernel and every kernel it calls), measured on
-# this project's kernels: 25,800 bytes of tree builder take 10–13 s, 10,200 of SMO about 10 s,
-# 7,300 of boosting's grower about 8 s with its histograms. A rough guess, clipped. The tree
-# builder has since grown to 39,000 bytes and compiled in 14–30 s (stops 32–38): its budget,
-# about 20 s, lets a 100-tree forest on diabetes (12 s interpreted) finish interpreted, where a
-# 10 s cap compiled it at the tenth second and its first fit took 45 s.
-COMPILE_S_PER_BYTE = 5e-4
-MIN_INTERPRET_S = 1.0
-MAX_INTERPRET_S = 20.0
+# A kernel whose compile is guessed to take BACKGROUND_MIN_S or more is compiled by a child process
+# once it has spent BACKGROUND_FROM of its budget interpreted (see _background_compile): the child
+# costs a core for the compile's time plus about 1.5 s of start, where the calling process would
+# have stopped for the compile's time. A tenth: `lucidml compare`'s exact trees spend about 3 s a
+# run interpreted, so the child starts in the first run and the second run finds the code (a
+# quarter: the third run, 15.3 s against 12.7). At most MAX_JOBS children per kernel and mode,
+# per process.
+BACKGROUND_MIN_S = 5.0
+BACKGROUND_FROM = 0.1
+MAX_JOBS = 3
 
 TIERS = ("auto", "compiled", "interpreted")
 _TIER = os.environ.get("LUCIDML_KERNEL_TIER", "auto")
@@ -165,12 +187,43 @@ def interpreted_calls():
     return _interpreted_calls
 
 
+class _Cache(FunctionCache):
+    """Numba's on-disk cache of a function, loaded without first refreshing the target's registries.
+
+    Numba's ``load_overload`` begins with ``target_context.refresh()``, which, the first time in a
+    process, imports and installs every typing and lowering registry of Numba: 0.13–0.3 s, the bulk
+    of a small fit's first call in a new process whose kernels are all cached. Cached machine code
+    needs only Numba's runtime (memory management), which that refresh starts and which is started
+    here instead; whatever needs the registries refreshes them itself: a compile
+    (``CompilerBase.__init__``) and a lowering lookup that misses (``BaseContext.get_function``).
+    """
+
+    def load_overload(self, sig, target_context):
+        try:
+            guard, load = self._guard_against_spurious_io_errors, self._load_overload
+        except AttributeError:  # Numba's internals changed: its own way
+            return super().load_overload(sig, target_context)
+        rtsys.initialize(target_context)  # as CPUContext.load_additional_registries does first
+        with guard():
+            return load(sig, target_context)
+
+
 class Dispatcher(CPUDispatcher):
     """Numba's dispatcher, whose compiles hold Ctrl-C until they end (see :func:`_ctrl_c_held`)."""
 
     def compile(self, sig):
         with _ctrl_c_held():
             return super().compile(sig)
+
+    def enable_caching(self):
+        self._cache = _Cache(self.py_func)
+
+
+class _NewSignature(Exception):
+    """Numba's dispatch of a :class:`Kernel` found no machine code for the call's argument types."""
+
+
+_deciding = threading.local()  # .compile: Kernel._first_calls has chosen to compile this call
 
 
 class Kernel(Dispatcher):
@@ -183,19 +236,49 @@ class Kernel(Dispatcher):
     small_call = SMALL_CALL
 
     def __call__(self, *args, **kwargs):
-        if self.overloads and _TIER != "interpreted":  # compiled once: the usual dispatch from now on
-            return _compiled_call(self, *args, **kwargs)
+        if _TIER == "auto":
+            if self.overloads:  # compiled for some argument types: Numba's dispatch finds them
+                try:
+                    return _compiled_call(self, *args, **kwargs)
+                except _NewSignature:  # not for these: the rules below decide
+                    pass
+            return self._first_calls(args, kwargs)
         if _TIER == "interpreted":
             with np.errstate(all="ignore"):
                 return self.interpreted(*args, **kwargs)
-        if _TIER == "compiled":
-            return _compiled_call(self, *args, **kwargs)
-        return self._first_calls(args, kwargs)
+        return self._compiled(args, kwargs)  # marked: the tier may turn "auto" on another thread meanwhile
+
+    def _compile_for_args(self, *args, **kwargs):
+        # Numba's dispatch calls this when it has no machine code for the arguments' types. A call
+        # of another mode (see _mode) than the compiled ones may still run interpreted: back to
+        # __call__, unless _first_calls has chosen to compile.
+        if _TIER == "auto" and not getattr(_deciding, "compile", False):
+            raise _NewSignature
+        return super()._compile_for_args(*args, **kwargs)
 
     def _first_calls(self, args, kwargs):
+        mode = _mode(args)
         if (_elements(args) + _elements(tuple(kwargs.values())) > self.small_call
-                or self.interpreted_seconds() >= interpret_budget(self) or self._load_from_disk(args)):
-            return _compiled_call(self, *args, **kwargs)
+                or self._load_from_disk(args, mode)):
+            return self._compiled(args, kwargs)
+        spent, budget = self.interpreted_seconds(mode), interpret_budget(self)
+        job = None
+        if budget >= BACKGROUND_MIN_S and spent >= BACKGROUND_FROM * budget:
+            # Time to buy, in a child process while this one goes on renting (_background_compile).
+            job = self._background_job(args, mode)
+            if job is not None and job.done():
+                self._jobs.pop(mode, None)
+                self._not_on_disk.discard(mode)
+                if job.argtypes is not None and self._load_types(job.argtypes):  # the child's, whatever this call's
+                    try:
+                        return _compiled_call(self, *args, **kwargs)
+                    except _NewSignature:  # this call has other types (the same mode: another model)
+                        pass
+                if self._load_from_disk(args, mode):
+                    return self._compiled(args, kwargs)
+                job = None  # nothing for these types: another child may compile them, up to MAX_JOBS
+        if spent >= budget and (job is None or spent >= 2 * budget):
+            return self._compiled(args, kwargs)
         start = time.perf_counter()
         try:
             # Numba's integers wrap and its floats overflow silently; NumPy scalars would warn.
@@ -204,34 +287,77 @@ class Kernel(Dispatcher):
         finally:
             global _interpreted_calls
             with _LOCK:
-                self._interpreted_here = self.__dict__.get("_interpreted_here", 0.0) + time.perf_counter() - start
+                here = self._interpreted_here
+                here[mode] = here.get(mode, 0.0) + time.perf_counter() - start
                 _interpreted_calls += 1
-                _INTERPRETED_KERNELS.add(self)
+                INTERPRETED_KERNELS.add(self)
 
-    def interpreted_seconds(self):
-        """Seconds this kernel has run interpreted on this machine: earlier processes and this one."""
-        earlier = self.__dict__.get("_interpreted_before")
+    def _compiled(self, args, kwargs):
+        """The call, compiled if need be (``_compile_for_args`` lets it)."""
+        previous, _deciding.compile = getattr(_deciding, "compile", False), True
+        try:
+            return _compiled_call(self, *args, **kwargs)
+        finally:
+            _deciding.compile = previous
+
+    def _background_job(self, args, mode):
+        """The child process compiling this kernel for a call of ``mode`` (started now if none), or None."""
+        job = self._jobs.get(mode)
+        ledger = ledger_path(self)
+        if (job is None and _background_compile.ENABLED and ledger is not None
+                and self._job_count.get(mode, 0) < MAX_JOBS and _background_compile.idle()):
+            self._job_count[mode] = self._job_count.get(mode, 0) + 1  # tries, started or not
+            argtypes = tuple(self.typeof_pyval(a) for a in args)
+            if any(t == numba.types.pyobject for t in argtypes):  # a value Numba cannot type: no child
+                return None
+            job = _background_compile.start(self, argtypes, ledger)
+            if job is not None:
+                self._jobs[mode] = job
+        return job
+
+    def interpreted_seconds(self, mode=0):
+        """Seconds this kernel has run interpreted in ``mode`` (see _mode) on this machine: earlier
+        processes and this one."""
+        earlier = self._interpreted_before.get(mode)
         if earlier is None:
-            earlier = self._interpreted_before = _read_ledger(self)
-        return earlier + self.__dict__.get("_interpreted_here", 0.0)
+            earlier = self._interpreted_before[mode] = read_ledger(self, mode)
+        return earlier + self._interpreted_here.get(mode, 0.0)
 
-    def _load_from_disk(self, args):
-        """Whether the machine code for these argument types is in Numba's on-disk cache (then loaded)."""
-        if self.__dict__.get("_not_on_disk"):
+    def _load_from_disk(self, args, mode):
+        """Whether the machine code for these arguments' types is in Numba's on-disk cache (then
+        loaded). A miss is remembered for the mode: the next calls of that mode do not look again."""
+        if mode in self._not_on_disk:
             return False
         try:
-            # As numba.core.dispatcher.Dispatcher.compile does before it compiles.
-            argtypes = tuple(self.typeof_pyval(a) for a in args)
-            with global_compiler_lock:
-                result = self._cache.load_overload(argtypes, self.targetctx)
-                if result is not None:
-                    self.targetctx.insert_user_function(result.entry_point, result.fndesc, [result.library])
-                    self.add_overload(result)
-                    return True
+            found = self._load_types(tuple(self.typeof_pyval(a) for a in args))
         except Exception:  # an internal of Numba changed: just compile as usual
             return True
-        self._not_on_disk = True
-        return False
+        if not found:
+            self._not_on_disk.add(mode)
+        return found
+
+    def _load_types(self, argtypes):
+        """Load the machine code for ``argtypes`` from Numba's on-disk cache; whether it was there."""
+        if tuple(argtypes) in self.overloads:
+            return True
+        with global_compiler_lock:  # as numba.core.dispatcher.Dispatcher.compile does before it compiles
+            result = self._cache.load_overload(argtypes, self.targetctx)
+            if result is None:
+                return False
+            self.targetctx.insert_user_function(result.entry_point, result.fndesc, [result.library])
+            self.add_overload(result)
+            return True
+
+    # Per-kernel state of the rules above, made on first use (Numba builds dispatchers its own way).
+    def __getattr__(self, name):
+        if name in ("_not_on_disk",):
+            value = set()
+        elif name in ("_interpreted_here", "_interpreted_before", "_jobs", "_job_count"):
+            value = {}
+        else:
+            raise AttributeError(name)
+        self.__dict__[name] = value
+        return value
 
     @property
     def interpreted(self):
@@ -271,69 +397,15 @@ def _interpreted(kernel, done):
     return function
 
 
-_INTERPRETED_KERNELS = set()  # kernels that ran interpreted in this process: their ledgers are written at exit
-
-
-def _ledger_path(kernel):
-    """The file beside the kernel's index in Numba's cache that sums its interpreted seconds, or None."""
-    try:
-        cache = kernel._cache
-        return os.path.join(cache._cache_path, cache._cache_file._index_name.rsplit(".", 1)[0] + ".interpreted")
-    except AttributeError:  # no on-disk cache (cache=False), or Numba's internals changed
-        return None
-
-
-def _read_ledger(kernel):
-    path = _ledger_path(kernel)
-    try:
-        with open(path) as handle:
-            return max(0.0, float(handle.read()))
-    except (TypeError, OSError, ValueError):  # none yet, unreadable or garbled: start from zero
-        return 0.0
-
-
-@atexit.register
-def _write_ledgers():
-    """Add this process's interpreted seconds to each kernel's ledger (nothing once it is compiled)."""
-    for kernel in list(_INTERPRETED_KERNELS):
-        path = _ledger_path(kernel)
-        if path is None or kernel.overloads:
-            continue
-        try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w") as handle:
-                handle.write(repr(kernel.interpreted_seconds()))
-        except OSError:  # a read-only cache: the next process starts its count from zero
-            pass
-
-
-def interpret_budget(kernel):
-    """Seconds a kernel may run interpreted on a machine before it is compiled: about what compiling
-    it would cost (``COMPILE_S_PER_BYTE`` × the bytecode of it and its callees), clipped to
-    [``MIN_INTERPRET_S``, ``MAX_INTERPRET_S``]."""
-    size = kernel.__dict__.get("_code_bytes")
-    if size is None:
-        size = kernel._code_bytes = _code_bytes(kernel, set())
-    return min(MAX_INTERPRET_S, max(MIN_INTERPRET_S, COMPILE_S_PER_BYTE * size))
-
-
-def _code_bytes(kernel, seen):
-    """Bytes of bytecode of ``kernel`` and of every kernel it calls (each counted once)."""
-    if id(kernel) in seen:
-        return 0
-    seen.add(id(kernel))
-    py_func = kernel.py_func
-    total = len(py_func.__code__.co_code)
-    callees = [py_func.__globals__.get(name) for name in py_func.__code__.co_names]
-    for cell in py_func.__closure__ or ():
-        try:
-            callees.append(cell.cell_contents)
-        except ValueError:  # a cell not filled yet
-            pass
-    for callee in callees:
-        if isinstance(callee, CPUDispatcher):
-            total += _code_bytes(callee, seen)
-    return total
+def _mode(args):
+    """Which arguments are None, as bits. Numba drops the branches a None argument rules out, so a
+    kernel called with None in different places (the tree builder: exact or histogram search) runs
+    different code, compiled and paid for apart; each mode keeps its own ledger."""
+    mode = 0
+    for i, a in enumerate(args):
+        if a is None:
+            mode |= 1 << i
+    return mode
 
 
 def _elements(args):
