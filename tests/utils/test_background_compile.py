@@ -165,7 +165,7 @@ print(json.dumps({"proba": proba.tolist(), "installed_before": installed, "compi
 
 
 def test_cached_kernels_load_without_numba_s_registries_and_a_compile_after_still_works(tmp_path):
-    """Loading cached machine code skips Numba's registry refresh (utils._numba._Cache); a compile
+    """Loading cached machine code skips Numba's registry refresh (utils._numba_cache); a compile
     in the same process afterwards refreshes them itself."""
     filled = _run(_LOAD_THEN_COMPILE, tmp_path, LUCIDML_KERNEL_TIER="compiled")
     assert "joint_log_likelihood" in filled["compiled_by_fit"]
@@ -230,3 +230,34 @@ def test_one_child_at_a_time_per_process(monkeypatch):
     assert not background.idle()
     background.stop_children()
     assert sleeper.poll() is not None and background.idle()
+
+
+def test_a_cache_save_holds_a_lock_across_processes(tmp_path, monkeypatch):
+    """Numba picks a cache entry's data-file name from the index it has read: two processes saving
+    one function at once could pair one signature with the other's code. Saves take turns."""
+    import fcntl
+
+    from numba.core import config
+    from numba.core.caching import FunctionCache
+
+    from lucidml.utils._numba_cache import NumbaCache
+
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path))  # the cache, and its lock, in tmp_path
+    cache = NumbaCache(test_a_cache_save_holds_a_lock_across_processes)
+    lock = cache._cache_file._index_path + ".lock"
+    assert lock.startswith(str(tmp_path))
+    held = []
+
+    def numba_save(self, sig, data):
+        with open(lock, "a") as other:  # another open file, as another process's would be
+            try:
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held.append(False)
+            except BlockingIOError:
+                held.append(True)
+
+    monkeypatch.setattr(FunctionCache, "save_overload", numba_save)
+    cache.save_overload((), None)
+    assert held == [True]
+    with open(lock, "a") as after:
+        fcntl.flock(after, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released once the save is done

@@ -4,7 +4,8 @@ The project's defaults are
 
 - ``cache=True``: the machine code is written next to the source (or to Numba's user cache
   when that is read-only), so only the very first import on a machine pays the compile time;
-  loading it skips Numba's registry refresh (:class:`_Cache`, 0.1–0.3 s of a new process);
+  loading it skips Numba's registry refresh (0.1–0.3 s of a new process) and saving it is one
+  process at a time (``lucidml.utils._numba_cache``);
 - ``nogil=True``: a kernel releases the GIL, so joblib's threading backend runs kernels in
   parallel for real.
 
@@ -70,14 +71,18 @@ from contextlib import contextmanager
 
 import numba
 import numpy as np
-from numba.core.caching import FunctionCache
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
-from numba.core.runtime import rtsys
 from numba.extending import overload
 
 from . import _background_compile
-from ._interpret_budget import INTERPRETED_KERNELS, interpret_budget, ledger_path, read_ledger
+from ._interpret_budget import (
+    INTERPRETED_KERNELS,
+    interpret_budget,
+    ledger_path,
+    read_ledger,
+)
+from ._numba_cache import NumbaCache
 
 __all__ = [
     "Dispatcher", "Kernel", "NJIT_DEFAULTS", "SMALL_CALL", "TIERS", "interpret_budget", "interpreted_calls",
@@ -187,27 +192,6 @@ def interpreted_calls():
     return _interpreted_calls
 
 
-class _Cache(FunctionCache):
-    """Numba's on-disk cache of a function, loaded without first refreshing the target's registries.
-
-    Numba's ``load_overload`` begins with ``target_context.refresh()``, which, the first time in a
-    process, imports and installs every typing and lowering registry of Numba: 0.13–0.3 s, the bulk
-    of a small fit's first call in a new process whose kernels are all cached. Cached machine code
-    needs only Numba's runtime (memory management), which that refresh starts and which is started
-    here instead; whatever needs the registries refreshes them itself: a compile
-    (``CompilerBase.__init__``) and a lowering lookup that misses (``BaseContext.get_function``).
-    """
-
-    def load_overload(self, sig, target_context):
-        try:
-            guard, load = self._guard_against_spurious_io_errors, self._load_overload
-        except AttributeError:  # Numba's internals changed: its own way
-            return super().load_overload(sig, target_context)
-        rtsys.initialize(target_context)  # as CPUContext.load_additional_registries does first
-        with guard():
-            return load(sig, target_context)
-
-
 class Dispatcher(CPUDispatcher):
     """Numba's dispatcher, whose compiles hold Ctrl-C until they end (see :func:`_ctrl_c_held`)."""
 
@@ -216,7 +200,7 @@ class Dispatcher(CPUDispatcher):
             return super().compile(sig)
 
     def enable_caching(self):
-        self._cache = _Cache(self.py_func)
+        self._cache = NumbaCache(self.py_func)
 
 
 class _NewSignature(Exception):
