@@ -287,10 +287,10 @@ class Kernel(Dispatcher):
     def _background_job(self, args, mode):
         """The child process compiling this kernel for a call of ``mode`` (started now if none), or None."""
         job = self._jobs.get(mode)
-        ledger = ledger_path(self)
-        if (job is None and _background_compile.ENABLED and ledger is not None
-                and self._job_count.get(mode, 0) < MAX_JOBS and _background_compile.idle()):
+        if (job is None and _background_compile.ENABLED and self._job_count.get(mode, 0) < MAX_JOBS
+                and _background_compile.idle()):
             self._job_count[mode] = self._job_count.get(mode, 0) + 1  # tries, started or not
+            ledger = ledger_path(self)  # None: no on-disk cache for a child to fill (start says no)
             argtypes = tuple(self.typeof_pyval(a) for a in args)
             if any(t == numba.types.pyobject for t in argtypes):  # a value Numba cannot type: no child
                 return None
@@ -334,7 +334,7 @@ class Kernel(Dispatcher):
 
     # Per-kernel state of the rules above, made on first use (Numba builds dispatchers its own way).
     def __getattr__(self, name):
-        if name in ("_not_on_disk",):
+        if name == "_not_on_disk":
             value = set()
         elif name in ("_interpreted_here", "_interpreted_before", "_jobs", "_job_count"):
             value = {}
