@@ -87,8 +87,17 @@ def test_an_unknown_class_is_refused_without_importing_its_module(tmp_path, ridg
     for path in ("lucid_probe_module.Evil", "builtins.eval", "os.system", "subprocess.Popen", "lucidml.io.save"):
         spec = manifest(ridge_file)
         spec["objects"][0]["class"] = path
-        _refused(tmp_path, rebuilt(ridge_file, spec), "is not one a lucidml model file may hold")
+        forged = _refused(tmp_path, rebuilt(ridge_file, spec), "is not one a lucidml model file may hold")
+        assert inspect(forged)["refused"] == [path]  # inspect names what load refuses, building nothing
     assert not marker.exists() and "lucid_probe_module" not in sys.modules
+    assert inspect(ridge_file)["refused"] == []
+
+
+def test_inspect_names_a_class_value_that_load_refuses(tmp_path, ridge_file):
+    spec = manifest(ridge_file)
+    spec["objects"][0]["params"]["solver"] = {"$class": "os.system"}
+    forged = _refused(tmp_path, rebuilt(ridge_file, spec), "not an allowed class")
+    assert inspect(forged)["refused"] == ["os.system"]
 
 
 @pytest.mark.parametrize("name", ["predict", "fit", "__class__", "__dict__", "coef", "_parameter_constraints",

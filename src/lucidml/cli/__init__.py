@@ -53,6 +53,16 @@ def _count(limit):
     return parse
 
 
+def _seed(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 2³²−1, got {text}")
+    return value
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, with usage errors in one line that points to --help."""
 
@@ -63,7 +73,7 @@ class _Parser(argparse.ArgumentParser):
 def _parser():
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--threads", type=_count(1024), metavar="N", help="threads lucidml may use (default: all cores)")
-    common.add_argument("--seed", type=int, default=0, help="seed of every random choice (default: 0)")
+    common.add_argument("--seed", type=_seed, default=0, help="seed of every random choice, 0 to 2³²−1 (default: 0)")
     common.add_argument("--quiet", action="store_true", help="no progress bar and no notes on standard error")
     common.add_argument("--debug", action="store_true", help="show the traceback of an error")
     table = argparse.ArgumentParser(add_help=False)
@@ -71,6 +81,12 @@ def _parser():
     table.add_argument("--decimal", default=".", choices=[".", ","], metavar="MARK",
                        help="the decimal mark of numbers: . or , (default: .)")
     table.add_argument("--encoding", default="utf-8", help="the text encoding of the table (default: utf-8)")
+    table.add_argument("--na-values", metavar="TEXT[,TEXT]", help="more cell texts that mean a missing value, "
+                       "comma-separated (empty cells, NA, NaN, null… always do)")
+    table.add_argument("--thousands", metavar="MARK", help="the thousands separator of numbers (default: none)")
+    categories = argparse.ArgumentParser(add_help=False)  # what fit and compare read
+    categories.add_argument("--categorical", metavar="COLUMN[,COLUMN]",
+                            help="columns that hold categories even where they look like numbers (codes, ids)")
 
     saved = argparse.ArgumentParser(add_help=False)  # what predict and evaluate read
     saved.add_argument("model", help="the .lucid file saved by 'lucidml fit'")
@@ -97,7 +113,7 @@ def _parser():
                   "a pipeline of preprocessing (missing values filled, categories one-hot encoded, features "
                   "standardized where the model needs it) and the model, on all rows but a held-out part whose "
                   "metrics are printed. The fitted pipeline is saved as a .lucid file. Without --target, the "
-                  "rows are clustered.", parents=(common, table))
+                  "rows are clustered.", parents=(common, table, categories))
     fit.add_argument("data", help="the table: a file path, or - for standard input")
     fit.add_argument("--target", help="the column to predict (none: cluster the rows)")
     fit.add_argument("--task", choices=["classification", "regression"], help="override the inferred task")
@@ -134,7 +150,7 @@ def _parser():
                   "scikit-learn counterpart on the very same splits and the same prepared data (missing values "
                   "filled, categories one-hot encoded, features standardized where the model needs it); for classification, the last row is the "
                   "models' majority vote (the notes' hard-voting ensemble). With no data set, iris.",
-                  parents=(common, table))
+                  parents=(common, table, categories))
     cmp.add_argument("dataset", nargs="?", default="iris",
                      help="a bundled data set's name, or a table (CSV, TSV, Parquet) with --target (default: iris)")
     cmp.add_argument("--target", help="target column of a CSV file")
@@ -202,26 +218,30 @@ def _cell(text, limit=80):
     return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
-def _run_compare(args):
-    import os
-
-    from ..datasets import Dataset, list_datasets, load_dataset
+def _run_compare(args, note):
+    from ..datasets import Dataset
+    from ._output import check_output
     from ._pipeline import CliUsageError, task_of
-    from ._table import read_table
+    from ._table import column_list, read_table, table_options
     from .compare import compare, select_models
-    from .fit import labels, split_target
+    from .fit import split_target, target_for
 
-    if args.dataset.lower() in list_datasets() or not os.path.exists(args.dataset):
-        data = load_dataset(args.dataset, target=args.target, task=args.task)  # names, or says what is wrong
-    else:
+    check_output(args.json, "--json", args.dataset)
+    check_output(args.report, "--report", args.dataset)
+    if _names_a_table(args, note):
         if args.target is None:
             raise CliUsageError(f"{args.dataset}: name the target column with --target")
-        frame = read_table(args.dataset, sep=args.sep, decimal=args.decimal, encoding=args.encoding)
-        X, y = split_target(frame, args.target, args.dataset, lambda message: None)
+        frame = read_table(args.dataset, **table_options(args, column_list(args.categorical) or []))
+        X, y = split_target(frame, args.target, args.dataset, note)
         task = task_of(y, args.task)
-        data = Dataset(args.dataset, X, labels(y) if task == "classification" else y.astype(float), task,
-                       list(X.columns))
-    names = [n.strip() for n in args.models.split(",") if n.strip()] if args.models else None
+        data = Dataset(args.dataset, X, target_for(task, y, args.target, args.dataset), task, list(X.columns))
+    else:
+        from ..datasets import load_dataset
+
+        data = load_dataset(args.dataset, task=args.task)  # names, or says what is wrong
+    names = column_list(args.models)
+    if names == []:
+        raise CliUsageError(f"--models {args.models!r} names no model")
     models = select_models(data.task, names)
     if not models:
         raise CliUsageError(f"no registered model for {data.task}")
@@ -235,6 +255,27 @@ def _run_compare(args):
         from .report import write_report
 
         write_report(args.report, result, data, models, args.seed)
+
+
+def _names_a_table(args, note):
+    """Whether compare's data set is a table file (else a bundled or synthetic set's name). A file
+    wins with --target; a name that is also a file here is the bundled set, with a note."""
+    import os
+
+    from ..datasets import list_datasets
+    from ._pipeline import CliUsageError
+
+    bundled = args.dataset.lower() in list_datasets()
+    if os.path.isfile(args.dataset) and (args.target is not None or not bundled):
+        return True
+    if bundled and (args.target is not None or args.categorical is not None):
+        option = "--target" if args.target is not None else "--categorical"
+        raise CliUsageError(f"{option} is for a table file; the data set {args.dataset!r} has its own target "
+                            f"(for a file of that name, pass ./{args.dataset})")
+    if bundled and os.path.exists(args.dataset):
+        note(f"comparing on the bundled data set {args.dataset!r}; for the file of that name, pass "
+             f"./{args.dataset} --target COLUMN")
+    return not bundled and os.path.exists(args.dataset)
 
 
 def _run_models(args):
@@ -252,6 +293,9 @@ def _run_inspect(args):
     from ..io import inspect
 
     info = inspect(args.model)
+    if info["refused"]:
+        print(f"lucidml inspect: warning: lucidml refuses to load this file: it names "
+              f"{', '.join(info['refused'][:5])}, which a model file may not hold", file=sys.stderr)
     if args.json:
         print(json.dumps(info, indent=2, default=repr))
         return
@@ -300,8 +344,8 @@ def _run(args, note):
     from .fit import run_fit
     from .predict import run_evaluate, run_predict
 
-    runners = {"compare": _run_compare, "models": _run_models, "list": _run_models, "inspect": _run_inspect,
-               "warmup": _run_warmup, "fit": lambda a: run_fit(a, note), "predict": lambda a: run_predict(a, note),
+    runners = {"compare": lambda a: _run_compare(a, note), "models": _run_models, "list": _run_models,
+               "inspect": _run_inspect, "warmup": _run_warmup, "fit": lambda a: run_fit(a, note), "predict": lambda a: run_predict(a, note),
                "evaluate": lambda a: run_evaluate(a, note)}
     runners[args.command](args)
 

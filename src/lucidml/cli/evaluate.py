@@ -14,8 +14,12 @@ import numpy as np
 __all__ = ["format_metrics", "metrics"]
 
 
-def metrics(task, model, X, y=None):
-    """{name: value} (and "confusion matrix": (labels, counts)) of ``model`` on X (against y)."""
+def metrics(task, model, X, y=None, note=None):
+    """{name: value} (and "confusion matrix": (labels, counts)) of ``model`` on X (against y).
+
+    A class of y that the model never saw counts as an error in every metric; log loss and ROC AUC,
+    which need a probability for it, are left out, and ``note`` (if given) says so.
+    """
     from sklearn import metrics as m
 
     if task == "clustering":
@@ -32,11 +36,21 @@ def metrics(task, model, X, y=None):
     if task == "regression":
         return {"R²": float(m.r2_score(y, predicted)), "RMSE": float(np.sqrt(m.mean_squared_error(y, predicted))),
                 "MAE": float(m.mean_absolute_error(y, predicted))}
-    out = {"accuracy": float(m.accuracy_score(y, predicted)),
-           "balanced accuracy": float(m.balanced_accuracy_score(y, predicted)),
-           "macro F1": float(m.f1_score(y, predicted, average="macro"))}
     classes = model.classes_
-    if hasattr(model, "predict_proba"):
+    if (np.asarray(y).dtype.kind in "biuf") != (np.asarray(classes).dtype.kind in "biuf"):
+        # A label column read as text ("unicorn" among 1, 2, 3) against numbered classes: compare as text.
+        y, predicted, classes = (np.asarray(a).astype(str) for a in (y, predicted, classes))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (a class predicted but absent from y: balanced accuracy's warning)
+        out = {"accuracy": float(m.accuracy_score(y, predicted)),
+               "balanced accuracy": float(m.balanced_accuracy_score(y, predicted)),
+               "macro F1": float(m.f1_score(y, predicted, average="macro"))}
+    unseen = np.setdiff1d(np.unique(y), classes)
+    if len(unseen) and note is not None:
+        shown = ", ".join(repr(label) for label in unseen[:5].tolist())
+        note(f"{int(np.isin(y, unseen).sum())} row(s) have a class the model never saw ({shown}): they count as "
+             "errors; log loss and ROC AUC are left out")
+    if hasattr(model, "predict_proba") and not len(unseen):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a class missing from y_true is reported by NaN
             proba = model.predict_proba(X)

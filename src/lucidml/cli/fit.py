@@ -13,12 +13,13 @@ import sys
 import numpy as np
 
 from ._limits import MAX_FEATURES
+from ._output import check_output
 from ._pipeline import build_pipeline, choose_model, column_kinds, parse_params, task_of
 from ._progress import working
-from ._table import read_table
+from ._table import column_list, read_table, table_options
 from .evaluate import format_metrics, metrics
 
-__all__ = ["DataError", "as_categories", "labels", "run_fit", "split_target"]
+__all__ = ["DataError", "as_categories", "labels", "run_fit", "split_target", "target_for"]
 
 MAX_COLUMNS = 100_000
 
@@ -53,22 +54,27 @@ def as_categories(X, categorical):
     X = X.copy()
     for column in categorical:
         values = X[column]
+        if values.dtype.kind == "f" and bool((values.dropna() == values.dropna().round()).all()):
+            values = values.astype("Int64")  # whole numbers read as floats (a gap in a Parquet column): "1", not "1.0"
         X[column] = values.astype(object).where(values.isna(), values.astype(str))
     return X
 
 
 def run_fit(args, note):
-    frame = read_table(args.data, sep=args.sep, decimal=args.decimal, encoding=args.encoding)
+    output = args.output or _default_output(args.data)
+    check_output(output, "-o" if args.output else "the model file (no -o given)", args.data)
+    entry = choose_model(args.task, args.model) if args.task else None  # a wrong name: before reading
+    categorical = column_list(args.categorical) or []
+    frame = read_table(args.data, **table_options(args, categorical))
     if frame.shape[1] > MAX_COLUMNS:
         raise DataError(f"{args.data}: {frame.shape[1]:,} columns; lucidml fit takes at most {MAX_COLUMNS:,}")
+    unknown = [c for c in categorical if c not in frame.columns]
+    if unknown:
+        raise DataError(f"{args.data}: --categorical names no column {unknown[0]!r}")
     X, y = split_target(frame, args.target, args.data, note)
     task = "clustering" if y is None else task_of(y, args.task)
-    if task == "classification":
-        y = labels(y)
-        if len(np.unique(y)) < 2:
-            raise DataError(f"{args.data}: the target {args.target!r} has a single class ({y[0]!r}); "
-                            "a classifier needs at least two")
-    entry = choose_model(task, args.model)
+    y = target_for(task, y, args.target, args.data)
+    entry = entry or choose_model(task, args.model)
     limit = MAX_FEATURES.get(entry.name)
     if limit is not None and X.shape[1] > limit:
         raise DataError(f"{entry.name} takes at most {limit:,} feature columns, the table has {X.shape[1]:,}; "
@@ -87,13 +93,46 @@ def run_fit(args, note):
     if X_test is not None or task == "clustering":
         rows = X_train if X_test is None else X_test
         with working(sys.stderr, f"measuring on {len(rows):,} rows", quiet=args.quiet):
-            values = metrics(task, pipeline, rows, y_test) if X_test is not None else metrics(task, pipeline, X_train)
+            values = metrics(task, pipeline, rows, y_test, note)
         print(format_metrics(values))
-    output = args.output or _default_output(args.data)
     from ..io import save
 
     save(pipeline, output)
     print(f"saved to {output}")
+
+
+def target_for(task, y, target, name):
+    """The target values as the task needs them: class labels (at least two classes), or numbers."""
+    if task == "classification":
+        values = np.asarray(y)
+        if values.dtype.kind == "f" and not np.all(values == np.round(values)):
+            raise DataError(f"{name}: the target {target!r} holds numbers like {_fraction_of(values)!r}, not "
+                            "classes; leave out --task classification (a regression), or round them")
+        y = labels(y)
+        if len(np.unique(y)) < 2:
+            raise DataError(f"{name}: the target {target!r} has a single class ({y[0]!r}); "
+                            "a classifier needs at least two")
+        return y
+    if task == "regression":
+        try:
+            return np.asarray(y, dtype=np.float64)
+        except (TypeError, ValueError):
+            text = next(v for v in y if not _is_number(v))
+            raise DataError(f"{name}: the target {target!r} holds text (like {text!r}); a regression needs "
+                            "numbers (leave out --task regression to classify)") from None
+    return y
+
+
+def _fraction_of(values):
+    return float(values[values != np.round(values)][0])
+
+
+def _is_number(value):
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def labels(y):

@@ -10,10 +10,12 @@ metrics of ``lucidml.cli.evaluate`` against the table's target column.
 import sys
 
 from ..io import ModelFileError
+from ._output import check_output
+from ._pipeline import CliUsageError
 from ._progress import working
-from ._table import read_table
+from ._table import read_table, table_options
 from .evaluate import format_metrics, metrics
-from .fit import DataError, as_categories, labels, split_target
+from .fit import DataError, as_categories, labels, split_target, target_for
 
 __all__ = ["features_for", "load_model", "run_evaluate", "run_predict"]
 
@@ -40,17 +42,56 @@ def features_for(model, frame, name, note):
     if extra:
         note(f"ignoring column(s) the model was not fitted on: {', '.join(map(str, extra[:10]))}")
     X = frame[expected]
-    parts = getattr(model[0], "transformers_", [])  # a pipeline saved by lucidml fit starts with its preparation
-    categorical = [c for part, _, columns in parts if part == "categorical" for c in columns]
+    categorical = categorical_columns(model)
     for column in expected:
         if column not in categorical and X[column].dtype.kind not in "biuf":
             raise DataError(f"{name}: column {column!r} held numbers when the model was fitted; here it does not")
-    return as_categories(X, categorical)
+    return _known_categories(model, as_categories(X, categorical), categorical, note)
+
+
+def _known_categories(model, X, categorical, note):
+    """Categorical columns with a number written another way than in training ("2.0", "02" for the
+    category "2") read as that category; categories the model never saw are noted (they are
+    encoded as none of the known ones)."""
+    if not categorical:
+        return X
+    encoder = model[0].named_transformers_["categorical"][-1]
+    for column, known in zip(categorical, encoder.categories_):
+        known = {str(k) for k in known}
+        by_number = {}
+        for text in known:
+            number = _number(text)
+            if number is not None:
+                by_number.setdefault(number, text)
+        values = X[column]
+        unseen = values.notna() & ~values.isin(known)
+        if unseen.any() and by_number:
+            X.loc[unseen, column] = values[unseen].map(lambda v: by_number.get(_number(v), v))
+            unseen = X[column].notna() & ~X[column].isin(known)
+        if unseen.any():
+            shown = ", ".join(repr(v) for v in X.loc[unseen, column].unique()[:3])
+            note(f"column {column!r}: {int(unseen.sum())} row(s) hold a category the model never saw ({shown}); "
+                 "they count as none of the known ones")
+    return X
+
+
+def _number(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def categorical_columns(model):
+    """The columns a pipeline saved by ``lucidml fit`` one-hot encodes."""
+    parts = getattr(model[0], "transformers_", [])  # a pipeline saved by lucidml fit starts with its preparation
+    return [c for part, _, columns in parts if part == "categorical" for c in columns]
 
 
 def run_predict(args, note):
+    check_output(args.output, "-o", args.data, args.model)
     model = load_model(args.model)
-    frame = read_table(args.data, sep=args.sep, decimal=args.decimal, encoding=args.encoding)
+    frame = read_table(args.data, **table_options(args, categorical_columns(model)))
     X = features_for(model, frame, args.data, note)
     import pandas as pd
 
@@ -70,15 +111,20 @@ def run_predict(args, note):
 
 def run_evaluate(args, note):
     model = load_model(args.model)
-    frame = read_table(args.data, sep=args.sep, decimal=args.decimal, encoding=args.encoding)
-    X, y = split_target(frame, args.target, args.data, note)
-    X = features_for(model, X, args.data, note)
     estimator = model[-1]
     kind = getattr(estimator, "_estimator_type", None) or type(estimator).__sklearn_tags__(estimator).estimator_type
     task = {"classifier": "classification", "regressor": "regression"}.get(kind, "clustering")
+    if task != "clustering" and args.target is None:
+        raise CliUsageError(f"evaluate needs --target: the column of {args.data} that holds the true values")
+    frame = read_table(args.data, **table_options(args, categorical_columns(model)))
+    X, y = split_target(frame, args.target, args.data, note)
+    X = features_for(model, X, args.data, note)
     if task == "classification":
         y = labels(y)
+    elif task == "regression":
+        y = target_for(task, y, args.target, args.data)
     with working(sys.stderr, f"evaluating {type(estimator).__name__} on {X.shape[0]:,} rows", quiet=args.quiet):
-        values = metrics(task, model, X, y)
+        values = metrics(task, model, X, y, note)
     print(f"{type(estimator).__name__} on {args.data}: {task}, {X.shape[0]} rows")
     print(format_metrics(values))
+

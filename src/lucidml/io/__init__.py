@@ -108,11 +108,12 @@ def inspect(path):
     ``params`` (its constructor parameters as plain values; a nested estimator as
     ``{"class": ..., "params": ...}``), ``objects`` (the class of every
     object in the file) and ``arrays``: for each array, where the model holds it (such as
-    ``coef_`` or ``estimators_[0].tree_.threshold``) → ``(dtype, shape)``. Raises
-    :class:`ModelFileError` like :func:`load`.
+    ``coef_`` or ``estimators_[0].tree_.threshold``) → ``(dtype, shape)``; ``refused``: the classes
+    and types the file names that :func:`load` would refuse to build (empty for a file it loads).
+    Raises :class:`ModelFileError` like :func:`load`.
     """
     from ._archive import ArchiveReader
-    from ._decode import array_paths, describe, parse_manifest
+    from ._decode import array_paths, describe, parse_manifest, refused_names
 
     with ArchiveReader(path) as archive:
         manifest = parse_manifest(archive.manifest_bytes())
@@ -131,4 +132,5 @@ def inspect(path):
         "objects": [entry["class"] for entry in objects],
         "arrays": {where: ("object" if specs[name].get("object") else str(specs[name]["dtype"]), specs[name]["shape"])
                    for name, where in array_paths(objects, root["$ref"]).items() if name in specs},
+        "refused": refused_names(manifest),
     }

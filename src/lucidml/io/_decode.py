@@ -342,6 +342,28 @@ def array_paths(objects, root):
     return paths
 
 
+def refused_names(manifest):
+    """The classes and types a manifest names that :func:`load` refuses to build (sorted): an object
+    of a class off the allow-list, a ``$class`` or ``$type`` value off its list. Nothing is resolved."""
+    refused = set()
+    for entry in manifest.get("objects", []):
+        path = entry.get("class") if isinstance(entry, dict) else None
+        if not (isinstance(path, str) and (path in ESTIMATORS or path in OBJECTS or reducer_for(path) is not None)):
+            refused.add(str(path))
+    stack = [manifest.get("objects", [])]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            if len(item) == 1:
+                (tag, body), = item.items()
+                if (tag == "$class" and body not in CLASS_VALUES) or (tag == "$type" and body not in TYPES):
+                    refused.add(str(body))
+            stack.extend(item.values())
+    return sorted(refused)
+
+
 def describe(value, objects, specs, depth=0):
     """A stored value as plain Python for reading (``inspect``): containers as themselves, an
     array as a short text, a nested object as {"class": ..., "params": ...}; nothing is built."""
