@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lucidml.cli._table import TableError, read_table
+from lucidml.cli._table import TableError, booleans_as_numbers, read_table
 
 from .test_model_commands import MODEL, _one_line_error, lucid
 
@@ -38,7 +38,9 @@ def test_a_trailing_delimiter_on_every_row_shifts_nothing(tmp_path):
     ("a,b,c\n1,2,3\n4,5,6,7\n", "ragged row"),
     ("a,a,b\n1,2,3\n", "column names appear twice: a"),
     ("a,b\n" + _numbers() + "?,1\n", "column 'a' holds numbers but also 1 cell(s) that are not (like '?'); "
-                                     "pass --na-values '?' if they mean missing, or --categorical a"),
+                                     "pass --na-values '?' if they mean missing"),
+    ("x1,x2\n" + "".join(f'"{i}",{i / 7:.3f},{i % 3}\n' for i in range(1, 20)),  # R's write.table: row names
+     "line 2 has 3 fields, the header 2: a column without a name"),
     ("a;b\n" + "".join(f"{i};{i % 3},5\n" if i % 5 else f"{i};{i}\n" for i in range(30)),
      "column 'b' holds numbers with a decimal comma (like '1,5'"),  # whole numbers without a comma, as Excel writes
     ('a,b\n"1,060",1\n' + _numbers(), "pass --decimal , to read them as numbers (or --thousands , if"),
@@ -48,6 +50,43 @@ def test_tables_that_would_be_misread_are_refused(tmp_path, text, fragment):
     with pytest.raises(TableError, match=None) as error:
         _table(tmp_path, text)
     assert fragment in str(error.value)
+
+
+def test_stray_cells_are_found_whatever_the_marks_the_table_is_read_with(tmp_path):
+    decimal_commas = "a;b\n" + "".join(f"{i},5;{i % 2}\n" for i in range(30)) + "?;1\n"
+    with pytest.raises(TableError, match="column 'a' holds numbers but also 1 cell.*'\\?'"):
+        _table(tmp_path, decimal_commas, decimal=",")
+    grouped = 'a,b\n' + "".join(f'"{i},001,000",{i % 2}\n' for i in range(1, 30)) + "?,1\n"
+    with pytest.raises(TableError, match="column 'a' holds numbers but also 1 cell.*'\\?'"):
+        _table(tmp_path, grouped, thousands=",")
+    with pytest.raises(TableError, match="or --categorical a if the column holds categories"):
+        _table(tmp_path, "a,b\n" + _numbers() + "?,1\n", categorical_option=True)
+    # The cell as the message shows it is the cell --na-values matches, spaces around it or not.
+    frame = _table(tmp_path, "a,b\n" + _numbers() + " ? ,1\n", na_values=["?"])
+    assert np.isnan(frame["a"].iloc[-1])
+
+
+@pytest.mark.parametrize("text", [
+    "a,b,c,\n1,2,3\n4,5,6\n",  # a trailing delimiter on the header only
+    "\ufeffa,b,c\n1,2,3\n4,5,6\n",  # Excel's byte-order mark
+    "\na,b,c\n1,2,3\n4,5,6\n",  # a blank first line
+    'a, b, c\n1, "x\ny", 3\n4, "z",\n',  # spaces after the delimiters, a quoted line break, an empty last cell
+])
+def test_tables_read_as_pandas_reads_them(tmp_path, text):
+    frame = _table(tmp_path, text)
+    assert list(frame.columns) == ["a", "b", "c"] and len(frame) == 2
+
+
+def test_the_header_pandas_reads_is_the_one_checked(tmp_path):
+    with pytest.raises(TableError, match="column names appear twice: a"):
+        _table(tmp_path, "\ufeffa,a,b\n1,2,3\n")
+    frame = _table(tmp_path, "\ufeffcode,x\n01,1\n2,2\n", text_columns=["code"])
+    assert frame["code"].tolist() == ["01", "2"]
+    with pytest.raises(TableError, match="--categorical names no column 'cod'"):
+        _table(tmp_path, "code,x\n01,1\n", text_columns=["cod"], categorical_option=True)
+    with pytest.raises(TableError, match="a delimiter is one character"):
+        _table(tmp_path, "a::b\n1::2\n", sep="::")
+    assert list(_table(tmp_path, "a\tb\n1\t2\n", sep="\\t").columns) == ["a", "b"]
 
 
 def test_the_other_decimal_mark_is_refused_both_ways(tmp_path):
@@ -73,9 +112,9 @@ def test_a_column_of_categories_that_look_like_numbers_stays_categories(tmp_path
 
 
 def test_a_boolean_column_with_a_gap_is_numeric_like_one_without(tmp_path):
-    with_gap = _table(tmp_path, "a,b\nTrue,1\n,2\nFalse,3\n")
+    with_gap = booleans_as_numbers(_table(tmp_path, "a,b\nTrue,1\n,2\nFalse,3\n"))
     assert with_gap["a"].dtype == np.float64 and with_gap["a"].iloc[0] == 1.0 and np.isnan(with_gap["a"].iloc[1])
-    assert _table(tmp_path, "a,b\nTrue,1\nFalse,3\n")["a"].dtype == bool
+    assert booleans_as_numbers(_table(tmp_path, "a,b\nTrue,1\nFalse,3\n"))["a"].dtype == bool
 
 
 def test_parquet_and_gzip_are_known_by_their_bytes(tmp_path):
@@ -140,6 +179,8 @@ def test_a_model_file_never_replaces_the_table_and_a_bad_path_fails_before_the_f
     _one_line_error(lucid("fit", tmp_path / "iris.csv", "--target", "target", "-o", tmp_path), 2,
                     "a folder, not a file name")
     _one_line_error(lucid("compare", "iris", "--report", tmp_path / "no" / "r.html"), 2, "--report", "no folder")
+    _one_line_error(lucid("fit", tmp_path / "iris.csv", "--target", "target", "-o", "newdir/"), 2,
+                    "a folder, not a file name")
 
 
 def test_evaluate_needs_a_target_and_names_a_class_the_model_never_saw(tmp_path):
@@ -174,6 +215,24 @@ def test_target_and_seed_mistakes(tmp_path, args, fragment):
 
 
 def test_compare_tells_a_bundled_name_from_a_file(tmp_path):
+    from sklearn.datasets import load_wine
+
+    frame = load_wine(as_frame=True).frame.iloc[::2]
+    frame.to_csv(tmp_path / "wine", index=False)  # a file named like the bundled set, with a target
+    done = lucid("compare", "wine", "--target", "target", "--models", "GaussianNB", "--runs", "1", cwd=tmp_path)
+    assert done.returncode == 0 and "wine: 89 samples" in done.stdout, done.stderr
+    done = lucid("compare", "wine", "--models", "GaussianNB", "--runs", "1", cwd=tmp_path)
+    assert done.returncode == 0 and "wine: 178 samples" in done.stdout and "for the file of that name" in done.stderr
+    (tmp_path / "folder").mkdir()
+    _one_line_error(lucid("compare", "folder", "--target", "y", cwd=tmp_path), 2, "a folder, not a table file")
     _one_line_error(lucid("compare", "iris", "--target", "species", cwd=tmp_path), 2,
                     "--target is for a table file", "./iris")
     _one_line_error(lucid("compare", "iris", "--models", ",", cwd=tmp_path), 2, "names no model")
+
+
+def test_class_labels_have_one_type():
+    from lucidml.cli.fit import labels
+
+    assert labels(np.array([1.0, 2.0, 1.0])).tolist() == [1, 2, 1]
+    assert labels(np.array([1.5, 2.0])).tolist() == ["1.5", "2.0"]  # scikit-learn refuses fractional labels
+    assert labels(np.array(["a", 1], dtype=object)).tolist() == ["a", "1"]

@@ -98,6 +98,9 @@ def test_inspect_names_a_class_value_that_load_refuses(tmp_path, ridge_file):
     spec["objects"][0]["params"]["solver"] = {"$class": "os.system"}
     forged = _refused(tmp_path, rebuilt(ridge_file, spec), "not an allowed class")
     assert inspect(forged)["refused"] == ["os.system"]
+    spec["objects"][0]["params"]["solver"] = {"$type": ["a list", "not a name"]}  # unhashable: no TypeError
+    forged = _refused(tmp_path, rebuilt(ridge_file, spec), "not an allowed type")
+    assert inspect(forged)["refused"] == ["['a list', 'not a name']"]
 
 
 @pytest.mark.parametrize("name", ["predict", "fit", "__class__", "__dict__", "coef", "_parameter_constraints",

@@ -81,12 +81,12 @@ def _parser():
     table.add_argument("--decimal", default=".", choices=[".", ","], metavar="MARK",
                        help="the decimal mark of numbers: . or , (default: .)")
     table.add_argument("--encoding", default="utf-8", help="the text encoding of the table (default: utf-8)")
-    table.add_argument("--na-values", metavar="TEXT[,TEXT]", help="more cell texts that mean a missing value, "
-                       "comma-separated (empty cells, NA, NaN, null… always do)")
+    table.add_argument("--na-values", metavar="TEXT", action="append", help="a cell text that means a missing "
+                       "value, besides empty cells, NA, NaN, null… (repeatable)")
     table.add_argument("--thousands", metavar="MARK", help="the thousands separator of numbers (default: none)")
     categories = argparse.ArgumentParser(add_help=False)  # what fit and compare read
-    categories.add_argument("--categorical", metavar="COLUMN[,COLUMN]",
-                            help="columns that hold categories even where they look like numbers (codes, ids)")
+    categories.add_argument("--categorical", metavar="COLUMN", action="append",
+                            help="a column of categories that look like numbers (codes, ids; repeatable)")
 
     saved = argparse.ArgumentParser(add_help=False)  # what predict and evaluate read
     saved.add_argument("model", help="the .lucid file saved by 'lucidml fit'")
@@ -222,7 +222,7 @@ def _run_compare(args, note):
     from ..datasets import Dataset
     from ._output import check_output
     from ._pipeline import CliUsageError, task_of
-    from ._table import column_list, read_table, table_options
+    from ._table import booleans_as_numbers, column_list, read_table, table_options
     from .compare import compare, select_models
     from .fit import split_target, target_for
 
@@ -231,8 +231,9 @@ def _run_compare(args, note):
     if _names_a_table(args, note):
         if args.target is None:
             raise CliUsageError(f"{args.dataset}: name the target column with --target")
-        frame = read_table(args.dataset, **table_options(args, column_list(args.categorical) or []))
+        frame = read_table(args.dataset, **table_options(args, args.categorical or [], categorical_option=True))
         X, y = split_target(frame, args.target, args.dataset, note)
+        X = booleans_as_numbers(X)
         task = task_of(y, args.task)
         data = Dataset(args.dataset, X, target_for(task, y, args.target, args.dataset), task, list(X.columns))
     else:
@@ -266,6 +267,8 @@ def _names_a_table(args, note):
     from ._pipeline import CliUsageError
 
     bundled = args.dataset.lower() in list_datasets()
+    if os.path.isdir(args.dataset) and not bundled:
+        raise CliUsageError(f"{args.dataset}: a folder, not a table file")
     if os.path.isfile(args.dataset) and (args.target is not None or not bundled):
         return True
     if bundled and (args.target is not None or args.categorical is not None):

@@ -17,7 +17,7 @@ def check_output(path, option, *inputs):
     replacing one of ``inputs`` (paths read by the command; "-" is standard input)."""
     if path is None or path == "-":
         return
-    if os.path.isdir(path):
+    if os.path.isdir(path) or str(path).endswith(("/", os.sep)):
         raise CliUsageError(f"{option} {path}: a folder, not a file name")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):

@@ -4,44 +4,38 @@ Every way a file can be unreadable becomes a :class:`TableError` with one line t
 to do: an empty file, a header without rows, a ragged row (too many fields or too few), a column
 name written twice, bytes that are not UTF-8, a field too large, a file larger than the memory
 left to read it. A column of numbers that pandas could not read as numbers is never turned into
-categories silently: numbers with the other decimal mark (``--decimal``), with thousands
-separators (``--thousands``), or a few cells that are not numbers at all ("?", "missing":
-``--na-values``, or ``--categorical`` when the column really holds categories) are errors that
-name the column and the cells. A field after the last column on every row (a trailing
-delimiter) is dropped. A Parquet or gzip file is recognised by its first bytes, whatever its name.
+categories silently (``_unread_numbers``). An empty field after the last column (a trailing
+delimiter) is dropped; a Parquet or gzip file is recognised by its bytes, whatever its name.
 """
 
 import csv
 import gzip
 import io
 import os
-import re
-import shlex
 import sys
+import warnings
 
-__all__ = ["TableError", "column_list", "read_table", "table_options"]
+from ._unread_numbers import refuse_unread_numbers
+
+__all__ = ["TableError", "booleans_as_numbers", "column_list", "read_table", "table_options"]
 
 DELIMITERS = ",;\t|"
 SNIFF_BYTES = 64 * 1024
 # A parsed table takes several times its text in memory (Python strings, float columns).
 MEMORY_PER_BYTE = 6
-# A column of which at least this share of the cells are numbers is a column of numbers: its
-# other cells are a mistake to report (a "?", a decimal comma), not categories to encode.
-MOSTLY_NUMBERS = 0.9
-_DECIMAL_COMMA = re.compile(r"^[-+]?\d+,\d+$")
-_DECIMAL_POINT = re.compile(r"^[-+]?\d*\.\d+$")
-_THOUSANDS = re.compile(r"^[-+]?\d{1,3}([,. ]\d{3})+([.,]\d+)?$")
-_PARQUET_MAGIC = b"PAR1"
+_PARQUET_MAGIC = b"PAR1"  # at both ends of a Parquet file
 _GZIP_MAGIC = b"\x1f\x8b"
+
 
 class TableError(ValueError):
     """A table that cannot be read; the message says why in one line."""
 
 
-def table_options(args, text_columns=()):
-    """read_table's keyword arguments from the command's table options (``--sep``, ``--decimal``…)."""
-    return {"sep": args.sep, "decimal": args.decimal, "encoding": args.encoding,
-            "na_values": column_list(args.na_values), "thousands": args.thousands, "text_columns": text_columns}
+def table_options(args, text_columns=(), categorical_option=False):
+    """read_table's keyword arguments from the command's table options (``--sep``, ``--decimal``…);
+    ``categorical_option``: the command has ``--categorical`` (fit, compare), naming ``text_columns``."""
+    return {"sep": args.sep, "decimal": args.decimal, "encoding": args.encoding, "na_values": args.na_values,
+            "thousands": args.thousands, "text_columns": text_columns, "categorical_option": categorical_option}
 
 
 def column_list(text):
@@ -49,14 +43,16 @@ def column_list(text):
     return None if text is None else [part.strip() for part in text.split(",") if part.strip()]
 
 
-def read_table(path, sep=None, decimal=".", encoding="utf-8", na_values=None, thousands=None, text_columns=()):
+def read_table(path, sep=None, decimal=".", encoding="utf-8", na_values=None, thousands=None, text_columns=(),
+               categorical_option=False):
     """The table at ``path`` ("-": standard input) as a pandas DataFrame.
 
     ``sep`` forces the delimiter of a text file; by default it is detected among
     ``, ; tab |``. ``na_values``: more cell texts that mean "missing" (besides empty, NA, NaN,
-    null…); ``thousands``: the thousands separator of numbers; ``text_columns``: columns read as
-    text, as written (categories, even when they look like numbers: "01", "1" not "1.0"). Parquet
-    files need pyarrow.
+    null…; spaces around a cell do not count); ``thousands``: the thousands separator of numbers;
+    ``text_columns``: columns read as text, as written (categories, even when they look like
+    numbers: "01", "1" not "1.0"), which must exist when ``categorical_option`` (the user named
+    them with ``--categorical``). Parquet files need pyarrow.
     """
     import pandas as pd
 
@@ -69,13 +65,53 @@ def read_table(path, sep=None, decimal=".", encoding="utf-8", na_values=None, th
             raw = handle.read()
     else:
         raw = sys.stdin.buffer.read()
-    if raw.startswith(_PARQUET_MAGIC):
+    if raw[:4] == _PARQUET_MAGIC and raw[-4:] == _PARQUET_MAGIC:
         return _read_parquet(io.BytesIO(raw), name)
     if raw.startswith(_GZIP_MAGIC):
+        _check_memory(name, int.from_bytes(raw[-4:], "little"))  # gzip's trailer: the size unpacked (mod 4 GiB)
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError) as error:
             raise TableError(f"{name}: a damaged gzip file ({_first_line(error)})") from None
+    text = _decoded(raw, encoding, name)
+    sep = _delimiter(sep, text)
+    header = _header(text, sep, name)
+    names = [field.strip() for field in header]
+    text_columns = set(text_columns)
+    unknown = sorted(text_columns - set(names))
+    if categorical_option and unknown:
+        raise TableError(f"{name}: --categorical names no column {unknown[0]!r}")
+    as_text = {raw: str for raw in header if raw.strip() in text_columns}
+    frame = _parsed(text, sep, decimal, na_values, thousands, as_text, name)
+    if frame.shape[0] == 0:
+        raise TableError(f"{name}: only a header, no rows of data")
+    if frame.shape[1] > 1 and frame.iloc[:, -1].isna().any():  # pandas fills a short row with missing values
+        _refuse_short_rows(text, sep, _fields(header), name)
+    frame.columns = [str(column).strip() for column in frame.columns]
+    unnamed = [column for column, raw in zip(frame.columns, header) if not raw.strip() and frame[column].isna().all()]
+    frame = frame.drop(columns=unnamed)  # "a,b," as the header: an empty field after the last column
+    if na_values:  # " ? " is "?" (pandas compares cells as written)
+        for column in frame.columns:
+            if frame[column].dtype == object or pd.api.types.is_string_dtype(frame[column]):
+                frame[column] = frame[column].mask(frame[column].astype(str).str.strip().isin(na_values))
+    return refuse_unread_numbers(frame, name, decimal, thousands, text_columns, categorical_option)
+
+
+def booleans_as_numbers(frame):
+    """``frame`` with each True/False column that has missing cells (pandas: objects) as 1.0/0.0/NaN,
+    numeric like the same column without gaps (pandas: bool), so that fit and predict agree on its kind."""
+    converted = None
+    for column in frame.columns:
+        values = frame[column]
+        if values.dtype == object:
+            present = values.dropna()
+            if len(present) and present.map(lambda v: isinstance(v, bool)).all():
+                converted = frame.copy() if converted is None else converted
+                converted[column] = values.map({True: 1.0, False: 0.0}).astype(float)
+    return frame if converted is None else converted
+
+
+def _decoded(raw, encoding, name):
     try:
         text = raw.decode(encoding)
     except UnicodeDecodeError as error:
@@ -84,36 +120,44 @@ def read_table(path, sep=None, decimal=".", encoding="utf-8", na_values=None, th
         raise TableError(f"unknown encoding {encoding!r}") from None
     if not text.strip():
         raise TableError(f"{name}: the file is empty")
-    sep = sep or _detect_delimiter(text[:SNIFF_BYTES])
-    header = _header(text, sep, name)
-    text_columns = set(text_columns)
+    return text[1:] if text.startswith("\ufeff") else text  # the byte-order mark of Excel's "CSV UTF-8"
+
+
+def _delimiter(sep, text):
+    if sep is None:
+        return _detect_delimiter(text[:SNIFF_BYTES])
+    sep = "\t" if sep == "\\t" else sep  # "--sep '\t'" typed with the backslash
+    if len(sep) != 1:
+        raise TableError(f"--sep {sep!r}: a delimiter is one character (a tab: --sep $'\\t')")
+    return sep
+
+
+def _parsed(text, sep, decimal, na_values, thousands, dtype, name):
+    """pandas' reading of the text. ``index_col=False``: an empty field after the last column of
+    every row (a trailing delimiter) is dropped, where pandas would take the first column for the
+    rows' index and shift every name by one; a nonempty one (R's row names) is an error."""
+    import pandas as pd
+
     try:
-        # index_col=False: a delimiter after the last field of every row is dropped (pandas
-        # would otherwise take the first column for the rows' index and shift every name by one).
-        frame = pd.read_csv(io.StringIO(text), sep=sep, decimal=decimal, engine="c", skipinitialspace=True,
-                            index_col=False, na_values=na_values, thousands=thousands,
-                            dtype={raw: str for raw in header if raw.strip() in text_columns} or None)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", pd.errors.ParserWarning)
+            frame = pd.read_csv(io.StringIO(text), sep=sep, decimal=decimal, engine="c", skipinitialspace=True,
+                                index_col=False, na_values=na_values, thousands=thousands, dtype=dtype or None)
     except pd.errors.ParserError as error:
         raise TableError(f"{name}: {_first_line(error)} (a ragged row, or the wrong --sep?)") from None
     except (ValueError, OverflowError, csv.Error) as error:
         raise TableError(f"{name}: cannot be read as a table ({_first_line(error)})") from None
-    if frame.shape[0] == 0:
-        raise TableError(f"{name}: only a header, no rows of data")
-    if frame.shape[1] > 1 and frame.iloc[:, -1].isna().any():  # pandas fills a short row with missing values
-        _refuse_short_rows(text, sep, len(header), name)
-    frame.columns = [str(column).strip() for column in frame.columns]
-    unnamed = [column for column, raw in zip(frame.columns, header) if not raw.strip() and frame[column].isna().all()]
-    frame = frame.drop(columns=unnamed)  # "a,b," as the header: an empty field after the last column
-    _booleans_with_gaps_as_numbers(frame)
-    _refuse_unread_numbers(frame, name, decimal, thousands, text_columns)
+    if any(issubclass(w.category, pd.errors.ParserWarning) for w in caught):
+        _refuse_extra_fields(text, sep, name)
     return frame
 
 
 def _header(text, sep, name):
-    """The header's fields as written (before pandas renames a repeated name ``x.1``); a repeated
-    name is an error."""
+    """The header's fields as written (before pandas renames a repeated name ``x.1``): the first
+    line that is not blank, as pandas reads it; a repeated name is an error."""
     try:
-        header = next(csv.reader(io.StringIO(text), delimiter=sep, skipinitialspace=True), [])
+        reader = csv.reader(io.StringIO(text), delimiter=sep, skipinitialspace=True)
+        header = next((row for row in reader if any(field.strip() for field in row)), [])
     except csv.Error as error:
         raise TableError(f"{name}: cannot read the header ({_first_line(error)})") from None
     names = [field.strip() for field in header]
@@ -123,27 +167,46 @@ def _header(text, sep, name):
     return header
 
 
+def _data_rows(text, sep):
+    """(line number, fields) of every nonblank line after the header, as pandas splits them."""
+    reader = csv.reader(io.StringIO(text), delimiter=sep, skipinitialspace=True)
+    seen_header = False
+    for row in reader:
+        if not any(field.strip() for field in row):
+            continue
+        if seen_header:
+            yield reader.line_num, row
+        seen_header = True
+
+
 def _refuse_short_rows(text, sep, n_fields, name):
     """A row with fewer fields than the header (pandas fills it with missing values) is an error."""
-    reader = csv.reader(io.StringIO(text), delimiter=sep)
+    if '"' not in text:  # no quoted field: count the delimiters, 20 times faster than the csv module
+        lines = (line for line in text.splitlines() if line.strip())
+        next(lines, None)
+        if all(line.count(sep) + 1 >= n_fields for line in lines):
+            return
     try:
-        for line, row in enumerate(reader, start=1):
-            if line > 1 and any(field.strip() for field in row) and len(row) < n_fields:
-                raise TableError(f"{name}: line {reader.line_num} has {len(row)} field(s), the header {n_fields} "
+        for line, row in _data_rows(text, sep):
+            if len(row) < n_fields:
+                raise TableError(f"{name}: line {line} has {len(row)} field(s), the header {n_fields} "
                                  "(a ragged row, or the wrong --sep?)")
     except csv.Error:
         return  # pandas read what the csv module cannot: trust pandas
 
 
-def _booleans_with_gaps_as_numbers(frame):
-    """A True/False column with missing cells (pandas: objects) as 1.0/0.0/NaN, as numeric as
-    the same column without gaps (pandas: bool), so that fit and predict agree on its kind."""
-    for column in frame.columns:
-        values = frame[column]
-        if values.dtype == object:
-            present = values.dropna()
-            if len(present) and present.map(lambda v: isinstance(v, bool)).all():
-                frame[column] = values.map({True: 1.0, False: 0.0}).astype(float)
+def _refuse_extra_fields(text, sep, name):
+    """Rows with one field more than the header: fine when it is empty on every row (a trailing
+    delimiter), else an error (pandas would drop the last column, or shift the names by one)."""
+    header = _header(text, sep, name)
+    try:
+        for line, row in _data_rows(text, sep):
+            if len(row) > len(header) and any(field.strip() for field in row[len(header):]):
+                raise TableError(f"{name}: line {line} has {len(row)} fields, the header {len(header)}: a column "
+                                 "without a name (row names, as R writes them?); name it in the header, or write the "
+                                 "file without it")
+    except csv.Error:
+        raise TableError(f"{name}: rows have more fields than the header (the wrong --sep?)") from None
 
 
 def _read_parquet(source, name):
@@ -192,50 +255,6 @@ def _detect_delimiter(sample):
 def _fields(row):
     """Fields of a row, not counting an empty one after the last (a trailing delimiter)."""
     return len(row) - (len(row) > 1 and not row[-1].strip())
-
-
-def _refuse_unread_numbers(frame, name, decimal, thousands, text_columns):
-    """An error for a column of numbers that pandas read as text (see the module docstring)."""
-    import pandas as pd
-
-    for column in frame.columns:
-        values = frame[column]
-        if column in text_columns or not (values.dtype == object or pd.api.types.is_string_dtype(values)):
-            continue
-        cells = values.dropna().astype(str).str.strip()
-        if not len(cells):
-            continue
-        numbers = pd.to_numeric(cells, errors="coerce").notna()
-        if decimal == ".":
-            other_mark = cells.str.match(_DECIMAL_COMMA)  # "2,5" (or "1,060": a thousand and sixty?)
-        else:
-            other_mark = numbers & cells.str.match(_DECIMAL_POINT)  # "2.5", read with --decimal ,
-        grouped = cells.str.match(_THOUSANDS) & ~numbers & ~other_mark  # "1,060,000"
-        readable = numbers | other_mark | grouped
-        if readable.mean() < MOSTLY_NUMBERS:
-            continue  # a column of categories (some of which may look like numbers)
-
-        def example(mask, cells=cells):
-            return ", ".join(repr(v) for v in cells[mask].unique()[:3])
-
-        if other_mark.any():
-            if decimal == ".":
-                hint = "pass --decimal , to read them as numbers"
-                if cells[other_mark].str.match(_THOUSANDS).all():
-                    hint += " (or --thousands , if the comma separates thousands)"
-                raise TableError(f"{name}: column {column!r} holds numbers with a decimal comma (like "
-                                 f"{example(other_mark)}); {hint}")
-            raise TableError(f"{name}: column {column!r} holds numbers with a decimal point (like "
-                             f"{example(other_mark)}), but --decimal , was given; leave it out")
-        if grouped.any():
-            raise TableError(f"{name}: column {column!r} holds numbers with thousands separators (like "
-                             f"{example(grouped)}); pass --thousands with the separator")
-        if not readable.all():
-            odd = cells[~readable].unique()
-            raise TableError(f"{name}: column {column!r} holds numbers but also {int((~readable).sum())} cell(s) "
-                             f"that are not (like {example(~readable)}); pass --na-values "
-                             f"{shlex.quote(','.join(odd[:3]))} if they mean missing, or --categorical "
-                             f"{shlex.quote(column)} if the column holds categories")
 
 
 def _first_line(error):

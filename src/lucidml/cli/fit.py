@@ -16,7 +16,7 @@ from ._limits import MAX_FEATURES
 from ._output import check_output
 from ._pipeline import build_pipeline, choose_model, column_kinds, parse_params, task_of
 from ._progress import working
-from ._table import column_list, read_table, table_options
+from ._table import booleans_as_numbers, read_table, table_options
 from .evaluate import format_metrics, metrics
 
 __all__ = ["DataError", "as_categories", "labels", "run_fit", "split_target", "target_for"]
@@ -64,14 +64,11 @@ def run_fit(args, note):
     output = args.output or _default_output(args.data)
     check_output(output, "-o" if args.output else "the model file (no -o given)", args.data)
     entry = choose_model(args.task, args.model) if args.task else None  # a wrong name: before reading
-    categorical = column_list(args.categorical) or []
-    frame = read_table(args.data, **table_options(args, categorical))
+    frame = read_table(args.data, **table_options(args, args.categorical or [], categorical_option=True))
     if frame.shape[1] > MAX_COLUMNS:
         raise DataError(f"{args.data}: {frame.shape[1]:,} columns; lucidml fit takes at most {MAX_COLUMNS:,}")
-    unknown = [c for c in categorical if c not in frame.columns]
-    if unknown:
-        raise DataError(f"{args.data}: --categorical names no column {unknown[0]!r}")
     X, y = split_target(frame, args.target, args.data, note)
+    X = booleans_as_numbers(X)
     task = "clustering" if y is None else task_of(y, args.task)
     y = target_for(task, y, args.target, args.data)
     entry = entry or choose_model(task, args.model)
@@ -104,10 +101,6 @@ def run_fit(args, note):
 def target_for(task, y, target, name):
     """The target values as the task needs them: class labels (at least two classes), or numbers."""
     if task == "classification":
-        values = np.asarray(y)
-        if values.dtype.kind == "f" and not np.all(values == np.round(values)):
-            raise DataError(f"{name}: the target {target!r} holds numbers like {_fraction_of(values)!r}, not "
-                            "classes; leave out --task classification (a regression), or round them")
         y = labels(y)
         if len(np.unique(y)) < 2:
             raise DataError(f"{name}: the target {target!r} has a single class ({y[0]!r}); "
@@ -123,10 +116,6 @@ def target_for(task, y, target, name):
     return y
 
 
-def _fraction_of(values):
-    return float(values[values != np.round(values)][0])
-
-
 def _is_number(value):
     try:
         float(value)
@@ -136,10 +125,11 @@ def _is_number(value):
 
 
 def labels(y):
-    """Class labels with one type: numbers stay numbers (integers when they are), else strings."""
+    """Class labels with one type: whole numbers as integers, anything else (1.5, text) as strings
+    (scikit-learn's classifiers take no fractional labels)."""
     values = np.asarray(y)
-    if values.dtype.kind == "f" and np.all(values == np.round(values)):
-        return values.astype(np.int64)
+    if values.dtype.kind == "f":
+        return values.astype(np.int64) if np.all(values == np.round(values)) else values.astype(str)
     if values.dtype == object:
         return values.astype(str)
     return values

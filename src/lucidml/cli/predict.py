@@ -13,7 +13,7 @@ from ..io import ModelFileError
 from ._output import check_output
 from ._pipeline import CliUsageError
 from ._progress import working
-from ._table import read_table, table_options
+from ._table import booleans_as_numbers, read_table, table_options
 from .evaluate import format_metrics, metrics
 from .fit import DataError, as_categories, labels, split_target, target_for
 
@@ -41,7 +41,7 @@ def features_for(model, frame, name, note):
     extra = [c for c in frame.columns if c not in expected]
     if extra:
         note(f"ignoring column(s) the model was not fitted on: {', '.join(map(str, extra[:10]))}")
-    X = frame[expected]
+    X = booleans_as_numbers(frame[expected])
     categorical = categorical_columns(model)
     for column in expected:
         if column not in categorical and X[column].dtype.kind not in "biuf":
@@ -56,10 +56,10 @@ def _known_categories(model, X, categorical, note):
     if not categorical:
         return X
     encoder = model[0].named_transformers_["categorical"][-1]
-    for column, known in zip(categorical, encoder.categories_):
-        known = {str(k) for k in known}
+    for column, categories in zip(categorical, encoder.categories_):
+        known = {str(k) for k in categories}
         by_number = {}
-        for text in known:
+        for text in map(str, categories):  # (in the encoder's sorted order: "01" before "1", every run)
             number = _number(text)
             if number is not None:
                 by_number.setdefault(number, text)

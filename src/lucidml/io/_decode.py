@@ -358,8 +358,9 @@ def refused_names(manifest):
         elif isinstance(item, dict):
             if len(item) == 1:
                 (tag, body), = item.items()
-                if (tag == "$class" and body not in CLASS_VALUES) or (tag == "$type" and body not in TYPES):
-                    refused.add(str(body))
+                if tag in ("$class", "$type") and not (isinstance(body, str)
+                                                      and body in (CLASS_VALUES if tag == "$class" else TYPES)):
+                    refused.add(str(body)[:80])
             stack.extend(item.values())
     return sorted(refused)
 
