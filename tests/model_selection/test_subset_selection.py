@@ -171,6 +171,9 @@ def test_bad_data_is_named(selector):
         selector(cv=3).fit(X, y)
     with pytest.raises(ValueError, match="requires y"):
         selector(cv=3).fit(X[1:], None)
+    words = np.array([f"c{i % 3}" for i in range(40)], dtype=object)  # labels for a regressor
+    with pytest.raises(ValueError, match="^could not convert string to float"):  # the fit's error, not "All … failed"
+        selector(LinearRegression(), cv=3).fit(X[1:], words[1:])
 
 
 @parametrize_with_checks([SequentialBackwardSelection(cv=3), StepwiseSelection(cv=3),

@@ -65,7 +65,6 @@ CASES = [
     (X, np.arange(12), {"y_numeric": True}),
     (X, labels, {}),
     (X, labels.astype(object), {}),
-    (X, labels, {"y_numeric": True}),  # strings cannot be numbers: scikit-learn's error
     (X, np.where(np.arange(12) == 3, None, labels).astype(object), {}),
     (X, np.where(np.arange(12) == 3, np.nan, 1.0), {}),  # NaN in y
     (X, np.where(np.arange(12) == 3, np.inf, 1.0), {}),
@@ -100,6 +99,16 @@ def test_every_input_gets_what_scikit_learns_checks_give(X_in, y_in, keywords, f
     ours = _outcome(lambda: check_fit_data(Plain(), X_in, y_in, float32=float32, **keywords))
     theirs = _outcome(lambda: validate_data(Plain(), X_in, y_in, dtype=dtype, **keywords))
     assert ours == theirs
+
+
+def test_a_numeric_target_of_text_is_read_as_numbers_or_refused_by_name():
+    """Where lucidml parts from scikit-learn on purpose: its ``y_numeric`` converts only object
+    arrays, and hands a regressor a target of strings as it is (``"a"`` failed deep in a fit)."""
+    for float32 in (False, True):
+        _, y_out = check_fit_data(Plain(), X, np.arange(12).astype(str), float32=float32, y_numeric=True)
+        assert y_out.dtype == np.float64 and y_out.tolist() == list(range(12))
+        with pytest.raises(ValueError, match="Plain: y must hold numbers .* it holds 'a'"):
+            check_fit_data(Plain(), X, labels, float32=float32, y_numeric=True)
 
 
 TARGETS = [

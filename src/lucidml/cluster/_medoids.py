@@ -185,7 +185,7 @@ class _BaseMedoids(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMix
 
     def _medoid_distances(self, X):
         check_is_fitted(self)
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, bounded=self.metric != "precomputed")
         if self.metric == "precomputed":
             return np.array(X[:, self.medoid_indices_])
         return pairwise(X, self.cluster_centers_, self.metric)

@@ -191,13 +191,13 @@ class SelfOrganizingMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
     def predict(self, X):
         """Index of the best-matching unit of each sample."""
         check_is_fitted(self)
-        X = check_predict_data(self, X, order="C")
+        X = check_predict_data(self, X, order="C", bounded=True)
         return nearest_units(X, self.weights_)[0]
 
     def transform(self, X):
         """Euclidean distance from each sample to each unit, shape (n_samples, n_units)."""
         check_is_fitted(self)
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, bounded=True)
         return cdist(X, self.weights_)
 
     @property

@@ -196,7 +196,7 @@ class FactorAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseEM)
 
     def _centred(self, X):
         check_is_fitted(self)
-        return check_predict_data(self, X) - self.mean_
+        return check_predict_data(self, X, bounded=True) - self.mean_
 
     def transform(self, X):
         """E[z | x] = G ΛᵀΨ⁻¹ (x − μ), the posterior mean of the factors, shape (n_samples, n_components)."""

@@ -344,7 +344,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def score_samples(self, X):
         """Log-likelihood of each sample under probabilistic PCA, N(μ, get_covariance())."""
         check_is_fitted(self)
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, bounded=True)
         # In the components' basis the covariance is diagonal: λⱼ along component j (never below
         # σ²) and σ² in the d − k directions left, so the Mahalanobis distance and log-determinant
         # need no d × d factorization (which rounding breaks when σ² is tiny beside the λⱼ).

@@ -1,5 +1,6 @@
 """Truncated SVD of the uncentred data (latent semantic analysis)."""
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -139,10 +140,18 @@ class TruncatedSVD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         # X V_k, not U_k Σ_k: equal for an exact SVD, and for an approximate one this keeps
         # fit_transform(X) identical to fit(X).transform(X).
         scores = np.asarray(X @ self.components_.T)
-        variance = column_moments(scores)[1]  # by row blocks: no second n × k array
-        total = _total_variance(X)
-        self.explained_variance_ = variance.astype(X.dtype)
+        # Variances of X · 2⁻ᵉ (exact), whose ratios hold where X's own squares leave float64's range.
+        e = arpack_exponent(X)
+        scale = float(np.ldexp(1.0, -e))
+        variance = column_moments(scores, scale)[1]  # by row blocks: no second n × k array
+        total = float(column_moments(X, scale)[1].sum())  # block by block: no float64 copy of a float32 X
         self.explained_variance_ratio_ = (variance / total if total > 0 else np.zeros(k)).astype(X.dtype)
+        with np.errstate(over="ignore", under="ignore"):
+            self.explained_variance_ = (variance / scale / scale).astype(X.dtype)
+        if not np.all(np.isfinite(self.explained_variance_)):
+            warnings.warn(f"TruncatedSVD: the explained variances exceed float64's range (X's values reach "
+                          f"2^{e}) and are stored as infinity; explained_variance_ratio_ is exact. "
+                          "Rescale X for finite variances.", UserWarning, stacklevel=2)
         log.summary(f"Algorithm {self.algorithm}", n_components=k,
                     explained_variance_ratio=float(self.explained_variance_ratio_.sum()))
         return scores
@@ -189,8 +198,3 @@ def _truncated_svd(X, k, algorithm, n_iter, n_oversamples, normalizer, tol, rng,
                         "use algorithm='randomized' or 'arpack' for sparse X.")
     _, s, Vt = scipy.linalg.svd(X, full_matrices=False, check_finite=False)
     return s[:k], Vt[:k]
-
-
-def _total_variance(X):
-    """Σⱼ Var(xⱼ) (population), for dense or sparse X without densifying or copying it."""
-    return float(column_moments(X)[1].sum())  # block by block: no float64 copy of a float32 X

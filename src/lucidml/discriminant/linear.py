@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..base import GenerativeClassifierMixin
 from ..utils import Interval, Options, validate_params
 from ..utils.linalg import factorization_threads
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data, check_square_fits
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data, check_square_fits
 from ._classes import class_statistics
 
 
@@ -113,6 +113,7 @@ class LinearDiscriminantAnalysis(
         """Estimate φ, μ_c and the shared Σ; find the Fisher directions."""
         validate_params(self)
         X, y = check_fit_data(self, X, y, float32=True)
+        check_magnitude(X, self)
         self.classes_, class_index, counts, self.priors_, self.means_ = class_statistics(X, y, self.priors)
         # A wide table without shrinkage is whitened from its centred rows (O(n d) memory); the
         # d × d scatter is formed only when the estimate needs it or the user asked for Σ.

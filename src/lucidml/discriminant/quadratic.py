@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..base import GenerativeClassifierMixin
 from ..utils import Interval, validate_params
 from ..utils.linalg import cholesky_or_none
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data, check_square_fits
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data, check_square_fits
 from ._classes import class_statistics
 
 
@@ -68,6 +68,7 @@ class QuadraticDiscriminantAnalysis(GenerativeClassifierMixin, ClassifierMixin, 
         """Estimate φ, μ_c and Σ_c for every class."""
         validate_params(self)
         X, y = check_fit_data(self, X, y, float32=True)  # float32 is read as it is
+        check_magnitude(X, self)
         self.classes_, class_index, counts, self.priors_, self.means_ = class_statistics(X, y, self.priors)
         n_features = X.shape[1]
         check_square_fits(self, n_features, copies=2 * len(self.classes_), what="a covariance and its factor per class")
@@ -106,7 +107,7 @@ class QuadraticDiscriminantAnalysis(GenerativeClassifierMixin, ClassifierMixin, 
     def predict_joint_log_proba(self, X):
         """δ_c(x) = log p(c) + log p(x | c) up to a term shared by all classes."""
         check_is_fitted(self)
-        X = check_predict_data(self, X, dtype=FLOAT_DTYPES)
+        X = check_predict_data(self, X, dtype=FLOAT_DTYPES, bounded=True)
         return _quadratic_scores(X, self.means_, self._inverse_factors, self._half_log_dets, self.priors_)
 
     def decision_function(self, X):

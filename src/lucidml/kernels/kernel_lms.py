@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
-from ..utils.validation import check_fit_data, check_predict_data
+from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 from ._kernel_lms_kernels import klms_epoch
 from .pairwise import KERNELS, _kernel_params, pairwise_kernels
 
@@ -116,6 +116,8 @@ class KernelLMS(RegressorMixin, BaseEstimator):
         """Fit on X (n_samples, n_features) — or the Gram matrix if kernel="precomputed" — and y."""
         validate_params(self)
         X, y = check_fit_data(self, X, y, y_numeric=True)
+        if self.kernel != "precomputed":
+            check_magnitude(X, self)
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"kernel='precomputed' needs a square Gram matrix, got shape {X.shape}.")
         K = np.ascontiguousarray(self._gram(X))
@@ -135,7 +137,7 @@ class KernelLMS(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """f(x) = Σᵢ βᵢ k(xᵢ, x); for kernel="precomputed", X is K(X_test, X_train)."""
         check_is_fitted(self)
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, bounded=self.kernel != "precomputed")
         K = X if self.kernel == "precomputed" else self._gram(X, self.X_fit_)
         return K @ self.dual_coef_
 

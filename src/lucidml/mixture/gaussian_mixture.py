@@ -226,7 +226,7 @@ class GaussianMixture(_BaseMixture):
     # --- prediction ---
 
     def _prediction_data(self, X):
-        X = check_predict_data(self, X, dtype=FLOAT_DTYPES)
+        X = check_predict_data(self, X, dtype=FLOAT_DTYPES, bounded=True)
         # Centre at the mixture mean Σφ_kμ_k, so that x U_k and μ_k U_k are not large numbers
         # whose difference cancels (in X's precision: no float64 copy of a float32 X).
         shift = (self.weights_.astype(np.float64) @ self.means_).astype(X.dtype)

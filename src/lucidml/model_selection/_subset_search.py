@@ -52,7 +52,9 @@ class _SubsetSearch(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         scorer = check_scoring(estimator, scoring=self.scoring)
 
         def subset_score(columns):
-            folds = cross_val_score(estimator, X[:, columns], y, cv=cv, scoring=scorer, n_jobs=self.n_jobs)
+            # A fit that fails fails the search with its own error (a NaN score would only hide it).
+            folds = cross_val_score(estimator, X[:, columns], y, cv=cv, scoring=scorer, n_jobs=self.n_jobs,
+                                    error_score="raise")
             return float(np.mean(folds))
 
         chosen = self._search(subset_score, X.shape[1])

@@ -63,7 +63,8 @@ class _BaseNB(GenerativeClassifierMixin, ClassifierMixin, BaseEstimator):
 
     def _validate_X(self, X):
         sparse = "csr" if self._accept_sparse else False
-        return self._prepare(check_predict_data(self, X, order=self._order, accept_sparse=sparse, dtype=FLOAT_DTYPES))
+        return self._prepare(check_predict_data(self, X, order=self._order, accept_sparse=sparse, dtype=FLOAT_DTYPES,
+                                                bounded=True))
 
     def _prepare(self, X):
         """X as the model reads it, at fit and predict time alike (BernoulliNB binarizes it)."""

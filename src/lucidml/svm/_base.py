@@ -80,8 +80,8 @@ def solve_dual(source, samples, y, p, upper, *, tol, max_iter, shrinking, solver
     X, gram, sample_of = source.subset(samples)
     if len(y) != len(samples):
         sample_of = np.concatenate([sample_of, sample_of])
-    if np.all(y > 0) or np.all(y < 0):  # one class only (e.g. the others have zero weight): α = 0
-        return DualSolution(np.zeros(len(y)), float(y[0]), np.zeros(0), 0, 0, False)
+    if np.all(y > 0) or np.all(y < 0):  # one class only, or none (the others have zero weight): α = 0
+        return DualSolution(np.zeros(len(y)), float(y[0]) if len(y) else 0.0, np.zeros(0), 0, 0, False)
     max_iter = _iteration_cap(max_iter, len(y))
     if solver == "simplified":
         alpha, grad, curve, n_iter, status, non_psd = simplified_smo(

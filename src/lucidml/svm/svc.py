@@ -212,6 +212,11 @@ class SVC(ClassifierMixin, _BaseSVM):
         weight = check_sample_weight(sample_weight, X.shape[0])
         self.class_weight_ = class_weights(self.class_weight, self.classes_, y)
         upper = self.C * self.class_weight_[y_idx] * (1.0 if weight is None else weight)
+        weighted = np.unique(y_idx[upper > 0])
+        if len(weighted) < 2:  # (scikit-learn's rule too: nothing to separate)
+            only = self.classes_[weighted[0]].tolist()
+            raise ValueError(f"All samples with a positive weight belong to one class ({only!r}); SVC needs two "
+                             "classes with positive weight.")
         rng = check_random_state(self.random_state)
 
         scheme = self.multiclass if n_classes > 2 else "ovo"

@@ -47,12 +47,29 @@ def check_fit_data(estimator, X, y="no_validation", *, accept_sparse=False, floa
     if checked is not None:
         return checked
     out = validate_data(estimator, X, y, dtype=dtype, accept_sparse=accept_sparse, **kwargs)
+    if kwargs.get("y_numeric") and isinstance(out, tuple) and out[1].dtype.kind in "USO":
+        out = (out[0], _numeric_target(estimator, out[1]), *out[2:])
     X_out = out[0] if isinstance(out, tuple) else out
     if scipy.sparse.issparse(X_out) and not X_out.has_canonical_format:
         canonical = X_out.copy()
         canonical.sum_duplicates()
         out = (canonical, *out[1:]) if isinstance(out, tuple) else canonical
     return out
+
+
+def _numeric_target(estimator, y):
+    """A regressor's y of text (scikit-learn converts only object arrays) as float64: numbers written
+    as text are read, anything else is an error that names a value."""
+    try:
+        return y.astype(np.float64)
+    except (TypeError, ValueError):
+        for value in y.ravel():
+            try:
+                float(value)
+            except (TypeError, ValueError):
+                raise ValueError(f"{type(estimator).__name__}: y must hold numbers (a regression target); it holds "
+                                 f"{str(value)!r}.") from None
+        raise
 
 
 def _plain_fit_data(estimator, X, y, float32, *, order=None, y_numeric=False, ensure_min_samples=1,
@@ -131,7 +148,8 @@ def check_classification_targets(y):
     _check_classification_targets(y)
 
 
-def check_predict_data(estimator, X, *, order=None, dtype=np.float64, allow_nan=False, accept_sparse=False):
+def check_predict_data(estimator, X, *, order=None, dtype=np.float64, allow_nan=False, accept_sparse=False,
+                       bounded=False):
     """X for ``predict``/``transform`` of a fitted estimator: scikit-learn's
     ``validate_data(estimator, X, reset=False, dtype=dtype)``, with a shortcut for the common case.
 
@@ -143,7 +161,13 @@ def check_predict_data(estimator, X, *, order=None, dtype=np.float64, allow_nan=
     for a missing value, infinity may not). Everything else — lists, frames, other dtypes, bad
     values, a sum that overflows — goes through ``validate_data`` and gets its conversions,
     warnings and errors.
+
+    ``bounded``: the estimator squares the features (distances, variances): values beyond
+    :data:`MAX_MAGNITUDE` are refused as at fit (:func:`check_magnitude`), not answered with NaN.
     """
+    if bounded:
+        return check_magnitude(check_predict_data(estimator, X, order=order, dtype=dtype, allow_nan=allow_nan,
+                                                  accept_sparse=accept_sparse), estimator)
     accepted = dtype if isinstance(dtype, list | tuple) else (dtype,)
     if (
         type(X) is np.ndarray
@@ -165,7 +189,8 @@ def check_predict_data(estimator, X, *, order=None, dtype=np.float64, allow_nan=
 
 
 def check_sample_weight(sample_weight, n_samples, dtype=np.float64):
-    """Return ``sample_weight`` as a finite, non-negative 1-D array of length ``n_samples``.
+    """Return ``sample_weight`` as a finite, non-negative 1-D array of length ``n_samples``, with
+    at least one weight that is a normal float (all-subnormal weights would compute as noise).
 
     ``None`` gives ``None`` (so callers can keep an unweighted fast path); a scalar is
     broadcast to every sample.
@@ -186,6 +211,10 @@ def check_sample_weight(sample_weight, n_samples, dtype=np.float64):
         raise ValueError("sample_weight must be non-negative.")
     if not np.any(sample_weight > 0):
         raise ValueError("sample_weight is all zero; at least one weight must be positive.")
+    largest = sample_weight.max()
+    if largest < np.finfo(sample_weight.dtype).tiny:  # all subnormal: sums and ratios of them lose their digits
+        raise ValueError(f"sample_weight's largest value is {largest:.3g}, below the smallest normal float "
+                         f"({np.finfo(sample_weight.dtype).tiny:.3g}); scale the weights up.")
     return sample_weight
 
 
@@ -223,7 +252,7 @@ def check_magnitude(X, estimator):
         raise ValueError(
             f"{type(estimator).__name__}: X has values of magnitude up to {largest:.3g}; beyond "
             f"{MAX_MAGNITUDE:.0e} the squares and products this model computes overflow float64. "
-            "Rescale the features (e.g. StandardScaler) before fitting."
+            "Rescale the features (e.g. StandardScaler)."
         )
     return X
 
