@@ -236,3 +236,14 @@ def test_class_labels_have_one_type():
     assert labels(np.array([1.0, 2.0, 1.0])).tolist() == [1, 2, 1]
     assert labels(np.array([1.5, 2.0])).tolist() == ["1.5", "2.0"]  # scikit-learn refuses fractional labels
     assert labels(np.array(["a", 1], dtype=object)).tolist() == ["a", "1"]
+
+
+def test_a_confusion_matrix_of_many_classes_is_left_out():
+    from lucidml.cli.evaluate import MAX_MATRIX_CLASSES, format_metrics
+
+    few = np.arange(3)
+    text = format_metrics({"accuracy": 0.5, "confusion matrix": (few, np.eye(3, dtype=int))})
+    assert "rows: true, columns: predicted" in text and len(text.splitlines()) == 6
+    many = np.arange(MAX_MATRIX_CLASSES + 1)
+    text = format_metrics({"confusion matrix": (many, np.eye(len(many), dtype=int))})
+    assert text == f"confusion matrix     left out: {MAX_MATRIX_CLASSES + 1} classes"

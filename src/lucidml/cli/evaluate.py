@@ -11,7 +11,9 @@ import warnings
 
 import numpy as np
 
-__all__ = ["format_metrics", "metrics"]
+__all__ = ["MAX_MATRIX_CLASSES", "format_metrics", "metrics"]
+
+MAX_MATRIX_CLASSES = 30
 
 
 def metrics(task, model, X, y=None, note=None):
@@ -65,11 +67,15 @@ def metrics(task, model, X, y=None, note=None):
 
 
 def format_metrics(values):
-    """The metrics as aligned plain text; the confusion matrix with true labels as rows."""
+    """The metrics as aligned plain text; the confusion matrix with true labels as rows (up to
+    :data:`MAX_MATRIX_CLASSES` classes: beyond, a table of that size is not read but scrolled)."""
     lines = []
     for name, value in values.items():
         if name == "confusion matrix":
             labels, counts = value
+            if len(labels) > MAX_MATRIX_CLASSES:
+                lines.append(f"confusion matrix     left out: {len(labels)} classes")
+                continue
             names = [str(label) for label in labels]
             width = max(8, *(len(n) for n in names), len(str(counts.max())))
             lines.append("confusion matrix (rows: true, columns: predicted)")

@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 
+from ..datasets import MAX_CLASSES_FOR_INTEGER_TARGET
 from ._limits import MAX_FEATURES
 from ._output import check_output
 from ._pipeline import build_pipeline, choose_model, column_kinds, parse_params, task_of
@@ -71,6 +72,9 @@ def run_fit(args, note):
     X = booleans_as_numbers(X)
     task = "clustering" if y is None else task_of(y, args.task)
     y = target_for(task, y, args.target, args.data)
+    if task == "classification" and args.task and len(np.unique(y)) > MAX_CLASSES_FOR_INTEGER_TARGET:
+        note(f"the target {args.target!r} has {len(np.unique(y))} classes among {len(y)} rows; for a number to "
+             "predict, leave out --task classification")
     entry = entry or choose_model(task, args.model)
     limit = MAX_FEATURES.get(entry.name)
     if limit is not None and X.shape[1] > limit:
