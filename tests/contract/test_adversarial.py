@@ -136,8 +136,9 @@ def _outputs(model, X):
 def _check_sane(model, outputs, name):
     for method, value in outputs.items():
         if value.dtype.kind in "fc":
-            # log P = −∞ is the right answer for a class of probability 0
-            finite = np.isfinite(value) | (value == -np.inf) if method == "predict_log_proba" else np.isfinite(value)
+            # log P = −∞ is the right answer for a class of probability 0, or a row infinitely far out
+            log = method in ("predict_log_proba", "score_samples")
+            finite = np.isfinite(value) | (value == -np.inf) if log else np.isfinite(value)
             assert np.all(finite), f"{name}: {method} returned NaN or infinity"
     if "predict" in outputs and hasattr(model, "classes_"):
         assert set(np.unique(outputs["predict"])) <= set(model.classes_), f"{name}: predicted an unknown class"
@@ -236,6 +237,42 @@ def test_a_regression_target_of_text_is_read_as_numbers_or_refused_by_name(entry
     words[3] = "n/a"
     with pytest.raises(ValueError, match="n/a"):
         _fit_and_answer(entry, X, words)
+    for text in ("nan", "inf", "1e999"):  # numbers as text, but not finite ones
+        words = y.astype(str)
+        words[3] = text
+        with pytest.raises(ValueError, match="NaN or infinity"):
+            _fit_and_answer(entry, X, words)
+
+
+@pytest.mark.parametrize("entry", REGISTRY, ids=lambda e: e.name)
+def test_what_fit_accepts_predict_answers(entry):
+    """A table the fit took (a value of 1e150, or 1e300) gets finite answers from every method, not
+    a refusal (count naive Bayes and PCA's likelihood refused at predict what their fits took)."""
+    X, y = _base(entry.kind)
+    for value in (1e150, 1e300):
+        hostile = X.copy()
+        hostile[1, 0] = value
+        model = entry.make()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model.fit(hostile, y)
+        except Exception as error:  # noqa: BLE001 - a clear refusal at fit is allowed
+            assert _clear_error(error), f"{entry.name} at {value:.0e}: {type(error).__name__}: {error}"
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            outputs = _outputs(model, hostile)  # no refusal now: every method answers
+        _check_sane(model, outputs, f"{entry.name} at {value:.0e}")
+
+
+def test_dbscan_clusters_at_any_scale():
+    """Its neighbour searches scale exactly: 1e150 · X with 1e150 · eps is the same clustering."""
+    from lucidml.cluster import DBSCAN
+
+    X = np.array([[1.0, 2.0], [2.0, 2.0], [2.0, 3.0], [8.0, 7.0], [8.0, 8.0], [7.0, 8.0], [25.0, 80.0]])
+    labels = DBSCAN(eps=3, min_samples=2).fit(X).labels_
+    np.testing.assert_array_equal(DBSCAN(eps=3e150, min_samples=2).fit(X * 1e150).labels_, labels)
 
 
 class _Variant:

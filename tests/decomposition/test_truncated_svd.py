@@ -1,5 +1,7 @@
 """TruncatedSVD against SciPy's svds, LAPACK and scikit-learn; sparse input; bad input."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -34,6 +36,22 @@ def test_arpack_on_extreme_magnitudes_scales_exactly(sparse):
         svd = TruncatedSVD(4, algorithm="arpack", random_state=0).fit(make(X_DECAY * scale))
         np.testing.assert_allclose(svd.singular_values_, expected.singular_values_ * scale, rtol=1e-12)
         np.testing.assert_allclose(svd.components_, expected.components_, atol=1e-10)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_explained_variance_ratios_hold_at_any_scale(sparse):
+    # Computed on X · 2⁻ᵉ: at 1e-300 they were 0 (the variances underflowed), at 1e300 NaN, and for
+    # a subnormal X the scale itself was infinite.
+    make = sp.csr_matrix if sparse else np.asarray
+    expected = TruncatedSVD(3, random_state=0).fit(make(X_DECAY)).explained_variance_ratio_
+    for scale in (1e-300, 1e-310, 1e300):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # (at 1e300 the variances themselves overflow)
+            svd = TruncatedSVD(3, random_state=0).fit(make(X_DECAY * scale))
+        np.testing.assert_allclose(svd.explained_variance_ratio_, expected, rtol=1e-5)  # (the randomized solver)
+        assert np.all(np.isfinite(svd.explained_variance_)) == (scale < 1)
+    with pytest.warns(UserWarning, match="explained variances exceed float64's range"):
+        TruncatedSVD(3, random_state=0).fit(make(X_DECAY * 1e300))
 
 
 @pytest.mark.parametrize("algorithm", ["randomized", "arpack"])

@@ -154,6 +154,22 @@ def test_sample_weight_is_repetition_and_class_weight_matches():
     np.testing.assert_allclose(ours.decision_function(X), ref.decision_function(X), atol=1e-2)
 
 
+def test_weights_that_leave_classes_out():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 2)) + np.repeat(np.array([[0, 0], [4, 0], [0, 4], [4, 4]]), 20, axis=0)
+    y = np.repeat(np.arange(4), 20)
+    # Two classes without weight: the sub-problem between them is empty (an IndexError before);
+    # the weighted classes are told apart as if alone, and no row is given an unweighted class.
+    weight = (y < 2).astype(float)
+    ours = SVC(kernel="linear").fit(X, y, sample_weight=weight)
+    alone = SVC(kernel="linear").fit(X[y < 2], y[y < 2])
+    np.testing.assert_array_equal(ours.predict(X[y < 2]), alone.predict(X[y < 2]))
+    with pytest.raises(ValueError, match="belong to one class"):
+        SVC().fit(X, y, sample_weight=(y == 0).astype(float))  # scikit-learn's rule
+    with pytest.raises(ValueError, match="No sample has a positive weight"):
+        SVC(class_weight={0: 0, 1: 0, 2: 0, 3: 0}).fit(X, y)
+
+
 def test_precomputed_and_other_kernels():
     X, y = _data("moons")
     gram = np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))

@@ -146,3 +146,13 @@ def test_a_classifier_fitted_through_the_shortcut_matches_one_fitted_on_a_frame(
     framed = GaussianNB().fit(pd.DataFrame(X), pd.Series(y))
     np.testing.assert_array_equal(direct.classes_, framed.classes_)
     np.testing.assert_allclose(direct.predict_proba(X), framed.predict_proba(X))
+
+
+@pytest.mark.parametrize("weight, message", [(0.0, "all zero"), (-1.0, "non-negative"), (1e-320, "below the smallest"),
+                                             (np.full(12, 1e-320), "below the smallest")])
+def test_sample_weights_are_checked_whether_one_number_or_an_array(weight, message):
+    from lucidml.utils.validation import check_sample_weight
+
+    with pytest.raises(ValueError, match=message):
+        check_sample_weight(weight, 12)
+    assert check_sample_weight(2.0, 3).tolist() == [2.0, 2.0, 2.0]

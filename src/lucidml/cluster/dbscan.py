@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from ..neighbors._search import minkowski_p
 from ..utils import N_JOBS, Interval, Options, thread_count, validate_params
 from ..utils.numerics import unit_rows
-from ..utils.validation import check_fit_data, check_magnitude
+from ..utils.validation import check_fit_data
 from ._dbscan_kernels import (
     P_CHEBYSHEV,
     P_EUCLIDEAN,
@@ -166,8 +166,6 @@ class DBSCAN(ClusterMixin, BaseEstimator):
             if np.any(X < 0):
                 raise ValueError("Negative values in data passed to metric='precomputed': distances must be "
                                  "non-negative.")
-        else:
-            check_magnitude(X, self)
         weight = _check_weight(sample_weight, n)
         search = self._search(X)
         labels, is_core = _dbscan(search, self.min_samples, weight)

@@ -130,7 +130,7 @@ def arpack_exponent(*arrays):
     for a in arrays:
         if a is not None:
             data = a.data if scipy.sparse.issparse(a) else np.asarray(a)
-            largest = max(largest, float(np.max(np.abs(data), initial=0.0)))
+            largest = max(largest, float(np.max(data, initial=0.0)), -float(np.min(data, initial=0.0)))  # no |X| copy
     if largest == 0.0 or _ARPACK_SAFE[0] <= largest <= _ARPACK_SAFE[1]:
         return 0
     return int(np.frexp(largest)[1])

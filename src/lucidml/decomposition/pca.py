@@ -344,7 +344,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def score_samples(self, X):
         """Log-likelihood of each sample under probabilistic PCA, N(μ, get_covariance())."""
         check_is_fitted(self)
-        X = check_predict_data(self, X, bounded=True)
+        X = check_predict_data(self, X)
         # In the components' basis the covariance is diagonal: λⱼ along component j (never below
         # σ²) and σ² in the d − k directions left, so the Mahalanobis distance and log-determinant
         # need no d × d factorization (which rounding breaks when σ² is tiny beside the λⱼ).
@@ -361,7 +361,9 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         distance = (T**2 / variances).sum(axis=1)
         logdet = np.log(variances).sum()
         if k < d:
-            residual = np.maximum(np.einsum("ij,ij->i", Z, Z) - np.einsum("ij,ij->i", T, T), 0.0)
+            squares = np.einsum("ij,ij->i", Z, Z)
+            # A row so far out that its squares overflow is infinitely unlikely (−∞), not ∞ − ∞ = NaN.
+            residual = np.where(np.isinf(squares), np.inf, np.maximum(squares - np.einsum("ij,ij->i", T, T), 0.0))
             distance += residual / sigma2
             logdet += (d - k) * np.log(sigma2)
         if self.scale_ is not None:

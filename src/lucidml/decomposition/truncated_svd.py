@@ -141,7 +141,7 @@ class TruncatedSVD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         # fit_transform(X) identical to fit(X).transform(X).
         scores = np.asarray(X @ self.components_.T)
         # Variances of X · 2⁻ᵉ (exact), whose ratios hold where X's own squares leave float64's range.
-        e = arpack_exponent(X)
+        e = max(arpack_exponent(X), -1000)  # (2⁻ᵉ for a subnormal X's e would be infinity)
         scale = float(np.ldexp(1.0, -e))
         variance = column_moments(scores, scale)[1]  # by row blocks: no second n × k array
         total = float(column_moments(X, scale)[1].sum())  # block by block: no float64 copy of a float32 X
@@ -149,9 +149,9 @@ class TruncatedSVD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         with np.errstate(over="ignore", under="ignore"):
             self.explained_variance_ = (variance / scale / scale).astype(X.dtype)
         if not np.all(np.isfinite(self.explained_variance_)):
-            warnings.warn(f"TruncatedSVD: the explained variances exceed float64's range (X's values reach "
-                          f"2^{e}) and are stored as infinity; explained_variance_ratio_ is exact. "
-                          "Rescale X for finite variances.", UserWarning, stacklevel=2)
+            warnings.warn(f"TruncatedSVD: the explained variances exceed {X.dtype}'s range and are stored as "
+                          "infinity; explained_variance_ratio_ is exact. Rescale X for finite variances.", UserWarning,
+                          stacklevel=2)
         log.summary(f"Algorithm {self.algorithm}", n_components=k,
                     explained_variance_ratio=float(self.explained_variance_ratio_.sum()))
         return scores

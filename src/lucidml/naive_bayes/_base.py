@@ -31,6 +31,7 @@ class _BaseNB(GenerativeClassifierMixin, ClassifierMixin, BaseEstimator):
     # The memory layout the model's computations need ("C" for the compiled Gaussian kernels; None:
     # any, as the count models' BLAS products read either without a copy).
     _order = "C"
+    _squares_features = True  # the Gaussian model's variances: new data beyond 1e100 is refused too
     # float32 X is read without a float64 copy (the statistics are accumulated in float64);
     # GaussianNB also keeps its fitted parameters in float32, as scikit-learn's does.
 
@@ -64,7 +65,7 @@ class _BaseNB(GenerativeClassifierMixin, ClassifierMixin, BaseEstimator):
     def _validate_X(self, X):
         sparse = "csr" if self._accept_sparse else False
         return self._prepare(check_predict_data(self, X, order=self._order, accept_sparse=sparse, dtype=FLOAT_DTYPES,
-                                                bounded=True))
+                                                bounded=self._squares_features))
 
     def _prepare(self, X):
         """X as the model reads it, at fit and predict time alike (BernoulliNB binarizes it)."""

@@ -21,6 +21,7 @@ class _CountNB(_BaseNB):
 
     _accept_sparse = True
     _order = None  # a column-major table (what a ColumnTransformer returns) is not copied
+    _squares_features = False  # counts are summed, never squared
 
     _parameter_constraints = {
         "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],

@@ -46,9 +46,10 @@ class _KNeighborsBase(BaseEstimator):
         self.metric_params = metric_params
         self.n_jobs = n_jobs
 
-    def _fit(self, X, y, multi_output):
+    def _fit(self, X, y, multi_output, y_numeric=False):
         validate_params(self)
-        X, y = check_fit_data(self, X, y, accept_sparse="csr", float32=True, order="C", multi_output=multi_output)
+        X, y = check_fit_data(self, X, y, accept_sparse="csr", float32=True, order="C", multi_output=multi_output,
+                              y_numeric=y_numeric)
         if scipy.sparse.issparse(X):
             self._check_sparse_settings()
         if self.metric == "precomputed" and X.shape[0] != X.shape[1]:

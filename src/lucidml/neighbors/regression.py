@@ -36,7 +36,7 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsBase):
 
     def fit(self, X, y):
         """Store the training set (dense or sparse, float32 kept; and build the k-d tree)."""
-        y = self._fit(X, y, multi_output=True)
+        y = self._fit(X, y, multi_output=True, y_numeric=True)
         self._y = np.asarray(y, dtype=np.float64)
         return self
 

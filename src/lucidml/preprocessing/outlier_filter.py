@@ -11,7 +11,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import HasMethods, Interval, Options, validate_params
-from ..utils.validation import check_classification_targets, check_fit_data, check_magnitude, check_predict_data
+from ..utils.validation import check_classification_targets, check_fit_data, check_predict_data
 
 __all__ = ["ClusterOutlierFilter", "cluster_outlier_mask"]
 
@@ -165,7 +165,6 @@ class ClusterOutlierFilter(ClassifierMixin, BaseEstimator):
     def _filter(self, X, y):
         validate_params(self)
         X, y = check_fit_data(self, X, y, ensure_min_samples=2)
-        check_magnitude(X, self)  # (the clusterings' distances square the features)
         check_classification_targets(y)
         self.clusterer_ = clone(self.clusterer) if self.clusterer is not None else self._default_clusterer(X)
         labels = np.asarray(self.clusterer_.fit(X).labels_)

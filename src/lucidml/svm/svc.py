@@ -213,6 +213,8 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.class_weight_ = class_weights(self.class_weight, self.classes_, y)
         upper = self.C * self.class_weight_[y_idx] * (1.0 if weight is None else weight)
         weighted = np.unique(y_idx[upper > 0])
+        if len(weighted) == 0:
+            raise ValueError("No sample has a positive weight C · class_weight · sample_weight.")
         if len(weighted) < 2:  # (scikit-learn's rule too: nothing to separate)
             only = self.classes_[weighted[0]].tolist()
             raise ValueError(f"All samples with a positive weight belong to one class ({only!r}); SVC needs two "

@@ -61,7 +61,7 @@ def _numeric_target(estimator, y):
     """A regressor's y of text (scikit-learn converts only object arrays) as float64: numbers written
     as text are read, anything else is an error that names a value."""
     try:
-        return y.astype(np.float64)
+        values = y.astype(np.float64)
     except (TypeError, ValueError):
         for value in y.ravel():
             try:
@@ -70,6 +70,10 @@ def _numeric_target(estimator, y):
                 raise ValueError(f"{type(estimator).__name__}: y must hold numbers (a regression target); it holds "
                                  f"{str(value)!r}.") from None
         raise
+    if not np.all(np.isfinite(values)):  # ("nan", "inf" and "1e999" read as numbers; scikit-learn's check saw text)
+        raise ValueError(f"{type(estimator).__name__}: y contains NaN or infinity (written as text: "
+                         f"{str(y.ravel()[~np.isfinite(values.ravel())][0])!r}).")
+    return values
 
 
 def _plain_fit_data(estimator, X, y, float32, *, order=None, y_numeric=False, ensure_min_samples=1,
@@ -197,8 +201,8 @@ def check_sample_weight(sample_weight, n_samples, dtype=np.float64):
     """
     if sample_weight is None:
         return None
-    if isinstance(sample_weight, Real):
-        return np.full(n_samples, sample_weight, dtype=dtype)
+    if isinstance(sample_weight, Real):  # one weight for every sample, checked as an array would be
+        sample_weight = np.full(n_samples, sample_weight, dtype=dtype)
     sample_weight = np.asarray(sample_weight, dtype=dtype)
     if sample_weight.ndim != 1 or sample_weight.shape[0] != n_samples:
         raise ValueError(
