@@ -73,7 +73,8 @@ class _Parser(argparse.ArgumentParser):
 def _parser():
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--threads", type=_count(1024), metavar="N", help="threads lucidml may use (default: all cores)")
-    common.add_argument("--seed", type=_seed, default=0, help="seed of every random choice, 0 to 2³²−1 (default: 0)")
+    common.add_argument("--seed", type=_seed, default=0,
+                        help="seed of every random choice, 0 to 2³²−1 (default: 0)")
     common.add_argument("--quiet", action="store_true", help="no progress bar and no notes on standard error")
     common.add_argument("--debug", action="store_true", help="show the traceback of an error")
     table = argparse.ArgumentParser(add_help=False)
@@ -348,7 +349,8 @@ def _run(args, note):
     from .predict import run_evaluate, run_predict
 
     runners = {"compare": lambda a: _run_compare(a, note), "models": _run_models, "list": _run_models,
-               "inspect": _run_inspect, "warmup": _run_warmup, "fit": lambda a: run_fit(a, note), "predict": lambda a: run_predict(a, note),
+               "inspect": _run_inspect, "warmup": _run_warmup, "fit": lambda a: run_fit(a, note),
+               "predict": lambda a: run_predict(a, note),
                "evaluate": lambda a: run_evaluate(a, note)}
     runners[args.command](args)
 

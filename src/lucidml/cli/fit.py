@@ -20,7 +20,7 @@ from ._progress import working
 from ._table import booleans_as_numbers, read_table, table_options
 from .evaluate import format_metrics, metrics
 
-__all__ = ["DataError", "as_categories", "labels", "run_fit", "split_target", "target_for"]
+__all__ = ["DataError", "as_categories", "as_number", "labels", "run_fit", "split_target", "target_for"]
 
 MAX_COLUMNS = 100_000
 
@@ -114,18 +114,18 @@ def target_for(task, y, target, name):
         try:
             return np.asarray(y, dtype=np.float64)
         except (TypeError, ValueError):
-            text = next(v for v in y if not _is_number(v))
+            text = next(v for v in y if as_number(v) is None)
             raise DataError(f"{name}: the target {target!r} holds text (like {text!r}); a regression needs "
                             "numbers (leave out --task regression to classify)") from None
     return y
 
 
-def _is_number(value):
+def as_number(text):
+    """``text`` as a float, or None where it is no number."""
     try:
-        float(value)
+        return float(text)
     except (TypeError, ValueError):
-        return False
-    return True
+        return None
 
 
 def labels(y):

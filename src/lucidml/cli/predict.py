@@ -15,7 +15,7 @@ from ._pipeline import CliUsageError
 from ._progress import working
 from ._table import booleans_as_numbers, read_table, table_options
 from .evaluate import format_metrics, metrics
-from .fit import DataError, as_categories, labels, split_target, target_for
+from .fit import DataError, as_categories, as_number, labels, split_target, target_for
 
 __all__ = ["features_for", "load_model", "run_evaluate", "run_predict"]
 
@@ -60,26 +60,19 @@ def _known_categories(model, X, categorical, note):
         known = {str(k) for k in categories}
         by_number = {}
         for text in map(str, categories):  # (in the encoder's sorted order: "01" before "1", every run)
-            number = _number(text)
+            number = as_number(text)
             if number is not None:
                 by_number.setdefault(number, text)
         values = X[column]
         unseen = values.notna() & ~values.isin(known)
         if unseen.any() and by_number:
-            X.loc[unseen, column] = values[unseen].map(lambda v: by_number.get(_number(v), v))
+            X.loc[unseen, column] = values[unseen].map(lambda v: by_number.get(as_number(v), v))
             unseen = X[column].notna() & ~X[column].isin(known)
         if unseen.any():
             shown = ", ".join(repr(v) for v in X.loc[unseen, column].unique()[:3])
             note(f"column {column!r}: {int(unseen.sum())} row(s) hold a category the model never saw ({shown}); "
                  "they count as none of the known ones")
     return X
-
-
-def _number(text):
-    try:
-        return float(text)
-    except (TypeError, ValueError):
-        return None
 
 
 def categorical_columns(model):
