@@ -10,6 +10,8 @@ from sklearn.preprocessing import StandardScaler
 
 from lucidml.decomposition.kernel_pca import KernelPCA
 
+from ..memory import traced_peak
+
 X = StandardScaler().fit_transform(load_wine().data)
 X_NEW = StandardScaler().fit_transform(load_breast_cancer().data)[:25, :13]  # other points, same dimension
 
@@ -117,3 +119,19 @@ def test_float32_is_kept(solver):
     K = rbf_kernel(X, gamma=0.1).astype(np.float32)
     pre = KernelPCA(4, kernel="precomputed", eigen_solver=solver, random_state=0).fit(K)
     assert pre.eigenvectors_.dtype == pre.transform(K[:5]).dtype == np.float32
+
+
+def test_a_gram_matrix_beyond_memory_is_refused_before_it_is_formed():
+    with pytest.raises(ValueError, match=r"2000000 × 2000000 .*kernel matrix.*subsample"):
+        KernelPCA(n_components=2).fit(np.zeros((2_000_000, 1)))
+
+
+def test_transform_holds_a_block_of_the_kernel_not_all_of_it():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(500, 3))
+    model = KernelPCA(n_components=3, kernel="rbf", gamma=0.5).fit(X)
+    X_new = rng.normal(size=(20_000, 3))
+    blocked, peak = traced_peak(lambda: model.transform(X_new))
+    assert peak < 30 * 2**20, f"transform peaked at {peak / 2**20:.0f} MiB"
+    reference = SkKernelPCA(n_components=3, kernel="rbf", gamma=0.5).fit(X).transform(X_new)
+    np.testing.assert_allclose(np.abs(blocked), np.abs(reference), rtol=1e-7, atol=1e-9)

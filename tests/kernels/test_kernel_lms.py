@@ -10,6 +10,8 @@ from threadpoolctl import threadpool_limits
 from lucidml.kernels.kernel_lms import KernelLMS
 from lucidml.kernels.kernel_ridge import KernelRidge
 
+from ..memory import traced_peak
+
 
 @pytest.fixture(autouse=True)
 def _one_blas_thread():
@@ -81,3 +83,29 @@ def test_bad_input():
     with pytest.raises(ValueError, match="features"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         KernelLMS(max_iter=5).fit(X, y).predict(X[:, :1])
+
+
+def test_predict_holds_a_block_of_the_kernel_not_all_of_it():
+    """20,000 rows against 500 training rows: the whole test × train kernel would be 76 MiB; predict
+    works a block of rows at a time (kernels.pairwise.kernel_times) and gives the same numbers."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(500, 3)), rng.normal(size=500)
+    model = KernelLMS(kernel="rbf", gamma=0.5, max_iter=20).fit(X, y)
+    X_new = rng.normal(size=(20_000, 3))
+    blocked, peak = traced_peak(lambda: model.predict(X_new))
+    assert peak < 30 * 2**20, f"predict peaked at {peak / 2**20:.0f} MiB"
+    np.testing.assert_allclose(blocked, model._gram(X_new, X) @ model.dual_coef_, rtol=1e-12, atol=1e-12)
+
+
+def test_batch_fit_holds_one_kernel_matrix():
+    """The batch step 1/λ_max(K + λI) comes from Lanczos iterations on K itself: the fit holds K
+    and a block of it, where the dense eigensolver on (K + Kᵀ)/2 held three n × n matrices."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(2_000, 3)), rng.normal(size=2_000)
+    KernelLMS(max_iter=2).fit(X[:100], y[:100])  # compile first
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model, peak = traced_peak(lambda: KernelLMS(max_iter=2).fit(X, y))
+    gram_bytes = 8 * 2_000**2
+    assert peak < 2 * gram_bytes, f"fit peaked at {peak / gram_bytes:.1f} Gram matrices"
+    assert model.learning_rate_ == pytest.approx(1.0 / np.linalg.eigvalsh(model._gram(X))[-1], rel=1e-10)

@@ -133,7 +133,7 @@ def test_predict_in_blocks_is_predict_at_once(monkeypatch, sparse, n_targets):
     nothing but the BLAS products' rounding, and the prediction is scikit-learn's."""
     import scipy.sparse
 
-    import lucidml.kernels.kernel_ridge as module
+    import lucidml.kernels.pairwise as module
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 4))
@@ -164,3 +164,11 @@ def test_a_singular_kernel_falls_back_to_least_squares_on_an_intact_matrix(monke
         model = KernelRidge(alpha=0.0, center_y=False).fit(X, y)
     expected = scipy.linalg.lstsq(X @ X.T, y)[0]
     np.testing.assert_allclose(model.dual_coef_, expected, rtol=1e-6, atol=1e-8)
+
+
+def test_a_gram_matrix_beyond_memory_is_refused_before_it_is_formed():
+    """2,000,000 rows would need a 29 TiB n × n kernel matrix: a ValueError that says so and what to
+    do, not numpy's MemoryError from inside the kernel (nor the machine swapping)."""
+    X, y = np.zeros((2_000_000, 1)), np.zeros(2_000_000)
+    with pytest.raises(ValueError, match=r"2000000 × 2000000 .*kernel matrix.*Nystroem"):
+        KernelRidge(kernel="rbf").fit(X, y)

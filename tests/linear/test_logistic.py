@@ -78,6 +78,19 @@ def test_class_and_sample_weights_match_sklearn(cancer):
     assert _relative(balanced.coef_, ref.coef_) < 1e-4
 
 
+
+def test_balanced_counts_classes_by_their_sample_weight(wine):
+    """"balanced" with sample weights: each class counted by its total weight (scikit-learn's
+    rule), so integer weights fit as the rows repeated do (the counts of rows did not)."""
+    X, y = wine
+    w = np.random.default_rng(0).integers(1, 4, len(y))
+    kw = dict(class_weight="balanced", tol=1e-10, max_iter=10_000)
+    weighted = LogisticRegression(**kw).fit(X, y, sample_weight=w.astype(float))
+    repeated = LogisticRegression(**kw).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    ref = linear_model.LogisticRegression(**kw).fit(X, y, sample_weight=w.astype(float))
+    np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X), atol=1e-6)
+    np.testing.assert_allclose(weighted.predict_proba(X), ref.predict_proba(X), atol=1e-4)
+
 def test_l1_solution_is_sparse_and_optimal(cancer):
     """Proximal gradient: KKT of C Σℓ + ‖w‖₁ — |C Xᵀ(y − p)|ⱼ = 1 on the support and ≤ 1 off it."""
     X, y = cancer

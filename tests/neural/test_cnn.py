@@ -7,6 +7,8 @@ from sklearn.model_selection import train_test_split
 
 from lucidml.neural.cnn import CNNClassifier
 
+from ..memory import traced_peak
+
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
 
@@ -90,3 +92,16 @@ def test_channels_last_images_are_refused_not_misread():
     X = np.zeros((6, 8, 8, 3))
     with pytest.raises(ValueError, match="channels-last"):
         CNNClassifier(max_iter=1).fit(X, np.arange(6) % 2)
+
+
+def test_prediction_runs_a_block_of_rows_at_a_time(digits):
+    """20,000 images: every layer's activations for all rows at once were ~9 KB a row (170 MB);
+    predict_proba runs PREDICT_ROWS rows at a time, with the same numbers as one pass."""
+    Xtr, Xte, ytr, _ = digits
+    clf = CNNClassifier(filters=(16,), max_iter=1, random_state=0).fit(Xtr, ytr)
+    X = np.tile(Xte, (40, 1))[:20_000]
+    clf.predict_proba(X[:10])  # the first call's compile is not the prediction's memory
+    proba, peak = traced_peak(lambda: clf.predict_proba(X))
+    assert peak < 60 * 2**20, f"predict_proba peaked at {peak / 2**20:.0f} MiB"
+    np.testing.assert_allclose(proba[:len(Xte)], clf.predict_proba(Xte), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(proba, clf._net.predict(clf._check_predict_input(X)), rtol=1e-12, atol=1e-15)

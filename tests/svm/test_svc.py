@@ -21,6 +21,8 @@ from sklearn.preprocessing import StandardScaler
 from lucidml.svm.svc import SVC
 from lucidml.utils import InvalidParameterError
 
+from ..memory import traced_peak
+
 
 def _scaled(X):
     return StandardScaler().fit_transform(X)
@@ -301,3 +303,12 @@ def test_sparse_input_needs_one_of_libsvms_kernels():
     X, y = _sparse_problem()
     with pytest.raises(TypeError, match="dense data is required"):
         SVC(kernel="laplacian").fit(X, y)
+
+
+def test_sub_problems_solved_at_once_share_cache_size():
+    """Three one-vs-one problems on two threads: their kernel-column caches together stay within
+    cache_size (each thread held a cache of its own: 2 × cache_size)."""
+    X, y = make_classification(3_000, 10, n_informative=6, n_redundant=0, n_classes=3, random_state=0)
+    SVC(n_jobs=2, cache_size=1).fit(X[:300], y[:300])  # compile first: its memory is not the cache
+    _, peak = traced_peak(lambda: SVC(n_jobs=2, cache_size=20).fit(X, y))
+    assert peak < 32 * 2**20, f"fit peaked at {peak / 2**20:.0f} MiB with cache_size=20"

@@ -78,6 +78,25 @@ def test_same_regression_tree_as_sklearn(seed, criterion):
     assert_same_tree(ours, theirs)
 
 
+def test_weighted_absolute_error_tree_equals_repeated_rows_and_sklearn():
+    """Whole-number weights are divided by a power of 2 (exact), so a weighted median whose lower
+    half holds exactly half the weight is the midpoint, as on the rows repeated and in
+    scikit-learn (dividing by the largest weight, 3, rounded the half-weight sum: leaf values
+    1.5 apart on diabetes, and a one-leaf tree's value depended on the order of X)."""
+    X, y = load_diabetes(return_X_y=True)
+    w = np.random.RandomState(0).randint(1, 4, len(y))
+    kw = dict(criterion="absolute_error", max_depth=3)
+    weighted = DecisionTreeRegressor(**kw).fit(X, y, sample_weight=w.astype(float))
+    repeated = DecisionTreeRegressor(**kw).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    theirs = sk_tree.DecisionTreeRegressor(**kw).fit(X, y, sample_weight=w.astype(float))
+    np.testing.assert_array_equal(weighted.predict(X), repeated.predict(X))
+    np.testing.assert_array_equal(weighted.predict(X), theirs.predict(X))
+    y, w = np.array([2.0, 4, 1, 2, 3, 4]), np.array([1.0, 2, 1, 3, 1, 2])
+    for x in (np.array([0.742, 0.373, 0.035, 0.153, 0.322, 0.118]), np.zeros(6)):
+        leaf = DecisionTreeRegressor(criterion="absolute_error", min_samples_split=100)
+        assert leaf.fit(x[:, None], y, sample_weight=w).tree_.value.ravel()[0] == 2.5
+
+
 @pytest.mark.parametrize("criterion", ["gini", "squared_error"])
 def test_same_tree_as_sklearn_on_one_hot_columns(criterion):
     # An encoded table (mostly one-hot columns) takes the node-sorted search, which scores a

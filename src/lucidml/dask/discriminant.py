@@ -6,7 +6,7 @@ import numpy as np
 from ..discriminant import LinearDiscriminantAnalysis as _LocalLDA
 from ..discriminant import QuadraticDiscriminantAnalysis as _LocalQDA
 from ..discriminant._classes import check_two_classes, class_priors
-from ..discriminant.linear import correlation_scale, ledoit_wolf_from_moments
+from ..discriminant.linear import auto_shrunk_covariance, correlation_scale, ledoit_wolf_from_moments, shrink_covariance
 from ._base import DaskEstimator
 from ._chunks import compute, map_chunks, tree_reduce
 from ._classify import classification_data
@@ -17,10 +17,12 @@ def _chunk_scatter(X, y, classes):
     return class_scatter(finite(X), class_index(y, classes), len(classes))
 
 
-def _chunk_fourth_moment(X, y, classes, means, scale):
-    """Σᵢ ‖zᵢ‖⁴ over the chunk for the standardized class-centred rows zᵢ = (xᵢ − μ_cᵢ) / D."""
-    z = (np.asarray(X, dtype=np.float64) - means[class_index(y, classes)]) / scale
-    return float(np.sum(np.einsum("ij,ij->i", z, z) ** 2))
+def _chunk_fourth_moment(X, y, classes, means, scales):
+    """Per class, Σᵢ ‖zᵢ‖⁴ over the chunk's rows of the class, zᵢ = (xᵢ − μ_c) / D_c standardized
+    by the class's own deviations."""
+    index = class_index(y, classes)
+    z = (np.asarray(X, dtype=np.float64) - means[index]) / scales[index]
+    return np.bincount(index, weights=np.einsum("ij,ij->i", z, z) ** 2, minlength=len(classes))
 
 
 def _add(a, b):
@@ -55,9 +57,9 @@ class LinearDiscriminantAnalysis(DaskEstimator):
     priors, n_components, tol
         As :class:`lucidml.discriminant.LinearDiscriminantAnalysis`.
     shrinkage : "auto", float in [0, 1] or None, default=None
-        Σ ← (1 − s) Σ + s (tr Σ / d) I. ``"auto"``: the Ledoit–Wolf s of the standardized features,
-        as in memory, from a second pass that sums Σᵢ ‖zᵢ‖⁴ of the standardized class-centred rows
-        over the chunks (``lucidml.discriminant.linear.ledoit_wolf_from_moments``).
+        Σ ← (1 − s) Σ + s (tr Σ / d) I. ``"auto"``: each class's Ledoit–Wolf s_c of its standardized
+        features, as in memory, from a second pass that sums Σᵢ ‖zᵢ‖⁴ of each class's standardized
+        centred rows over the chunks (``lucidml.discriminant.linear.ledoit_wolf_from_moments``).
 
     Attributes
     ----------
@@ -97,14 +99,16 @@ n_components_, n_features_in_, feature_names_in_
         """Estimate φ, μ_c and the shared Σ from the chunks; find the Fisher directions."""
         local = self._new_local()
         X, y, names, counts, scatters = _class_statistics(self, local, X, y)
-        scatter = scatters.sum(axis=0)
-        coefficient = None
-        if self.shrinkage == "auto":  # Ledoit–Wolf: a second pass for Σᵢ ‖zᵢ‖⁴
-            scale = correlation_scale(scatter / counts.sum())
-            parts = map_chunks(_chunk_fourth_moment, X, y, local.classes_, local.means_, scale)
+        if self.shrinkage == "auto":  # Ledoit–Wolf per class: a second pass for Σᵢ ‖zᵢ‖⁴
+            covariances = scatters / counts[:, None, None]
+            scales = np.array([correlation_scale(covariance) for covariance in covariances])
+            parts = map_chunks(_chunk_fourth_moment, X, y, local.classes_, local.means_, scales)
             fourth = compute(tree_reduce(parts, _add))[0]
-            coefficient = ledoit_wolf_from_moments(scatter / counts.sum(), fourth, counts.sum())
-        local._finish(counts, scatter, coefficient, X.dtype)
+            coefficients = [ledoit_wolf_from_moments(*moments) for moments in zip(covariances, fourth, counts)]
+            covariance = auto_shrunk_covariance(scatters, counts, coefficients)
+        else:
+            covariance = shrink_covariance(scatters.sum(axis=0) / counts.sum(), self.shrinkage)
+        local._finish(counts, covariance, X.dtype)
         return self._publish(local, X.shape[1], names)
 
 

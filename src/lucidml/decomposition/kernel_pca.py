@@ -14,10 +14,22 @@ from sklearn.utils import check_array, check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ..kernels.pairwise import KERNELS, _kernel_params, pairwise_kernels
+from ..kernels.pairwise import KERNELS, _kernel_params, kernel_times, pairwise_kernels
 from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
-from ..utils.linalg import cholesky_factor, factorization_threads, refine_cholesky_solve, shifted_copy
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
+from ..utils.linalg import (
+    cholesky_factor,
+    factorization_threads,
+    refine_cholesky_solve,
+    shifted_copy,
+)
+from ..utils.validation import (
+    FLOAT_DTYPES,
+    N_BY_N_ADVICE,
+    check_fit_data,
+    check_magnitude,
+    check_predict_data,
+    check_square_fits,
+)
 from ._kernel_pca_kernels import center_gram
 from ._randomized import randomized_range_finder, resolve_power_iterations
 
@@ -173,6 +185,8 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         check_magnitude(X, self)  # near 1e300 the kernels come out NaN (and the eigenpairs with them)
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"kernel='precomputed' needs a square Gram matrix; got shape {X.shape}.")
+        check_square_fits(self, X.shape[0], copies=1, what="the centred kernel matrix",
+                          itemsize=X.dtype.itemsize, advice=N_BY_N_ADVICE)
         self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
         K = np.ascontiguousarray(self._kernel(X))
         self._row_means, self._grand_mean = _center_gram(K)
@@ -234,14 +248,20 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         """Project new points: zⱼ = k̃(x)ᵀαⱼ/√μⱼ with the centred kernel row k̃(x)."""
         check_is_fitted(self)
         X = check_predict_data(self, X, dtype=FLOAT_DTYPES)
-        K = X.copy() if self.kernel == "precomputed" else self._kernel(X, self.X_fit_)
-        if K.shape[1] != self.eigenvectors_.shape[0]:
-            raise ValueError(f"The kernel of new points must have {self.eigenvectors_.shape[0]} columns "
-                             f"(one per training sample); got {K.shape[1]}.")
+        n_train = self.eigenvectors_.shape[0]
+        if self.kernel == "precomputed" and X.shape[1] != n_train:
+            raise ValueError(f"The kernel of new points must have {n_train} columns (one per training sample); "
+                             f"got {X.shape[1]}.")
+        return kernel_times(self._centred_kernel_rows, X, n_train, self._scaled_alphas())
+
+    def _centred_kernel_rows(self, rows):
+        """k̃(x) for each of the rows: their kernel values against the training rows, centred as the
+        training kernel was."""
+        K = rows.copy() if self.kernel == "precomputed" else self._kernel(rows, self.X_fit_)
         K -= K.mean(axis=1, keepdims=True, dtype=np.float64)  # float64 sums: no float32 accumulation
         K -= self._row_means
         K += self._grand_mean
-        return K @ self._scaled_alphas()
+        return K
 
     def _scaled_alphas(self):
         """αⱼ/√μⱼ, and 0 for μⱼ = 0."""

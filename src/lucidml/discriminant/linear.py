@@ -43,10 +43,12 @@ class LinearDiscriminantAnalysis(
     priors : array-like of shape (n_classes,), default=None
         Class priors φ; by default the class frequencies.
     shrinkage : "auto" or float in [0, 1], default=None
-        Shrink Σ towards (tr Σ / d) I: Σ ← (1 − s) Σ + s (tr Σ / d) I. "auto" shrinks on the
-        scale of the standardized class-centred data (the correlation matrix, with s from the
-        Ledoit–Wolf formula, scikit-learn's ``ledoit_wolf_shrinkage``) and scales back, as
-        scikit-learn's ``shrinkage="auto"``.
+        Shrink Σ towards (tr Σ / d) I: Σ ← (1 − s) Σ + s (tr Σ / d) I. "auto" shrinks each class's
+        covariance Σ_c on the scale of its own standardized features (its correlation matrix,
+        with s_c from the Ledoit–Wolf formula, scikit-learn's ``ledoit_wolf_shrinkage``), scales
+        it back, and averages the Σ_c with the class frequencies n_c / n: scikit-learn's
+        ``shrinkage="auto"`` (``solver="lsqr"`` or ``"eigen"``), which averages with
+        ``priors_``, the same unless ``priors`` is given.
     n_components : int, default=None
         Number of Fisher directions kept by ``transform``; at most min(c − 1, n_features).
         None keeps all of them.
@@ -120,14 +122,15 @@ class LinearDiscriminantAnalysis(
         wide = self.shrinkage is None and X.shape[0] < X.shape[1]
         needs_square = not wide or bool(self.store_covariance)
         self._check_dimensions(X.shape[1], square=needs_square)
-        scatter = _within_class_scatter(X, self.means_, class_index) if needs_square else None
-        # Ledoit–Wolf needs the centred rows themselves; the other estimates only their scatter.
-        coefficient = centred = None
-        if self.shrinkage == "auto":
-            coefficient = ledoit_wolf_of_rows(scatter / X.shape[0], X - self.means_[class_index])
-        elif wide:
+        centred = covariance = None
+        if self.shrinkage == "auto":  # Ledoit–Wolf needs each class's centred rows themselves
+            covariance = auto_shrunk_covariance(*_class_ledoit_wolf(X, self.means_, class_index, counts))
+        elif needs_square:
+            scatter = _within_class_scatter(X, self.means_, class_index)
+            covariance = shrink_covariance(scatter / X.shape[0], self.shrinkage)
+        if wide:
             centred = X - self.means_[class_index]
-        return self._finish(counts, scatter, coefficient, X.dtype, centred)
+        return self._finish(counts, covariance, X.dtype, centred)
 
     def _check_dimensions(self, n_features, square=True):
         """Refuse a d × d problem that does not fit in memory (``square``: the fit forms d × d
@@ -142,17 +145,15 @@ class LinearDiscriminantAnalysis(
             )
         return max_components
 
-    def _finish(self, counts, scatter, coefficient, dtype, centred=None):
-        """Σ, the discriminant functions and Fisher's directions from the class counts n_c, the
-        within-class scatter Σᵢ (xᵢ − μ_cᵢ)(xᵢ − μ_cᵢ)ᵀ (float64) and, for ``shrinkage="auto"``, the
-        Ledoit–Wolf coefficient; ``classes_``, ``priors_`` and ``means_`` are set. The one finishing step
-        of ``fit`` and of ``lucidml.dask.LinearDiscriminantAnalysis`` (scatter merged from chunks).
-        ``centred``: the n × d class-centred rows of a table with fewer rows than columns (no
-        shrinkage), whitened by their SVD, O(n²d), instead of the d × d eigenproblem, O(d³); the
-        scatter is then None unless Σ is to be stored."""
+    def _finish(self, counts, covariance, dtype, centred=None):
+        """The discriminant functions and Fisher's directions from the class counts n_c and the
+        shared covariance Σ (float64, shrunk as asked); ``classes_``, ``priors_`` and ``means_``
+        are set. The one finishing step of ``fit`` and of ``lucidml.dask.LinearDiscriminantAnalysis``
+        (Σ from scatters merged over chunks). ``centred``: the n × d class-centred rows of a table
+        with fewer rows than columns (no shrinkage), whitened by their SVD, O(n²d), instead of
+        the d × d eigenproblem, O(d³); Σ is then None unless it is to be stored."""
         n_samples, n_features = int(round(counts.sum())), self.means_.shape[1]
-        max_components = self._check_dimensions(n_features, square=scatter is not None)
-        covariance = None if scatter is None else _shrink(scatter / n_samples, self.shrinkage, coefficient)
+        max_components = self._check_dimensions(n_features, square=covariance is not None)
         with factorization_threads(n_features):
             # Σ⁺ = W Wᵀ, the same W either way
             whiten = _whitening(covariance, self.tol) if centred is None else _whitening_of_rows(centred, self.tol)
@@ -278,9 +279,24 @@ def correlation_scale(covariance):
     return scale
 
 
-def ledoit_wolf_of_rows(covariance, centred):
-    """The Ledoit–Wolf coefficient s of the standardized class-centred rows (scikit-learn's formula)."""
-    return float(ledoit_wolf_shrinkage(centred / correlation_scale(covariance), assume_centered=True))
+def _class_ledoit_wolf(X, means, class_index, counts):
+    """Each class's scatter M_c = Σ_{i in c} (xᵢ − μ_c)(xᵢ − μ_c)ᵀ, its count and the Ledoit–Wolf
+    coefficient s_c of its standardized centred rows (scikit-learn's formula)."""
+    scatters, coefficients = [], []
+    for c in range(len(counts)):
+        centred = X[class_index == c] - means[c]
+        scatter = centred.T @ centred
+        scale = correlation_scale(scatter / counts[c])
+        scatters.append(scatter)
+        coefficients.append(float(ledoit_wolf_shrinkage(centred / scale, assume_centered=True)))
+    return np.array(scatters), counts, np.array(coefficients)
+
+
+def auto_shrunk_covariance(scatters, counts, coefficients):
+    """Σ = Σ_c (n_c / n) Σ̂_c for ``shrinkage="auto"``, each class's covariance M_c / n_c shrunk
+    on its own correlation scale by its own Ledoit–Wolf coefficient s_c (see :func:`shrink_covariance`)."""
+    n = counts.sum()
+    return sum((n_c / n) * shrink_covariance(m / n_c, "auto", s) for m, n_c, s in zip(scatters, counts, coefficients))
 
 
 def ledoit_wolf_from_moments(covariance, fourth, n_samples):
@@ -288,7 +304,7 @@ def ledoit_wolf_from_moments(covariance, fourth, n_samples):
 
     Ledoit & Wolf (2004) on the p standardized features, in their notation
         δ = ‖R − (tr R / p) I‖²_F / p,    β = min(δ, (Σᵢ ‖zᵢ‖⁴ / n − ‖R‖²_F) / (p n)),    s = β / δ,
-    (s = 0 when β = 0, and for a single feature), which is what ``ledoit_wolf_of_rows`` computes from
+    (s = 0 when β = 0, and for a single feature), which is what ``ledoit_wolf_shrinkage`` computes from
     the rows themselves; ``lucidml.dask.LinearDiscriminantAnalysis`` sums Σᵢ ‖zᵢ‖⁴ over its chunks.
     """
     p = covariance.shape[0]
@@ -302,7 +318,7 @@ def ledoit_wolf_from_moments(covariance, fourth, n_samples):
     return 0.0 if beta == 0 else float(beta / delta)
 
 
-def _shrink(covariance, shrinkage, coefficient=None):
+def shrink_covariance(covariance, shrinkage, coefficient=None):
     """Σ shrunk towards a multiple of the identity: (1 − s)Σ + s (tr Σ / d) I for a given s.
 
     ``"auto"`` works on the standardized features, as scikit-learn does: the Ledoit–Wolf s

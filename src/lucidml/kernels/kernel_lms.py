@@ -6,6 +6,7 @@ from typing import ClassVar
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse.linalg
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
@@ -13,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 from ._kernel_lms_kernels import klms_epoch
-from .pairwise import KERNELS, _kernel_params, pairwise_kernels
+from .pairwise import KERNELS, _kernel_params, kernel_times, pairwise_kernels
 
 
 class KernelLMS(RegressorMixin, BaseEstimator):
@@ -138,8 +139,9 @@ class KernelLMS(RegressorMixin, BaseEstimator):
         """f(x) = Σᵢ βᵢ k(xᵢ, x); for kernel="precomputed", X is K(X_test, X_train)."""
         check_is_fitted(self)
         X = check_predict_data(self, X, bounded=self.kernel != "precomputed")
-        K = X if self.kernel == "precomputed" else self._gram(X, self.X_fit_)
-        return K @ self.dual_coef_
+        if self.kernel == "precomputed":
+            return X @ self.dual_coef_
+        return kernel_times(lambda rows: self._gram(rows, self.X_fit_), X, self.X_fit_.shape[0], self.dual_coef_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -152,9 +154,20 @@ def _step_scale(K, alpha, mode):
     if mode == "online":
         scale = float(np.max(np.diag(K))) + alpha
     else:
-        n = K.shape[0]
-        scale = float(scipy.linalg.eigvalsh((K + K.T) / 2, subset_by_index=[n - 1, n - 1])[0]) + alpha
+        scale = _largest_eigenvalue(K) + alpha
     return scale if scale > 0 else 1.0
+
+
+def _largest_eigenvalue(K):
+    """λ_max of (K + Kᵀ)/2 by Lanczos iterations (ARPACK), which need only products with K: no
+    n × n copy (the symmetrized matrix and LAPACK's work space were three more), and O(n²) per
+    iteration where a dense eigensolver is O(n³). Small K: LAPACK, on a copy."""
+    n = K.shape[0]
+    if n <= 64:
+        return float(scipy.linalg.eigvalsh((K + K.T) / 2, subset_by_index=[n - 1, n - 1])[0])
+    symmetric = scipy.sparse.linalg.LinearOperator((n, n), matvec=lambda v: (K @ v + K.T @ v) / 2, dtype=np.float64)
+    # a fixed start (ARPACK's default is random): the same step every fit
+    return float(scipy.sparse.linalg.eigsh(symmetric, k=1, which="LA", v0=np.ones(n), return_eigenvectors=False)[0])
 
 
 def _kernel_lms(K, y, eta, alpha, mode, max_iter, tol, log=None):

@@ -10,13 +10,27 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.linalg import cholesky_factor, in_precision, refine_cholesky_solve, shifted_copy
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
-from .pairwise import KERNELS, _kernel_params, pairwise_kernels, takes_sparse
-
-# predict's kernel rows per block hold about this many entries (8 MiB of float64): memory per call
-# stays bounded however many rows are predicted (one n_test × n_train matrix would not be).
-PREDICT_BLOCK = 2**20
+from ..utils.linalg import (
+    cholesky_factor,
+    in_precision,
+    refine_cholesky_solve,
+    shifted_copy,
+)
+from ..utils.validation import (
+    FLOAT_DTYPES,
+    N_BY_N_ADVICE,
+    check_fit_data,
+    check_magnitude,
+    check_predict_data,
+    check_square_fits,
+)
+from .pairwise import (
+    KERNELS,
+    _kernel_params,
+    kernel_times,
+    pairwise_kernels,
+    takes_sparse,
+)
 
 
 class KernelRidge(RegressorMixin, BaseEstimator):
@@ -108,6 +122,9 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"kernel='precomputed' needs a square Gram matrix, got shape {X.shape}.")
+        # the Gram matrix K (unless given) and the factor of K + λI
+        check_square_fits(self, X.shape[0], copies=1 if self.kernel == "precomputed" else 2,
+                          what="the kernel matrix and its factor", itemsize=X.dtype.itemsize, advice=N_BY_N_ADVICE)
         alpha = np.atleast_1d(np.asarray(self.alpha, dtype=np.float64))
         n_targets = 1 if y.ndim == 1 else y.shape[1]
         if alpha.ndim != 1 or alpha.size not in (1, n_targets) or np.any(alpha < 0) or not np.all(np.isfinite(alpha)):
@@ -134,10 +151,8 @@ class KernelRidge(RegressorMixin, BaseEstimator):
             return X @ (self.X_fit_.T @ self.dual_coef_) + self.y_mean_
         if self.kernel == "precomputed":
             return X @ self.dual_coef_ + self.y_mean_
-        step = max(1, PREDICT_BLOCK // max(1, self.X_fit_.shape[0]))
-        blocks = [self._gram(X[start:start + step], self.X_fit_) @ self.dual_coef_
-                  for start in range(0, X.shape[0], step)]
-        return np.concatenate(blocks) + self.y_mean_
+        return kernel_times(lambda rows: self._gram(rows, self.X_fit_), X, self.X_fit_.shape[0],
+                            self.dual_coef_) + self.y_mean_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

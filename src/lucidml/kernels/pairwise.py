@@ -20,7 +20,7 @@ from .functions import (
     sum_of_powers_kernel,
 )
 
-__all__ = ["KERNELS", "KernelReport", "check_kernel", "pairwise_kernels"]
+__all__ = ["KERNELS", "KernelReport", "check_kernel", "kernel_times", "pairwise_kernels"]
 
 #: Kernel name → function ``f(X, Y=None, **params)``; "poly" is scikit-learn's alias of "polynomial".
 KERNELS = {
@@ -38,6 +38,20 @@ KERNELS = {
 SPARSE_FUNCTIONS = frozenset({linear_kernel, polynomial_kernel, rbf_kernel, sigmoid_kernel})
 
 _CHUNK_ELEMENTS = 2**22  # rows per block chosen so one block of K holds ≈ 4M floats (32 MB)
+# kernel_times's blocks hold about this many kernel values (8 MiB of float64).
+PREDICT_BLOCK = 2**20
+
+
+def kernel_times(kernel_rows, X, n_train, W):
+    """``kernel_rows(X) @ W`` a block of X's rows at a time, each block of kernel values (rows ×
+    ``n_train``) about :data:`PREDICT_BLOCK` entries: what a prediction or a projection by a kernel
+    model holds stays bounded however many rows it is asked about (one n_test × n_train matrix of
+    100,000 × 100,000 rows would be 75 GiB). ``kernel_rows(rows)``: the rows' kernel values against
+    the training rows (for kernel="precomputed", the rows themselves), as the model uses them."""
+    step = max(1, PREDICT_BLOCK // max(1, n_train))
+    if X.shape[0] <= step:
+        return kernel_rows(X) @ W
+    return np.concatenate([kernel_rows(X[start:start + step]) @ W for start in range(0, X.shape[0], step)])
 
 
 def pairwise_kernels(X, Y=None, kernel="linear", **params):

@@ -7,7 +7,6 @@ import numpy as np
 import scipy.special
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
@@ -17,6 +16,7 @@ from ..utils.validation import (
     check_fit_data,
     check_magnitude,
     check_predict_data,
+    class_weights,
 )
 from ._log_loss import LogLoss, minimize_log_loss
 
@@ -145,7 +145,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         check_magnitude(X, self)
         self.classes_, y_index = encode_classes(self, y)
         n_classes = len(self.classes_)
-        weight = _sample_weight(sample_weight, self.class_weight, y, X.shape[0])
+        weight = _sample_weight(sample_weight, self.class_weight, self.classes_, y_index)
         total = X.shape[0] if weight is None else weight.sum()
         penalty = "none" if self.penalty is None else self.penalty
         l2 = 1.0 / (self.C * total) if penalty == "l2" else 0.0
@@ -230,13 +230,17 @@ def encode_classes(estimator, y):
     return classes, y_index
 
 
-def _sample_weight(sample_weight, class_weight, y, n_samples):
-    """Per-sample weights sᵢ: the given weights (or 1) times the class weights; None when every sᵢ is 1."""
-    weight = check_sample_weight(sample_weight, n_samples)
+def _sample_weight(sample_weight, class_weight, classes, y_index):
+    """Per-sample weights sᵢ: the given weights (or 1) times the class weights; None when every sᵢ is 1.
+
+    "balanced" counts each class by its total sample weight (scikit-learn's rule), so integer
+    weights fit as the rows repeated would.
+    """
+    weight = check_sample_weight(sample_weight, y_index.shape[0])
     if class_weight is None:
         return None if weight is None else weight.copy()
-    weight = np.ones(n_samples) if weight is None else weight.copy()
-    return weight * compute_sample_weight(class_weight, y)
+    per_class = class_weights(class_weight, classes, classes[y_index], weight)
+    return (np.ones(y_index.shape[0]) if weight is None else weight) * per_class[y_index]
 
 
 def _warn_if_unconverged(results, max_iter, name):

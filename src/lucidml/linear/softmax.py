@@ -112,7 +112,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         X, y = check_fit_data(self, X, y, accept_sparse="csr", float32=True)
         check_magnitude(X, self)
         self.classes_, y_index = encode_classes(self, y)
-        weight = _sample_weight(sample_weight, None, y, X.shape[0])
+        weight = _sample_weight(sample_weight, None, self.classes_, y_index)
         total = X.shape[0] if weight is None else weight.sum()
         l2 = 0.0 if np.isinf(self.C) else 1.0 / (self.C * total)
         loss = LogLoss(X, y_index, len(self.classes_), weight, l2, self.fit_intercept, self.parametrization)

@@ -43,8 +43,8 @@ class _BaseMixture(DensityMixin, _BaseEM):
         """Starting responsibilities: one-hot k-means labels, or random rows normalized to sum to 1."""
         n_samples = X.shape[0]
         if self.init_params == "kmeans":
-            dense = X.toarray() if hasattr(X, "toarray") else X
-            labels = KMeans(self.n_components, n_init=1, random_state=rng).fit(dense).labels_
+            # (k-means reads a sparse X as it is: a dense copy of a bag of words can be 1,000× larger)
+            labels = KMeans(self.n_components, n_init=1, random_state=rng).fit(X).labels_
             resp = np.zeros((n_samples, self.n_components))
             resp[np.arange(n_samples), labels] = 1.0
             return resp

@@ -47,6 +47,8 @@ STOCHASTIC_SOLVERS = ("sgd", "adam", "gd")
 # for products of a few milliseconds, waking and syncing more threads costs more than it saves
 # (measured 10–20× slower on two busy cores, in scikit-learn's MLP as well).
 SMALL_BATCH_WORK = 2**26
+# Rows per block of a prediction (see _BaseNetwork._output).
+PREDICT_ROWS = 2048
 
 
 def blas_context(net, batch_size):
@@ -111,8 +113,13 @@ class _BaseNetwork:
         return self._to_network(X).astype(self._net.theta.dtype, copy=False)  # the dtype it was fitted in
 
     def _output(self, X):
-        """The network's output g(Z) for validated network input X."""
-        return self._net.predict(X)
+        """The network's output g(Z) for validated network input X, :data:`PREDICT_ROWS` rows at a
+        time: the layers' activations held at once stay bounded however many rows are asked about
+        (a convolutional layer's are kilobytes per row)."""
+        if X.shape[0] <= PREDICT_ROWS:
+            return self._net.predict(X)
+        return np.concatenate([self._net.predict(X[start:start + PREDICT_ROWS])
+                               for start in range(0, X.shape[0], PREDICT_ROWS)])
 
     # -- fitting --------------------------------------------------------------------------------
     @interruptible

@@ -6,15 +6,22 @@ liblinear's C. Matrix products use BLAS and the factorization LAPACK, through Nu
 search is plain loops with a heap, which compile in a fraction of the time that ``np.argsort``
 or ``np.linalg.solve`` take.
 
-X is float64 or float32, read in its own precision: the products over the samples run in row blocks
-(X's precision within a block, float64 across blocks), so a fit holds no n-row temporary of X's width
-and a float32 X no float64 copy.
+X is a dense array (float64 or float32) or a CSR matrix as ``utils.rows.SparseRows``; the three
+products with X (Xd, Σᵢ cᵢxᵢ and Σᵢ sᵢ²xᵢxᵢᵀ) have one implementation per representation, picked by
+X's type as in ``utils.rows``. A dense X is read in its own precision: the products over the samples
+run in row blocks (X's precision within a block, float64 across blocks), so a fit holds no n-row
+temporary of X's width and a float32 X no float64 copy. A sparse X costs its stored entries (the
+Hessian, Σ over the violators of the squared number of entries of their rows), summed in float64.
 """
 
+import numba
 import numpy as np
+from numba.core import types
+from numba.extending import overload
 from numpy.linalg import LinAlgError
 
 from ..utils import njit
+from ..utils.rows import SparseRows
 
 
 @njit(interpret_small=True)
@@ -27,7 +34,7 @@ def primal_newton(X, y, C, tol, max_iter):
 
     and the step d = −H⁻¹∇P is followed by the exact minimiser of P along d (Keerthi & DeCoste 2005, the
     "modified finite Newton" method; Mangasarian 2002). It terminates exactly once I stops changing. X
-    already carries the constant bias column (float64 or float32, C-ordered). Stops when
+    already carries the constant bias column (float64 or float32, C-ordered; or ``SparseRows``). Stops when
     ‖∇P‖∞ ≤ tol·max(1, ‖∇P(0)‖∞).
     Returns (w, objective after each iteration, converged).
     """
@@ -42,19 +49,19 @@ def primal_newton(X, y, C, tol, max_iter):
     for it in range(max_iter):
         viol = margins < 1.0
         coef = np.where(viol, 2.0 * C * (1.0 - margins) * y, 0.0)
-        grad = w - _weighted_row_sum(X, coef)
+        grad = w - weighted_row_sum(X, coef)
         gnorm = np.abs(grad).max()
         grad0 = gnorm if grad0 < 0.0 else grad0
         if gnorm <= tol * max(1.0, grad0):
             return w, curve[:it].copy(), True
         # H = I + XsᵀXs, rows xᵢ√(2Cᵢ) for violators and 0 otherwise
-        H = _scaled_gram(X, np.where(viol, root_2c, 0.0))
+        H = scaled_gram(X, np.where(viol, root_2c, 0.0))
         for j in range(H.shape[0]):
             H[j, j] += 1.0
         if not np.all(np.isfinite(H)):  # xᵢxᵢᵀ overflowed (features near 1e155 and beyond): no Newton step
             raise LinAlgError("the primal Newton matrix is not finite")
         d = -_cholesky_solve(np.linalg.cholesky(H), grad)  # H ⪰ I: always positive definite
-        delta = y * (X @ d.astype(X.dtype)).astype(np.float64)
+        delta = y * matrix_vector(X, d)
         t = _exact_line_search(w, d, margins, delta, C, breakpoints, samples)
         w += t * d
         margins += t * delta
@@ -66,8 +73,7 @@ def primal_newton(X, y, C, tol, max_iter):
 _BLOCK_ROWS = 4096
 
 
-@njit
-def _weighted_row_sum(X, c):
+def _dense_row_sum(X, c):
     """Σᵢ cᵢ xᵢ, block by block."""
     out = np.zeros(X.shape[1])
     for start in range(0, X.shape[0], _BLOCK_ROWS):
@@ -76,8 +82,16 @@ def _weighted_row_sum(X, c):
     return out
 
 
-@njit
-def _scaled_gram(X, s):
+def _sparse_row_sum(X, c):
+    out = np.zeros(X.shape[1])
+    for i in range(X.shape[0]):
+        if c[i] != 0.0:
+            for p in range(X.indptr[i], X.indptr[i + 1]):
+                out[X.indices[p]] += c[i] * np.float64(X.data[p])
+    return out
+
+
+def _dense_gram(X, s):
     """Σᵢ sᵢ² xᵢxᵢᵀ, block by block: each block's rows scaled into a small buffer, whose product with
     its own transpose is one SYRK (a streaming pass is cheaper than gathering the nonzero sᵢ)."""
     H = np.zeros((X.shape[1], X.shape[1]))
@@ -86,6 +100,59 @@ def _scaled_gram(X, s):
         Xs = X[start:stop] * s[start:stop].astype(X.dtype).reshape(-1, 1)
         H += (Xs.T @ Xs).astype(np.float64)
     return H
+
+
+def _sparse_gram(X, s):
+    H = np.zeros((X.shape[1], X.shape[1]))
+    for i in range(X.shape[0]):
+        if s[i] != 0.0:
+            for p in range(X.indptr[i], X.indptr[i + 1]):
+                scaled = s[i] * s[i] * np.float64(X.data[p])
+                for q in range(X.indptr[i], X.indptr[i + 1]):
+                    H[X.indices[p], X.indices[q]] += scaled * np.float64(X.data[q])
+    return H
+
+
+def _dense_product(X, d):
+    return (X @ d.astype(X.dtype)).astype(np.float64)
+
+
+def _sparse_product(X, d):
+    out = np.zeros(X.shape[0])
+    for i in range(X.shape[0]):
+        for p in range(X.indptr[i], X.indptr[i + 1]):
+            out[i] += np.float64(X.data[p]) * d[X.indices[p]]
+    return out
+
+
+def weighted_row_sum(X, c):
+    """Σᵢ cᵢ xᵢ (float64)."""
+    return (_sparse_row_sum if isinstance(X, SparseRows) else _dense_row_sum)(X, c)
+
+
+def scaled_gram(X, s):
+    """Σᵢ sᵢ² xᵢxᵢᵀ (float64, d × d)."""
+    return (_sparse_gram if isinstance(X, SparseRows) else _dense_gram)(X, s)
+
+
+def matrix_vector(X, d):
+    """X d (float64)."""
+    return (_sparse_product if isinstance(X, SparseRows) else _dense_product)(X, d)
+
+
+if not numba.config.DISABLE_JIT:  # compiled, each call gets the implementation of X's representation
+
+    @overload(weighted_row_sum)
+    def _weighted_row_sum(X, c):
+        return _dense_row_sum if isinstance(X, types.Array) else _sparse_row_sum
+
+    @overload(scaled_gram)
+    def _scaled_gram(X, s):
+        return _dense_gram if isinstance(X, types.Array) else _sparse_gram
+
+    @overload(matrix_vector)
+    def _matrix_vector(X, d):
+        return _dense_product if isinstance(X, types.Array) else _sparse_product
 
 
 @njit

@@ -11,17 +11,30 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
+from ..utils import (
+    VERBOSE,
+    Interval,
+    IterationLog,
+    Options,
+    check_sample_weight,
+    validate_params,
+)
 from ..utils.linalg import factorization_threads
+from ..utils.rows import as_rows
 from ..utils.validation import (
     FLOAT_DTYPES,
     check_classification_targets,
     check_fit_data,
     check_predict_data,
+    check_square_fits,
     class_weights,
 )
 from ._linear_svc_kernels import binary_problem, dual_cd
 from ._linear_svc_primal import primal_newton
+
+# Above this many features a sparse X is solved in the dual (dual="auto"): the primal's Newton
+# matrix is d × d and dense (2,000: 32 MB), and its sparse Hessian costs Σᵢ nnz(xᵢ)² per step.
+SPARSE_PRIMAL_MAX_FEATURES = 2_000
 
 
 class LinearSVC(ClassifierMixin, BaseEstimator):
@@ -54,10 +67,11 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     ----------
     loss : {"squared_hinge", "hinge"}, default="squared_hinge"
     dual : "auto" or bool, default="auto"
-        True: dual coordinate descent. False: primal Newton (squared hinge only; dense X). "auto": primal
-        when n_samples > n_features, loss="squared_hinge" and X is dense (scikit-learn's rule), else dual.
-        A sparse X (CSR) is always solved in the dual, each step touching one row's stored entries; a
-        float32 X is read as it is (the weights are float64).
+        True: dual coordinate descent. False: primal Newton (squared hinge only). "auto": primal when
+        n_samples > n_features and loss="squared_hinge" (scikit-learn's rule), except for a sparse X
+        of more than 2,000 features, whose d × d Newton matrix would be large: it is solved in the
+        dual, each step touching one row's stored entries. A float32 X is read as it is (the
+        weights are float64).
     C : float, default=1.0
         Inverse regularisation strength (> 0).
     tol : float, default=1e-4
@@ -138,11 +152,14 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         sparse = scipy.sparse.issparse(X)
         if self.dual is False and not squared:
             raise ValueError("loss='hinge' is only solved in the dual; use dual=True or 'auto'.")
-        if self.dual is False and sparse:
-            raise ValueError("LinearSVC(dual=False) forms the d × d Newton matrix, which a sparse X would fill; use "
-                             "dual=True or 'auto' (dual coordinate descent on the stored entries).")
-        dual = (self.dual is True or not squared or sparse
-                or (self.dual == "auto" and X.shape[0] <= X.shape[1]))
+        # "auto": the primal when n > d (scikit-learn's rule), for a sparse X only while its d × d
+        # Newton matrix is small; the dual of a wide sparse X touches only the stored entries.
+        dual = (self.dual is True or not squared
+                or (self.dual == "auto" and (X.shape[0] <= X.shape[1]
+                                             or (sparse and X.shape[1] > SPARSE_PRIMAL_MAX_FEATURES))))
+        if not dual:
+            check_square_fits(self, X.shape[1] + 1, copies=2, what="the Newton matrix and its factor",
+                              advice="Use dual=True (or 'auto') or reduce the features first.")
         self.classes_, y_index = np.unique(y, return_inverse=True)
         n_classes = len(self.classes_)
         if n_classes < 2:
@@ -156,7 +173,11 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         bias = self.intercept_scaling if self.fit_intercept else 0.0
         positives = [1] if n_classes == 2 else range(n_classes)
         if not dual:  # the primal works on x̃ = (x, s) explicitly, in X's precision
-            X = np.hstack([X, np.full((X.shape[0], 1), bias, X.dtype)]) if bias else np.ascontiguousarray(X)
+            if sparse:
+                X = as_rows(scipy.sparse.hstack([X, np.full((X.shape[0], 1), bias, X.dtype)], format="csr")
+                            if bias else X)
+            else:
+                X = np.hstack([X, np.full((X.shape[0], 1), bias, X.dtype)]) if bias else np.ascontiguousarray(X)
         W, curves, converged = [], [], True
         log = IterationLog(self.verbose)
         for k in positives:
@@ -175,8 +196,8 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
                     except np.linalg.LinAlgError:  # H = I + 2ΣCᵢxᵢxᵢᵀ came out infinite: nothing to factor
                         raise ValueError(
                             f"LinearSVC's primal Newton matrix I + 2ΣCᵢxᵢxᵢᵀ overflowed float64 (features up to "
-                            f"{np.abs(X).max():.3g}, C·sample_weight up to {C.max():.3g}); rescale the features "
-                            "or the weights, or use dual=True.") from None
+                            f"{np.abs(X.data if sparse else X).max():.3g}, C·sample_weight up to {C.max():.3g}); "
+                            "rescale the features or the weights, or use dual=True.") from None
                 w = w if bias else np.r_[w, 0.0]
             W.append(w)
             curves.append(curve)

@@ -18,6 +18,7 @@ from ..utils import (
     raise_if_cancelled,
     validate_params,
 )
+from ..utils.numerics import power_of_two_unit
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
 from ._binning import apply_bins, bin_value_ranges, fit_bin_edges
 from ._builder import ExactWork, HistData, HistWork, Rules, Target, Work, grow_tree
@@ -89,10 +90,11 @@ class _BaseDecisionTree(BaseEstimator):
             # (in a forest: a bootstrap that drew only zero-weight samples, e.g. of a class weighted 0)
             raise ValueError("sample_weight is zero for every sample, so no class carries any weight; at least one "
                              "weight must be positive.")
-        # The tree does not change when every weight is multiplied by one constant; the largest
-        # weight as unit keeps the weighted sums (and the gini's squares) far from overflow for
-        # weights near 1e300 and from underflow for weights near 1e-300.
-        weight_unit = float(weight.max())
+        # The tree does not change when every weight is multiplied by one constant; the power of 2
+        # nearest the largest weight as unit keeps the weighted sums (and the gini's squares) far
+        # from overflow for weights near 1e300 and from underflow for weights near 1e-300, and
+        # whole-number weights whole (the absolute error's median tests a sum for exactly half).
+        weight_unit = power_of_two_unit(weight)
         weight = weight / weight_unit
         y_offset = 0.0
         if not self._is_classifier and np.abs(y_values).max() < 1e150:  # (beyond, y − offset might overflow)

@@ -23,7 +23,7 @@ from .validation import check_methods
 
 __all__ = [
     "check_gradient", "kkt_residual", "logit", "numerical_gradient", "online_mistakes", "relative_error", "sigmoid",
-    "softplus", "unit_rows",
+    "power_of_two_unit", "softplus", "unit_rows",
 ]
 
 
@@ -375,3 +375,11 @@ def unit_rows(X):
     if X.dtype.kind != "f":
         X = X.astype(np.float64)
     return np.ldexp(X, -np.frexp(np.max(np.abs(X), axis=1, initial=0.0))[1][:, None])
+
+
+def power_of_two_unit(weight):
+    """The power of 2 that brings the largest of the non-negative ``weight`` into [0.5, 1), as a
+    float: dividing by it is exact (only exponents change), so weights that are whole numbers
+    stay whole-number multiples of one unit, and their sums (a weighted median's half-weight
+    test, say) are as exact as the unscaled ones; sums of weights near 1e300 no longer overflow."""
+    return float(np.ldexp(1.0, int(np.frexp(np.max(weight))[1])))

@@ -275,20 +275,28 @@ def check_methods(estimator, methods, needed_by, what="an estimator"):
         )
 
 
-def check_square_fits(estimator, n_features, copies=1, what="covariance matrices"):
-    """Refuse, before allocating it, a fit that needs ``copies`` dense d × d float64 matrices larger
-    than this machine's memory (a 100,000-column table would ask LDA for 75 GiB): a clear
-    ValueError instead of a MemoryError, or of the machine swapping."""
-    needed = float(copies) * n_features * n_features * 8
+# What to do instead of a fit whose n × n matrices (kernel methods) do not fit in memory.
+N_BY_N_ADVICE = ("Fit on a subsample of the rows, or map X to approximate kernel features "
+                 "(e.g. sklearn.kernel_approximation.Nystroem) and use the model's linear kind on them.")
+
+
+def check_square_fits(estimator, n_features, copies=1, what="covariance matrices", itemsize=8,
+                      advice="Reduce the features first (e.g. PCA, TruncatedSVD or feature selection)."):
+    """Refuse, before allocating it, a fit that needs ``copies`` dense d × d matrices (of
+    ``itemsize`` bytes a number) larger than this machine's memory (a 100,000-column table would
+    ask LDA for 75 GiB; 100,000 rows, kernel ridge for 75 GiB of n × n Gram matrix): a clear
+    ValueError, with ``advice``, instead of a MemoryError, or of the machine swapping."""
+    needed = float(copies) * n_features * n_features * itemsize
     try:
         available = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):  # no sysconf (Windows): let the allocation decide
         return
     if needed > available:
+        kind = "float64" if itemsize == 8 else f"{8 * itemsize}-bit"
         raise ValueError(
-            f"{type(estimator).__name__}: this fit needs {copies} dense {n_features} × {n_features} float64 matrices "
+            f"{type(estimator).__name__}: this fit needs {copies} dense {n_features} × {n_features} {kind} matrices "
             f"({what}; {needed / 2**30:.1f} GiB), more than this machine's memory ({available / 2**30:.1f} GiB). "
-            "Reduce the features first (e.g. PCA, TruncatedSVD or feature selection)."
+            + advice
         )
 
 
