@@ -118,6 +118,11 @@ def test_score_samples_is_the_probabilistic_pca_likelihood():
     pca, ref = PCA(10).fit(X), SkPCA(10).fit(X)
     np.testing.assert_allclose(pca.score_samples(X), ref.score_samples(X), rtol=1e-10)
     assert np.isclose(pca.score(X), ref.score(X), rtol=1e-12)
+    X32 = X.astype(np.float32)  # float32 in, float32 scores out, as scikit-learn's; integers in, float64
+    ours, theirs = PCA(10).fit(X32).score_samples(X32), SkPCA(10).fit(X32).score_samples(X32)
+    assert ours.dtype == theirs.dtype == np.float32
+    np.testing.assert_allclose(ours, theirs, rtol=1e-4)
+    assert PCA(10).fit(X.astype(int)).score_samples(X.astype(int)).dtype == np.float64
 
 
 def test_fit_transform_equals_transform_and_signs_are_deterministic():

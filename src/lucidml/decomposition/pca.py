@@ -344,6 +344,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def score_samples(self, X):
         """Log-likelihood of each sample under probabilistic PCA, N(μ, get_covariance())."""
         check_is_fitted(self)
+        single = getattr(X, "dtype", None) == np.float32  # scored in float64, returned in float32
         X = check_predict_data(self, X)
         # In the components' basis the covariance is diagonal: λⱼ along component j (never below
         # σ²) and σ² in the d − k directions left, so the Mahalanobis distance and log-determinant
@@ -368,7 +369,9 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             logdet += (d - k) * np.log(sigma2)
         if self.scale_ is not None:
             logdet += 2.0 * np.log(self.scale_).sum()
-        return -0.5 * (distance + d * np.log(2 * np.pi) + logdet)
+        log_likelihood = -0.5 * (distance + d * np.log(2 * np.pi) + logdet)
+        # a float32 X gets float32 scores, as from transform (and scikit-learn's score_samples)
+        return log_likelihood.astype(np.float32) if single else log_likelihood
 
     def score(self, X, y=None):
         """Mean log-likelihood of the samples of X."""
