@@ -201,7 +201,8 @@ def test_wide_tables_whiten_by_the_svd_of_the_rows(monkeypatch):
     X[:, 3] = 2.0  # constant: no within-class variance
     X[:, 7] = 3.0 * X[:, 8]  # collinear
     wide = LinearDiscriminantAnalysis().fit(X, y)
-    monkeypatch.setattr(linear, "_whitening_of_rows", lambda rows, tol: linear._whitening(rows.T @ rows / len(rows), tol))
+    monkeypatch.setattr(linear, "_whitening_of_rows",
+                        lambda rows, tol, size: linear._whitening(rows.T @ rows / len(rows), tol, size, len(rows)))
     square = LinearDiscriminantAnalysis().fit(X, y)
     X_test = rng.normal(size=(30, 300))
     np.testing.assert_allclose(wide.decision_function(X_test), square.decision_function(X_test), rtol=1e-10,
@@ -238,3 +239,29 @@ def test_wide_tables_skip_the_square_covariance_unless_asked(monkeypatch):
     # A refit on a wide table does not keep the previous (tall) table's Σ.
     model = LinearDiscriminantAnalysis().fit(*tall)
     assert not hasattr(model.fit(X, y), "covariance_")
+
+
+@pytest.mark.parametrize("shrinkage", [None, "auto"])
+def test_a_feature_constant_but_for_rounding_is_constant(shrinkage):
+    """1.1 in every row of a class (or 0.7 in every row) has class means off by an ulp and a
+    variance near 1e-33: constant, as scikit-learn's StandardScaler decides, not a direction of
+    unit variance (0.7 everywhere gave coefficients near 1e30 and 33% training accuracy)."""
+    X, y = load("wine")
+    for column, rows, value in ((5, y == 1, 1.1), (3, slice(None), 0.7)):
+        Z = X.copy()
+        Z[rows, column] = value
+        ours = LinearDiscriminantAnalysis(shrinkage=shrinkage, store_covariance=True).fit(Z, y)
+        ref = sk.LinearDiscriminantAnalysis(shrinkage=shrinkage, solver="lsqr", store_covariance=True).fit(Z, y)
+        np.testing.assert_allclose(ours.predict_proba(Z), ref.predict_proba(Z), atol=1e-8)
+        assert ours.score(Z, y) == ref.score(Z, y) > 0.95
+
+
+def test_auto_shrinkage_holds_a_few_d_by_d_matrices_however_many_classes():
+    from ..memory import traced_peak
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(4_000, 300)), np.arange(4_000) % 20
+    LinearDiscriminantAnalysis(shrinkage="auto").fit(X[:200], y[:200])
+    _, peak = traced_peak(lambda: LinearDiscriminantAnalysis(shrinkage="auto").fit(X, y))
+    square = 8 * 300**2
+    assert peak < 12 * square, f"{peak / square:.0f} d × d matrices at once (one per class were held)"

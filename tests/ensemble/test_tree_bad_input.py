@@ -48,7 +48,8 @@ def _data(classifier):
 
 
 @pytest.mark.parametrize("make, classifier", ALL)
-@pytest.mark.parametrize("scale", [2.0**-996, 2.0**-56, 2.0**996], ids=["1e-300", "1e-17", "1e300"])
+@pytest.mark.parametrize("scale", [2.0**-996, 2.0**-56, 2.0**996, 2.0**1023],
+                         ids=["1e-300", "1e-17", "1e300", "1.8e308"])
 def test_scaling_every_weight_changes_nothing(make, classifier, scale):
     """Weights near 1e300 used to overflow the weighted sums (a silent 40 % fit on wine).
 

@@ -90,6 +90,11 @@ def test_balanced_counts_classes_by_their_sample_weight(wine):
     ref = linear_model.LogisticRegression(**kw).fit(X, y, sample_weight=w.astype(float))
     np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X), atol=1e-6)
     np.testing.assert_allclose(weighted.predict_proba(X), ref.predict_proba(X), atol=1e-4)
+    # a class whose samples all weigh 0 gets an infinite balanced weight, times those zeros: still
+    # zero weight (it was 0·∞ = NaN, and NaN coefficients), as with no class weights at all
+    w_zero = np.where(y == 2, 0.0, 1.0)
+    none = LogisticRegression(class_weight="balanced", tol=1e-10, max_iter=10_000).fit(X, y, sample_weight=w_zero)
+    assert np.isfinite(none.coef_).all() and none.score(X[y < 2], y[y < 2]) > 0.95
 
 def test_l1_solution_is_sparse_and_optimal(cancer):
     """Proximal gradient: KKT of C Σℓ + ‖w‖₁ — |C Xᵀ(y − p)|ⱼ = 1 on the support and ≤ 1 off it."""

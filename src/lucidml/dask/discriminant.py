@@ -6,7 +6,7 @@ import numpy as np
 from ..discriminant import LinearDiscriminantAnalysis as _LocalLDA
 from ..discriminant import QuadraticDiscriminantAnalysis as _LocalQDA
 from ..discriminant._classes import check_two_classes, class_priors
-from ..discriminant.linear import auto_shrunk_covariance, correlation_scale, ledoit_wolf_from_moments, shrink_covariance
+from ..discriminant.linear import correlation_scale, ledoit_wolf_from_moments, shrink_covariance
 from ._base import DaskEstimator
 from ._chunks import compute, map_chunks, tree_reduce
 from ._classify import classification_data
@@ -101,11 +101,13 @@ n_components_, n_features_in_, feature_names_in_
         X, y, names, counts, scatters = _class_statistics(self, local, X, y)
         if self.shrinkage == "auto":  # Ledoit–Wolf per class: a second pass for Σᵢ ‖zᵢ‖⁴
             covariances = scatters / counts[:, None, None]
-            scales = np.array([correlation_scale(covariance) for covariance in covariances])
+            scales = np.array([correlation_scale(*moments) for moments in zip(covariances, local.means_, counts)])
             parts = map_chunks(_chunk_fourth_moment, X, y, local.classes_, local.means_, scales)
             fourth = compute(tree_reduce(parts, _add))[0]
-            coefficients = [ledoit_wolf_from_moments(*moments) for moments in zip(covariances, fourth, counts)]
-            covariance = auto_shrunk_covariance(scatters, counts, coefficients)
+            covariance = np.zeros_like(covariances[0])
+            for cov, f, n_c, scale in zip(covariances, fourth, counts, scales):
+                coefficient = ledoit_wolf_from_moments(cov, f, n_c, scale)
+                covariance += (n_c / counts.sum()) * shrink_covariance(cov, "auto", coefficient, scale)
         else:
             covariance = shrink_covariance(scatters.sum(axis=0) / counts.sum(), self.shrinkage)
         local._finish(counts, covariance, X.dtype)

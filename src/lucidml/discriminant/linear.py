@@ -124,7 +124,7 @@ class LinearDiscriminantAnalysis(
         self._check_dimensions(X.shape[1], square=needs_square)
         centred = covariance = None
         if self.shrinkage == "auto":  # Ledoit–Wolf needs each class's centred rows themselves
-            covariance = auto_shrunk_covariance(*_class_ledoit_wolf(X, self.means_, class_index, counts))
+            covariance = _auto_shrunk_covariance(X, self.means_, class_index, counts)
         elif needs_square:
             scatter = _within_class_scatter(X, self.means_, class_index)
             covariance = shrink_covariance(scatter / X.shape[0], self.shrinkage)
@@ -154,9 +154,15 @@ class LinearDiscriminantAnalysis(
         the d × d eigenproblem, O(d³); Σ is then None unless it is to be stored."""
         n_samples, n_features = int(round(counts.sum())), self.means_.shape[1]
         max_components = self._check_dimensions(n_features, square=covariance is not None)
+        # A feature whose within-class variance is no more than rounding of the class means leaves
+        # (a feature constant at 0.7) is constant: left out of Σ⁺, not standardized to unit variance.
+        magnitude = np.abs(self.means_).max(axis=0)
         with factorization_threads(n_features):
             # Σ⁺ = W Wᵀ, the same W either way
-            whiten = _whitening(covariance, self.tol) if centred is None else _whitening_of_rows(centred, self.tol)
+            if centred is None:
+                whiten = _whitening(covariance, self.tol, magnitude, n_samples)
+            else:
+                whiten = _whitening_of_rows(centred, self.tol, magnitude)
         keep_covariance = self.store_covariance is not False and covariance is not None
         if keep_covariance:
             self.covariance_ = covariance
@@ -233,16 +239,18 @@ def _within_class_scatter(X, means, class_index, block=4096):
     return scatter
 
 
-def _whitening(covariance, tol):
+def _whitening(covariance, tol, magnitude, n_samples):
     """W with Wᵀ Σ W = I over the non-degenerate directions of Σ.
 
     The eigendecomposition is taken on the correlation scale C = D⁻¹ Σ D⁻¹ (D = the within-class
     standard deviations), so that the cut-off does not depend on the units of the features:
     directions with singular value √λ(C) ≤ ``tol``·√λ_max(C) are dropped, as are features with
-    no within-class variance. Then W = D⁻¹ V Λ^(−½).
+    no within-class variance beyond rounding (:func:`constant_features`; ``magnitude``: the
+    features' largest |class mean|). Then W = D⁻¹ V Λ^(−½).
     """
-    std = np.sqrt(np.diag(covariance))
-    varying = std > 0
+    variance = np.diag(covariance)
+    varying = ~constant_features(variance, magnitude, n_samples)
+    std = np.sqrt(variance)
     if not varying.any():
         raise ValueError("All features are constant within every class: the shared covariance is zero.")
     scale = np.where(varying, std, 1.0)
@@ -253,7 +261,7 @@ def _whitening(covariance, tol):
     return vectors[:, keep] / np.sqrt(eigenvalues[keep]) / scale[:, None]
 
 
-def _whitening_of_rows(centred, tol):
+def _whitening_of_rows(centred, tol, magnitude):
     """:func:`_whitening` of Σ = centredᵀ centred / n from the n × d centred rows themselves.
 
     On the correlation scale, C = ZᵀZ with Z = centred D⁻¹ / √n; the SVD Z = U S Vᵀ gives C's
@@ -261,8 +269,9 @@ def _whitening_of_rows(centred, tol):
     W = D⁻¹ V S⁻¹, exactly as from the eigendecomposition of C.
     """
     n_samples = centred.shape[0]
-    std = np.sqrt(np.einsum("ij,ij->j", centred, centred, dtype=np.float64) / n_samples)
-    varying = std > 0
+    variance = np.einsum("ij,ij->j", centred, centred, dtype=np.float64) / n_samples
+    varying = ~constant_features(variance, magnitude, n_samples)
+    std = np.sqrt(variance)
     if not varying.any():
         raise ValueError("All features are constant within every class: the shared covariance is zero.")
     scale = np.where(varying, std, 1.0)
@@ -272,35 +281,41 @@ def _whitening_of_rows(centred, tol):
     return vt[keep].T / singular[keep] / scale[:, None]
 
 
-def correlation_scale(covariance):
-    """The standard deviations D of Σ, with 1 for a constant feature (which keeps its zero variance)."""
-    scale = np.sqrt(np.diag(covariance))
-    scale[scale == 0] = 1.0
-    return scale
+def constant_features(variance, magnitude, n_samples):
+    """Which features are constant but for rounding: a variance no larger than the mean of
+    ``n_samples`` values of size ``magnitude`` can leave by rounding, n·ε·σ² + (n·ε·|μ|)²
+    (scikit-learn's test in StandardScaler). A column of 1.1s has a class mean off by an ulp,
+    and a variance near 1e-33 that is not data."""
+    eps = np.finfo(np.float64).eps
+    return variance <= n_samples * eps * variance + (n_samples * eps * magnitude) ** 2
 
 
-def _class_ledoit_wolf(X, means, class_index, counts):
-    """Each class's scatter M_c = Σ_{i in c} (xᵢ − μ_c)(xᵢ − μ_c)ᵀ, its count and the Ledoit–Wolf
-    coefficient s_c of its standardized centred rows (scikit-learn's formula)."""
-    scatters, coefficients = [], []
-    for c in range(len(counts)):
-        centred = X[class_index == c] - means[c]
-        scatter = centred.T @ centred
-        scale = correlation_scale(scatter / counts[c])
-        scatters.append(scatter)
-        coefficients.append(float(ledoit_wolf_shrinkage(centred / scale, assume_centered=True)))
-    return np.array(scatters), counts, np.array(coefficients)
+def correlation_scale(covariance, mean, n_samples):
+    """The standard deviations D of a class's covariance Σ (``mean``: the class's means, of its
+    ``n_samples`` rows), with 1 for a constant feature (which keeps its variance near zero), as
+    scikit-learn's StandardScaler standardizes."""
+    variance = np.diag(covariance)
+    return np.where(constant_features(variance, np.abs(mean), n_samples), 1.0, np.sqrt(variance))
 
 
-def auto_shrunk_covariance(scatters, counts, coefficients):
-    """Σ = Σ_c (n_c / n) Σ̂_c for ``shrinkage="auto"``, each class's covariance M_c / n_c shrunk
-    on its own correlation scale by its own Ledoit–Wolf coefficient s_c (see :func:`shrink_covariance`)."""
+def _auto_shrunk_covariance(X, means, class_index, counts):
+    """Σ for ``shrinkage="auto"``: Σ_c (n_c / n) Σ̂_c, each class's covariance M_c / n_c shrunk on
+    its own standardized features by the Ledoit–Wolf coefficient s_c of its own centred rows
+    (scikit-learn's formula), one class at a time (a d × d matrix per class at once, not c)."""
     n = counts.sum()
-    return sum((n_c / n) * shrink_covariance(m / n_c, "auto", s) for m, n_c, s in zip(scatters, counts, coefficients))
+    total = np.zeros((X.shape[1], X.shape[1]))
+    for c, n_c in enumerate(counts):
+        centred = X[class_index == c] - means[c]
+        covariance = (centred.T @ centred) / n_c
+        scale = correlation_scale(covariance, means[c], n_c)
+        coefficient = float(ledoit_wolf_shrinkage(centred / scale, assume_centered=True))
+        total += (n_c / n) * shrink_covariance(covariance, "auto", coefficient, scale)
+    return total
 
 
-def ledoit_wolf_from_moments(covariance, fourth, n_samples):
-    """The same coefficient from sums only: R = D⁻¹ΣD⁻¹ and Σᵢ ‖zᵢ‖⁴ of the standardized rows zᵢ.
+def ledoit_wolf_from_moments(covariance, fourth, n_samples, scale):
+    """The Ledoit–Wolf coefficient from sums only: R = D⁻¹ΣD⁻¹ (D = ``scale``, from
+    :func:`correlation_scale`) and Σᵢ ‖zᵢ‖⁴ of the standardized rows zᵢ.
 
     Ledoit & Wolf (2004) on the p standardized features, in their notation
         δ = ‖R − (tr R / p) I‖²_F / p,    β = min(δ, (Σᵢ ‖zᵢ‖⁴ / n − ‖R‖²_F) / (p n)),    s = β / δ,
@@ -310,7 +325,6 @@ def ledoit_wolf_from_moments(covariance, fourth, n_samples):
     p = covariance.shape[0]
     if p == 1:
         return 0.0
-    scale = correlation_scale(covariance)
     correlation = covariance / np.outer(scale, scale)
     frobenius = float(np.sum(correlation**2))
     delta = (frobenius - np.trace(correlation) ** 2 / p) / p
@@ -318,11 +332,12 @@ def ledoit_wolf_from_moments(covariance, fourth, n_samples):
     return 0.0 if beta == 0 else float(beta / delta)
 
 
-def shrink_covariance(covariance, shrinkage, coefficient=None):
+def shrink_covariance(covariance, shrinkage, coefficient=None, scale=None):
     """Σ shrunk towards a multiple of the identity: (1 − s)Σ + s (tr Σ / d) I for a given s.
 
     ``"auto"`` works on the standardized features, as scikit-learn does: the Ledoit–Wolf s
-    (``coefficient``) of the correlation matrix R, R shrunk towards (tr R / d) I, then scaled back.
+    (``coefficient``) of the correlation matrix R = D⁻¹ΣD⁻¹ (D = ``scale``, from
+    :func:`correlation_scale`), R shrunk towards (tr R / d) I, then scaled back.
     On unscaled features a target proportional to I would pull every variance towards the mean
     variance, which for features of very different units (wine: 0.01 to 1,000) ruins the discriminant.
     """
@@ -332,7 +347,11 @@ def shrink_covariance(covariance, shrinkage, coefficient=None):
     if shrinkage != "auto":
         target = np.trace(covariance) / d
         return (1.0 - shrinkage) * covariance + shrinkage * target * np.eye(d)
-    scale = correlation_scale(covariance)
-    correlation = covariance / np.outer(scale, scale)
-    shrunk = (1.0 - coefficient) * correlation + coefficient * (np.trace(correlation) / d) * np.eye(d)
-    return np.outer(scale, scale) * shrunk
+    shrunk = covariance / scale[:, None]  # in place from here: one d × d matrix
+    shrunk /= scale[None, :]
+    target = np.trace(shrunk) / d
+    shrunk *= 1.0 - coefficient
+    shrunk.flat[:: d + 1] += coefficient * target
+    shrunk *= scale[:, None]
+    shrunk *= scale[None, :]
+    return shrunk

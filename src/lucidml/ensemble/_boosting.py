@@ -180,7 +180,7 @@ class _BaseGradientBoosting(BaseEstimator):
         """Boost on validated X (float32/float64 array or CSR matrix) and encoded y; sets every fitted attribute."""
         w = check_sample_weight(sample_weight, X.shape[0])
         # Losses, gradients and hessians are linear in the weights: measured in units of the
-        # power of 2 nearest the largest weight (λ too: exact), the model is the same and Σw·g stays
+        # power of 2 just below the largest weight (λ too: exact), the model is the same and Σw·g stays
         # finite for weights near 1e300.
         self._weight_unit = 1.0 if w is None else power_of_two_unit(w)
         w = None if w is None else w / self._weight_unit

@@ -30,6 +30,7 @@ from ..utils import (
     thread_count,
     validate_params,
 )
+from ..utils.numerics import power_of_two_unit
 from ..utils.validation import FLOAT_DTYPES, check_classification_targets, check_fit_data, check_predict_data
 from ._forest_predict import FlatForest
 
@@ -152,7 +153,10 @@ class _BaseForest(BaseEstimator):
         Xm = X if whole else X[:, features]
         if hasattr(member, "_fit_validated"):  # lucidml trees: skip re-validating the same X and parameters
             shared = source.shared if whole else tables_of_features(source.shared, features)
-            member._fit_validated(Xm, y, sw * counts, shared=shared, params_checked=True)
+            # a tree is the same for weights scaled by a power of 2 (exact), and weights near the
+            # largest float times a bootstrap count of 2 no longer overflow
+            weight = sw / power_of_two_unit(sw) * counts
+            member._fit_validated(Xm, y, weight, shared=shared, params_checked=True)
         elif has_fit_parameter(member, "sample_weight"):
             member.fit(Xm, y, sample_weight=sw * counts)
         else:  # no weights: the bootstrap sample itself, with its repetitions

@@ -21,6 +21,7 @@ from ..utils import (
     raise_if_cancelled,
     validate_params,
 )
+from ..utils.numerics import power_of_two_unit
 from ..utils.validation import FLOAT_DTYPES, check_classification_targets, check_fit_data, check_predict_data
 from ._forest_base import fresh_member
 from ._forest_predict import FlatForest
@@ -123,6 +124,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         prototype = self._prototype()
         if not has_fit_parameter(prototype, "sample_weight"):
             raise ValueError(f"{type(prototype).__name__} does not accept sample_weight; AdaBoost needs it.")
+        sw = sw / power_of_two_unit(sw)  # exact; Σw finite for weights near the largest float
         self.estimators_, self.estimator_weights_, self.estimator_errors_ = _samme(
             X, codes, sw / sw.sum(), prototype, self.n_classes_, self.n_estimators, self.learning_rate,
             check_random_state(self.random_state), StageTable(self.verbose, self.n_estimators,

@@ -239,8 +239,15 @@ def _sample_weight(sample_weight, class_weight, classes, y_index):
     weight = check_sample_weight(sample_weight, y_index.shape[0])
     if class_weight is None:
         return None if weight is None else weight.copy()
-    per_class = class_weights(class_weight, classes, classes[y_index], weight)
-    return (np.ones(y_index.shape[0]) if weight is None else weight) * per_class[y_index]
+    with np.errstate(divide="ignore"):  # "balanced", a class of zero total weight: weight ∞ ...
+        per_class = class_weights(class_weight, classes, classes[y_index], weight)
+    if weight is None:
+        return per_class[y_index]
+    # ... for samples of weight 0 only, which stay 0 (not 0·∞ = NaN): the class has no say in the fit
+    out = np.zeros_like(weight)
+    positive = weight > 0
+    out[positive] = weight[positive] * per_class[y_index[positive]]
+    return out
 
 
 def _warn_if_unconverged(results, max_iter, name):

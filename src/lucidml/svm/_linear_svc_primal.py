@@ -103,13 +103,17 @@ def _dense_gram(X, s):
 
 
 def _sparse_gram(X, s):
+    # A row's outer product a row of H at a time: one array step per stored entry, not per pair,
+    # so that interpreted it costs Σ nnz(xᵢ) NumPy calls (the pairs: seconds of Python loops).
+    # The column indices of a row must be distinct (LinearSVC sums duplicates first).
     H = np.zeros((X.shape[1], X.shape[1]))
     for i in range(X.shape[0]):
         if s[i] != 0.0:
-            for p in range(X.indptr[i], X.indptr[i + 1]):
-                scaled = s[i] * s[i] * np.float64(X.data[p])
-                for q in range(X.indptr[i], X.indptr[i + 1]):
-                    H[X.indices[p], X.indices[q]] += scaled * np.float64(X.data[q])
+            lo, hi = X.indptr[i], X.indptr[i + 1]
+            columns = X.indices[lo:hi]
+            row = s[i] * X.data[lo:hi].astype(np.float64)
+            for p in range(hi - lo):
+                H[columns[p], columns] += row[p] * row
     return H
 
 

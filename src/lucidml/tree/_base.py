@@ -91,7 +91,7 @@ class _BaseDecisionTree(BaseEstimator):
             raise ValueError("sample_weight is zero for every sample, so no class carries any weight; at least one "
                              "weight must be positive.")
         # The tree does not change when every weight is multiplied by one constant; the power of 2
-        # nearest the largest weight as unit keeps the weighted sums (and the gini's squares) far
+        # just below the largest weight as unit keeps the weighted sums (and the gini's squares) far
         # from overflow for weights near 1e300 and from underflow for weights near 1e-300, and
         # whole-number weights whole (the absolute error's median tests a sum for exactly half).
         weight_unit = power_of_two_unit(weight)
@@ -137,7 +137,8 @@ class _BaseDecisionTree(BaseEstimator):
         fields, node_count = grow_tree(exact, hist, target, rules, work, max_leaf_nodes, samples.size, cancel)
         raise_if_cancelled(cancel)
         tree = tree_from_store(Store(*fields), node_count, n_features, self._n_classes_array(), max_leaf_nodes < 0)
-        tree.nodes["weighted_n_node_samples"] *= weight_unit
+        with np.errstate(over="ignore"):  # (a total of weights near the largest float is beyond it: inf)
+            tree.nodes["weighted_n_node_samples"] *= weight_unit
         tree.value += y_offset
         if self.ccp_alpha > 0.0:
             tree = prune_ccp(tree, float(self.ccp_alpha))

@@ -378,8 +378,9 @@ def unit_rows(X):
 
 
 def power_of_two_unit(weight):
-    """The power of 2 that brings the largest of the non-negative ``weight`` into [0.5, 1), as a
-    float: dividing by it is exact (only exponents change), so weights that are whole numbers
-    stay whole-number multiples of one unit, and their sums (a weighted median's half-weight
-    test, say) are as exact as the unscaled ones; sums of weights near 1e300 no longer overflow."""
-    return float(np.ldexp(1.0, int(np.frexp(np.max(weight))[1])))
+    """The largest power of 2 not above the largest of the positive ``weight``s (which it brings
+    into [1, 2)), as a float: dividing by it is exact (only exponents change), so weights that
+    are whole numbers stay whole-number multiples of one unit, and their sums (a weighted median's
+    half-weight test, say) are as exact as the unscaled ones; sums of weights near 1e300 no longer
+    overflow. (Always finite: 2^1023 for weights near the largest float.)"""
+    return float(np.ldexp(1.0, int(np.frexp(np.max(weight))[1]) - 1))
