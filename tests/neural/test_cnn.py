@@ -96,7 +96,7 @@ def test_channels_last_images_are_refused_not_misread():
 
 def test_prediction_runs_a_block_of_rows_at_a_time(digits):
     """20,000 images: every layer's activations for all rows at once were ~9 KB a row (170 MB);
-    predict_proba runs PREDICT_ROWS rows at a time, with the same numbers as one pass."""
+    predict_proba runs a block of rows at a time, with the same numbers as one pass."""
     Xtr, Xte, ytr, _ = digits
     clf = CNNClassifier(filters=(16,), max_iter=1, random_state=0).fit(Xtr, ytr)
     X = np.tile(Xte, (40, 1))[:20_000]

@@ -47,8 +47,10 @@ STOCHASTIC_SOLVERS = ("sgd", "adam", "gd")
 # for products of a few milliseconds, waking and syncing more threads costs more than it saves
 # (measured 10–20× slower on two busy cores, in scikit-learn's MLP as well).
 SMALL_BATCH_WORK = 2**26
-# Rows per block of a prediction (see _BaseNetwork._output).
-PREDICT_ROWS = 2048
+# Activation values (of the widest layer) per block of a prediction (see _BaseNetwork._output):
+# 8 MiB of float64. An MLP of 100 units predicts 10,000 rows at once; a convolutional network,
+# whose layers hold kilobytes per row (and their im2col patches more), a thousand.
+PREDICT_BLOCK = 2**20
 
 
 def blas_context(net, batch_size):
@@ -113,13 +115,14 @@ class _BaseNetwork:
         return self._to_network(X).astype(self._net.theta.dtype, copy=False)  # the dtype it was fitted in
 
     def _output(self, X):
-        """The network's output g(Z) for validated network input X, :data:`PREDICT_ROWS` rows at a
-        time: the layers' activations held at once stay bounded however many rows are asked about
-        (a convolutional layer's are kilobytes per row)."""
-        if X.shape[0] <= PREDICT_ROWS:
+        """The network's output g(Z) for validated network input X, a block of rows at a time
+        (about :data:`PREDICT_BLOCK` values in the widest layer's activations): what a prediction
+        holds stays bounded however many rows are asked about."""
+        widest = max(int(np.prod(layer.output_shape)) for layer in self._net.layers)
+        rows = max(64, PREDICT_BLOCK // max(1, widest))
+        if X.shape[0] <= rows:
             return self._net.predict(X)
-        return np.concatenate([self._net.predict(X[start:start + PREDICT_ROWS])
-                               for start in range(0, X.shape[0], PREDICT_ROWS)])
+        return np.concatenate([self._net.predict(X[start:start + rows]) for start in range(0, X.shape[0], rows)])
 
     # -- fitting --------------------------------------------------------------------------------
     @interruptible
