@@ -45,6 +45,12 @@ GRID_MAX_CELLS_PER_AXIS = 2**26
 BRUTE_TILE = 2**21
 # Rows per call of the tree and grid searches (and per thread share).
 ROW_BLOCK = 8192
+# algorithm="auto" takes brute force over the k-d tree when a sample of the points has on average
+# more than this share of all points within ε: the tree hands each neighbour back as a Python int
+# (about 110 ns a pair), the blocked distance matrix scores every pair for about 7 ns (16,000
+# points in 10 dimensions with 5,200 neighbours each: 1.9 s against 9.4 s; scikit-learn 2.6 s).
+DENSE_SHARE = 1 / 16
+DENSE_SAMPLE = 256
 SERIAL_BELOW_ROWS = 20_000  # fewer rows: one thread (starting others costs more than it saves)
 
 
@@ -91,7 +97,9 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         3^(d−1) neighbouring ranges); ``"kd_tree"``: SciPy's ``cKDTree``
         (Minkowski metrics); ``"brute"``: the distance matrix in blocks of rows (BLAS for the
         Euclidean metric, with the candidates near ε re-checked exactly). ``"auto"`` picks the
-        grid for at most 3 features, the tree for at most 15, brute force otherwise.
+        grid for at most 3 features, the tree for at most 15 unless a sample of points has more
+        than 1/16 of all points within ε on average (dense neighbourhoods, which brute force
+        lists faster), brute force otherwise.
     leaf_size : int, default=30
         Leaf size of the k-d tree.
     p : float, default=None
@@ -196,7 +204,9 @@ class DBSCAN(ClusterMixin, BaseEstimator):
                 return grid
         if self.algorithm in ("grid", "kd_tree") or (
                 self.algorithm == "auto" and p is not None and X.shape[1] <= KD_TREE_MAX_FEATURES):
-            return _TreeSearch(X, self.eps, p, self.leaf_size, threads)
+            tree = _TreeSearch(X, self.eps, p, self.leaf_size, threads)
+            if self.algorithm != "auto" or tree.neighbour_share() <= DENSE_SHARE:
+                return tree
         return _BruteSearch(X, self.eps, self.metric, p, self.metric_params or {})
 
     def __sklearn_tags__(self):
@@ -331,6 +341,13 @@ class _TreeSearch:
     def __init__(self, X, eps, p, leaf_size, threads):
         self.X, self.eps, self.p, self.threads = X, eps, p, threads
         self.tree = cKDTree(X, leafsize=leaf_size)
+
+    def neighbour_share(self):
+        """The mean share of the points within ε of :data:`DENSE_SAMPLE` evenly spread points
+        (counted in the tree, no lists made)."""
+        sample = self.X[np.linspace(0, len(self.X) - 1, min(DENSE_SAMPLE, len(self.X))).astype(np.intp)]
+        counts = self.tree.query_ball_point(sample, self.eps, p=self.p, return_length=True)
+        return float(np.mean(counts)) / len(self.X)
 
     def _block(self, start, stop):
         found = self.tree.query_ball_point(self.X[start:stop], self.eps, p=self.p, workers=self.threads,
