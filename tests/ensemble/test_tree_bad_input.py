@@ -7,7 +7,7 @@ error or a silently wrong fit.
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_diabetes, load_wine
+from sklearn.datasets import load_diabetes, load_iris, load_wine
 
 from lucidml.ensemble import (
     AdaBoostClassifier,
@@ -142,3 +142,25 @@ def test_a_single_class(name):
     model.fit(X, y)
     assert np.all(model.predict(X) == 4)
     np.testing.assert_allclose(model.predict_proba(X), 1.0)
+
+
+@pytest.mark.parametrize("weight", [3.0, 1e308])
+def test_forest_trees_count_weight_in_the_users_units(weight):
+    """The forest scales the weights by a power of 2 before its trees see them (exact; weights near
+    the largest float times a class weight or a bootstrap count overflowed to inf, then NaN node
+    values); the trees' weighted_n_node_samples are given back in the user's units, as
+    scikit-learn's (root 450 for 150 samples of weight 3)."""
+    from sklearn.ensemble import RandomForestClassifier as SkForest
+
+    X, y = load_iris(return_X_y=True)
+    X, y = X[np.r_[0:50, 50:70, 100:150]], y[np.r_[0:50, 50:70, 100:150]]  # classes of 50, 20 and 50
+    w = np.full(len(y), weight)
+    for class_weight in (None, "balanced", "balanced_subsample"):
+        kw = dict(n_estimators=3, bootstrap=class_weight == "balanced_subsample", class_weight=class_weight,
+                  random_state=0)
+        ours = RandomForestClassifier(**kw).fit(X, y, sample_weight=w)
+        assert ours.score(X, y) > 0.95
+        if weight == 3.0 and class_weight != "balanced_subsample":
+            theirs = SkForest(**kw).fit(X, y, sample_weight=w)
+            assert ours.estimators_[0].tree_.weighted_n_node_samples[0] == pytest.approx(
+                theirs.estimators_[0].tree_.weighted_n_node_samples[0], rel=1e-12)

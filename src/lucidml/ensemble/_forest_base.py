@@ -79,7 +79,11 @@ class _BaseForest(BaseEstimator):
                              ensure_all_finite="allow-nan" if self._nan_allowed() else True)
         n_samples = X.shape[0]
         sw = check_sample_weight(sample_weight, n_samples)
-        sw = np.ones(n_samples) if sw is None else sw
+        # The weights in units of a power of 2 (exact), so that weights near the largest float times
+        # a class weight or a bootstrap count do not overflow; the trees' weighted_n_node_samples are
+        # given back in the user's units (_fit_member).
+        self._weight_unit = 1.0 if sw is None else power_of_two_unit(sw)
+        sw = np.ones(n_samples) if sw is None else sw / self._weight_unit
         if self._is_classifier:
             check_classification_targets(y)
             self.classes_, y = np.unique(y, return_inverse=True)
@@ -153,12 +157,11 @@ class _BaseForest(BaseEstimator):
         Xm = X if whole else X[:, features]
         if hasattr(member, "_fit_validated"):  # lucidml trees: skip re-validating the same X and parameters
             shared = source.shared if whole else tables_of_features(source.shared, features)
-            # a tree is the same for weights scaled by a power of 2 (exact), and weights near the
-            # largest float times a bootstrap count of 2 no longer overflow
-            weight = sw / power_of_two_unit(sw) * counts
-            member._fit_validated(Xm, y, weight, shared=shared, params_checked=True)
-        elif has_fit_parameter(member, "sample_weight"):
-            member.fit(Xm, y, sample_weight=sw * counts)
+            member._fit_validated(Xm, y, sw * counts, shared=shared, params_checked=True)
+            with np.errstate(over="ignore"):  # (a total beyond the largest float is inf)
+                member.tree_.nodes["weighted_n_node_samples"] *= self._weight_unit
+        elif has_fit_parameter(member, "sample_weight"):  # (others, in the user's units: a scale may matter)
+            member.fit(Xm, y, sample_weight=sw * counts * self._weight_unit)
         else:  # no weights: the bootstrap sample itself, with its repetitions
             rows = np.repeat(np.arange(X.shape[0]), counts)
             member.fit(Xm[rows], y[rows])

@@ -153,11 +153,12 @@ def _penalty_residuals(R, qz, jumps):
     problem into min ‖a − q‖² + λ‖M a‖², M = J R⁻¹ = U Σ Vᵀ, so a = V (I + λΣᵀΣ)⁻¹ Vᵀ q and
     r(λ) = Σᵢ (λσᵢ² / (1 + λσᵢ²))² (Vᵀq)ᵢ²: O(p) per λ where a least-squares solve is O(p³)
     (40 of them per bisection made a GAMClassifier on 500 rows take a minute). A rank-deficient
-    R (knots without data) is solved by least squares at each λ.
+    or ill-conditioned R (knots without data, or groups of weight near 0) is solved by least
+    squares at each λ.
     """
     p = R.shape[1]
     pivots = np.abs(np.diag(R)) if R.shape[0] == p else np.zeros(1)
-    if pivots.min() <= p * np.finfo(np.float64).eps * pivots.max():
+    if pivots.min() <= 1e-8 * pivots.max():  # R⁻¹ would lose digits (groups of weight near 0)
 
         def by_least_squares(lam):
             return float(np.sum((R @ _penalized_coef(R, qz, jumps, lam) - qz) ** 2))
