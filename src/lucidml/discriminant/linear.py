@@ -157,10 +157,11 @@ class LinearDiscriminantAnalysis(
         # A feature whose within-class variance is no more than rounding of the class means leaves
         # (a feature constant at 0.7) is constant: left out of Σ⁺, not standardized to unit variance.
         floor = rounding_variance(np.abs(self.means_).max(axis=0))
-        with factorization_threads(n_features):
-            # Σ⁺ = W Wᵀ, the same W either way
-            whiten = _whitening(covariance, self.tol, floor) if centred is None else _whitening_of_rows(centred,
-                                                                                                    self.tol, floor)
+        with factorization_threads(n_features):  # Σ⁺ = W Wᵀ, the same W either way
+            if centred is None:
+                whiten = _whitening(covariance, self.tol, floor)
+            else:
+                whiten = _whitening_of_rows(centred, self.tol, floor)
         keep_covariance = self.store_covariance is not False and covariance is not None
         if keep_covariance:
             self.covariance_ = covariance

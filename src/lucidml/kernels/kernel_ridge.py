@@ -10,12 +10,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils.linalg import (
-    cholesky_factor,
-    in_precision,
-    refine_cholesky_solve,
-    shifted_copy,
-)
+from ..utils.linalg import cholesky_factor, in_precision, refine_cholesky_solve, shifted_copy
 from ..utils.validation import (
     FLOAT_DTYPES,
     N_BY_N_ADVICE,
@@ -24,13 +19,7 @@ from ..utils.validation import (
     check_predict_data,
     check_square_fits,
 )
-from .pairwise import (
-    KERNELS,
-    _kernel_params,
-    kernel_times,
-    pairwise_kernels,
-    takes_sparse,
-)
+from .pairwise import KERNELS, _kernel_params, kernel_times, pairwise_kernels, takes_sparse
 
 
 class KernelRidge(RegressorMixin, BaseEstimator):
