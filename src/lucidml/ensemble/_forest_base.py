@@ -157,9 +157,8 @@ class _BaseForest(BaseEstimator):
         Xm = X if whole else X[:, features]
         if hasattr(member, "_fit_validated"):  # lucidml trees: skip re-validating the same X and parameters
             shared = source.shared if whole else tables_of_features(source.shared, features)
-            member._fit_validated(Xm, y, sw * counts, shared=shared, params_checked=True)
-            with np.errstate(over="ignore"):  # (a total beyond the largest float is inf)
-                member.tree_.nodes["weighted_n_node_samples"] *= self._weight_unit
+            member._fit_validated(Xm, y, sw * counts, shared=shared, params_checked=True,
+                                  weight_unit=self._weight_unit)
         elif has_fit_parameter(member, "sample_weight"):  # (others, in the user's units: a scale may matter)
             member.fit(Xm, y, sample_weight=sw * counts * self._weight_unit)
         else:  # no weights: the bootstrap sample itself, with its repetitions

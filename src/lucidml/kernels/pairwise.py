@@ -42,13 +42,13 @@ _CHUNK_ELEMENTS = 2**22  # rows per block chosen so one block of K holds ≈ 4M 
 PREDICT_BLOCK = 2**20
 
 
-def kernel_times(kernel_rows, X, n_train, W):
+def kernel_times(kernel_rows, X, n_train, W, block=PREDICT_BLOCK):
     """``kernel_rows(X) @ W`` a block of X's rows at a time, each block of kernel values (rows ×
-    ``n_train``) about :data:`PREDICT_BLOCK` entries: what a prediction or a projection by a kernel
+    ``n_train``) about ``block`` entries: what a prediction or a projection by a kernel
     model holds stays bounded however many rows it is asked about (one n_test × n_train matrix of
     100,000 × 100,000 rows would be 75 GiB). ``kernel_rows(rows)``: the rows' kernel values against
     the training rows (for kernel="precomputed", the rows themselves), as the model uses them."""
-    step = max(1, PREDICT_BLOCK // max(1, n_train))
+    step = max(1, block // max(1, n_train))
     if X.shape[0] <= step:
         return kernel_rows(X) @ W
     return np.concatenate([kernel_rows(X[start:start + step]) @ W for start in range(0, X.shape[0], step)])

@@ -10,7 +10,7 @@ import scipy.sparse
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ..kernels.pairwise import KERNELS, _kernel_params, pairwise_kernels
+from ..kernels.pairwise import KERNELS, _kernel_params, kernel_times, pairwise_kernels
 from ..utils import Interval, Options, cancel_flag
 from ..utils.linalg import blas_threads
 from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
@@ -179,17 +179,17 @@ class _BaseSVM(BaseEstimator):
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
         n_sv = len(self.support_)
-        out = np.empty((X.shape[0], W.shape[1]))
-        step = max(1, _PREDICT_BLOCK // max(1, n_sv))  # a block of K stays in cache for its product with W
+
+        def kernel_rows(rows):
+            if self.kernel == "precomputed":
+                return rows[:, self.support_]
+            return self._cross_kernel(rows, self.support_vectors_)
+
         # Small products on one BLAS thread: a second one saves little and stalls on a busy machine.
         small = X.shape[0] * n_sv * X.shape[1] <= _SMALL_PREDICT_WORK
         with blas_threads(1) if small else nullcontext():
-            for start in range(0, X.shape[0], step):
-                rows = X[start:start + step]
-                K = rows[:, self.support_] if self.kernel == "precomputed" else self._cross_kernel(
-                    rows, self.support_vectors_)
-                out[start:start + step] = K @ W
-        return out
+            # blocks that stay in cache for their product with W
+            return kernel_times(kernel_rows, X, n_sv, W, block=_PREDICT_BLOCK)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -69,7 +69,7 @@ class _BaseDecisionTree(BaseEstimator):
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         return self._fit_validated(X, y, sample_weight, params_checked=True)
 
-    def _fit_validated(self, X, y, sample_weight=None, shared=None, params_checked=False):
+    def _fit_validated(self, X, y, sample_weight=None, shared=None, params_checked=False, weight_unit=1.0):
         """``fit`` on already validated input (the fast path for ensembles).
 
         X: float64/float32 array or sparse matrix (n_samples, n_features) without infinities; y: 1-D labels
@@ -77,7 +77,9 @@ class _BaseDecisionTree(BaseEstimator):
         shared: ``_exact_data.SharedTables`` of X, made once for many trees on the same X (the
         exact search then takes each tree's samples out of them, instead of sorting or copying
         X for every tree). Parameters are checked unless ``params_checked`` (a forest checks its
-        members' common prototype once); ``n_features_in_`` is set here.
+        members' common prototype once); ``n_features_in_`` is set here. ``weight_unit``: what one
+        unit of ``sample_weight`` is in the user's weights (a forest passes its weights divided by
+        a power of 2), for ``weighted_n_node_samples``.
         """
         if not params_checked:
             validate_params(self)
@@ -94,8 +96,8 @@ class _BaseDecisionTree(BaseEstimator):
         # just below the largest weight as unit keeps the weighted sums (and the gini's squares) far
         # from overflow for weights near 1e300 and from underflow for weights near 1e-300, and
         # whole-number weights whole (the absolute error's median tests a sum for exactly half).
-        weight_unit = power_of_two_unit(weight)
-        weight = weight / weight_unit
+        unit = power_of_two_unit(weight)
+        weight = weight / unit
         y_offset = 0.0
         if not self._is_classifier and np.abs(y_values).max() < 1e150:  # (beyond, y − offset might overflow)
             # Shifting y shifts only the leaf values; centred, the split proxies S²/W are on the
@@ -138,6 +140,7 @@ class _BaseDecisionTree(BaseEstimator):
         raise_if_cancelled(cancel)
         tree = tree_from_store(Store(*fields), node_count, n_features, self._n_classes_array(), max_leaf_nodes < 0)
         with np.errstate(over="ignore"):  # (a total of weights near the largest float is beyond it: inf)
+            tree.nodes["weighted_n_node_samples"] *= unit
             tree.nodes["weighted_n_node_samples"] *= weight_unit
         tree.value += y_offset
         if self.ccp_alpha > 0.0:
