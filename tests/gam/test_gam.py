@@ -1,5 +1,7 @@
 """GAMRegressor (backfitting) and GAMClassifier (local scoring)."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_diabetes, make_moons
@@ -98,8 +100,8 @@ def test_classifier_moons_and_local_scoring():
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@pytest.mark.parametrize("params", [{"smoother": "linear"}, {"smoothing": 3.0, "max_iter": 30},
-                                    {"alpha_update": "weighted", "smoothing": 3.0, "max_iter": 30}])
+@pytest.mark.parametrize("params", [{"smoother": "linear"}, {}, {"smoothing": 3.0, "max_iter": 30},
+                                    {"alpha_update": "mean", "smoothing": 3.0, "max_iter": 30}])
 def test_classifier_breast_cancer_comparable_to_logistic(params):
     X, y = load_breast_cancer(return_X_y=True)
     X = X[:, [0, 1, 4, 20, 21, 27]]  # a few informative features keep this fast
@@ -152,19 +154,98 @@ def test_a_feature_spanning_less_than_the_spline_can_bear_is_refused_by_name(mod
     assert np.all(np.isfinite(model.predict(X)))
 
 
-@pytest.mark.parametrize("rank_deficient", [False, True])
-def test_the_penalty_bisection_scores_every_lambda_as_least_squares_does(rank_deficient):
-    """The residual ‖R c(λ) − q‖² of the penalized spline fit, from one SVD of J R⁻¹ for every λ
-    (a least-squares solve per λ made GAMClassifier on 500 rows take a minute), equals the
-    least-squares one; a singular R (knots without data) is solved by least squares."""
-    from lucidml.gam._smoothers import _penalized_coef, _penalty_residuals
-
+def _penalty_problem(rank_deficient):
     rng = np.random.default_rng(0)
     R = np.triu(rng.normal(size=(12, 12))) + 3 * np.eye(12)
     if rank_deficient:
         R[5, 5:] = 0.0
-    jumps, qz = rng.normal(size=(8, 12)), rng.normal(size=12)
-    residual = _penalty_residuals(R, qz, jumps)
+    return R, rng.normal(size=12), rng.normal(size=(8, 12))  # R, Qᵀ√W z̄, P (the penalty is λ‖Pc‖²)
+
+
+def _hat_trace(R, jumps, lam):
+    """trace R (RᵀR + λJᵀJ)⁺ Rᵀ, the degrees of freedom of the penalized fit, written out."""
+    return np.trace(R @ np.linalg.pinv(R.T @ R + lam * jumps.T @ jumps) @ R.T)
+
+
+@pytest.mark.parametrize("rank_deficient", [False, True])
+def test_the_penalty_path_scores_every_lambda_as_least_squares_does(rank_deficient):
+    """The residual ‖R c(λ) − q‖² and the degrees of freedom of the penalized spline fit, from one
+    SVD of J R⁻¹ for every λ (a least-squares solve per λ made GAMClassifier on 500 rows take a
+    minute), equal the least-squares ones and the trace of the hat matrix; a singular R (knots
+    without data) is solved by least squares."""
+    from lucidml.gam._smoothers import _penalized_coef, _penalty_path
+
+    R, qz, jumps = _penalty_problem(rank_deficient)
+    path = _penalty_path(R, qz, jumps)
     for lam in (1e-8, 1e-2, 1.0, 1e3, 1e8):
-        expected = np.sum((R @ _penalized_coef(R, qz, jumps, lam) - qz) ** 2)
-        assert residual(lam) == pytest.approx(expected, rel=1e-8, abs=1e-12)
+        residual, df = path(lam)
+        assert residual == pytest.approx(np.sum((R @ _penalized_coef(R, qz, jumps, lam) - qz) ** 2), rel=1e-8,
+                                         abs=1e-12)
+        assert df == pytest.approx(_hat_trace(R, jumps, lam), rel=1e-6, abs=1e-8)
+    # df runs from the number of coefficients (unpenalized) down to the penalty's null space
+    assert path(1e-12)[1] == pytest.approx(np.linalg.matrix_rank(R), abs=1e-3)
+    assert path(1e12)[1] == pytest.approx(12 - 8, abs=1e-3)
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.3, 1.0, 5.0])
+def test_cp_penalty_minimizes_mallows_cp(weight):
+    """The classifier's λ minimizes residual + 2·γφ·df, checked against a brute-force scan with
+    the hat matrix written out; a larger weight gives a smoother fit (fewer df)."""
+    from lucidml.gam._smoothers import _cp_penalty, _penalized_coef, _penalty_path, _penalty_scale
+
+    R, qz, jumps = _penalty_problem(False)
+    qz = qz * 3  # signal enough that the optimum is inside the range for small weights
+
+    def cp(lam):
+        residual = np.sum((R @ _penalized_coef(R, qz, jumps, lam) - qz) ** 2)
+        return residual + 2 * weight * _hat_trace(R, jumps, lam)
+
+    chosen = _cp_penalty(R, qz, jumps, weight)
+    residual, df = _penalty_path(R, qz, jumps)(chosen)  # (the written-out hat loses digits beyond e²⁰)
+    scan = _penalty_scale(R, jumps) * np.exp(np.linspace(-20, 20, 401))
+    assert residual + 2 * weight * df <= min(cp(lam) for lam in scan) * (1 + 1e-7)
+    if weight == 0.0:
+        assert chosen <= _penalty_scale(R, jumps) * 1e-12  # nothing to trade: the least-squares fit
+
+
+def test_a_halved_spline_step_is_one_spline_with_averaged_coefficients():
+    """Step halving averages two fits of a feature on the same knots into one spline (not a
+    growing sum of terms): its values are the mean of theirs and its penalty is λ‖J (c₁ + c₂)/2‖²."""
+    from lucidml.gam._smoothers import fit_component
+    from lucidml.gam.gam_classifier import _halfway
+
+    rng = np.random.default_rng(1)
+    x = rng.uniform(0, 1, 300)
+    values, inverse = group_by_value(x)
+    fits = [fit_component("spline", values, inverse, np.sin(6 * x) + rng.normal(0, s, 300), np.ones(300), smoothing=1,
+                          span=0.3, dispersion=1.0) for s in (0.2, 0.5)]
+    new, old = [fit_component("spline", values, inverse, np.cos(3 * x), np.ones(300), smoothing=1, span=0.3,
+                              dispersion=1.0, previous=f) for f in fits]
+    assert new.lam is not None and np.array_equal(new.t, old.t)
+    mean = _halfway(new, old)
+    assert type(mean) is type(new)
+    grid = np.linspace(-0.1, 1.1, 50)
+    np.testing.assert_allclose(mean(grid), (new(grid) + old(grid)) / 2, atol=1e-12)
+    jumps = new.penalty_root @ (new.spline.c + old.spline.c) / 2
+    assert mean.roughness() == pytest.approx(new.lam * jumps @ jumps)
+
+
+def test_classifier_smoothness_does_not_chase_badly_fitted_samples():
+    """Three overlapping classes, 1,000 rows: the one-vs-rest splines used to follow FITPACK's
+    residual budget, which the working residuals ~1/μ of badly fitted samples blew up: a knot at
+    every value, training deviance 13 of the null 950, no convergence in 100 iterations (66 s)
+    and 57% held-out accuracy. With C_p smoothing each problem converges and generalizes like a
+    spline logistic regression."""
+    from sklearn.datasets import make_classification
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import SplineTransformer
+
+    X, y = make_classification(1500, 10, n_informative=6, n_redundant=0, n_classes=3, random_state=0)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, train_size=1000, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        gam = GAMClassifier().fit(X_train, y_train)
+    assert gam.n_iter_ <= 30
+    assert min(curve[-1] for curve in gam.loss_curve_) > 500  # no class is (falsely) separated
+    reference = make_pipeline(SplineTransformer(n_knots=6), LogisticRegression(max_iter=5000)).fit(X_train, y_train)
+    assert gam.score(X_test, y_test) >= reference.score(X_test, y_test) - 0.02

@@ -71,7 +71,8 @@ def fit_component(kind, values, inverse, z, w, *, smoothing, span, dispersion, c
         component = _Loess(u[at], loess_fit(u, zbar, Wu, span, at), lo, hi)
     else:
         phi = _rice_variance(zbar, Wu) if dispersion is None else dispersion
-        component = _fit_spline(u, zbar, Wu, smoothing * len(u) * phi, lo, hi, previous)
+        component = _fit_spline(u, zbar, Wu, smoothing * len(u) * phi, lo, hi, previous,
+                                cp_weight=None if dispersion is None else smoothing * dispersion)
     # Centre: Σᵢ cᵢ fⱼ(xᵢ) = 0, the weighted mean over the training samples.
     C = W if center_weight is None else np.bincount(inverse, weights=center_weight, minlength=len(values))
     component.shift = float(np.dot(C, component(values)) / C.sum())
@@ -97,24 +98,50 @@ def _fit_linear(u, zbar, W, lo, hi):
     return _Linear(float(slope), float(-slope * u_mean), lo, hi)
 
 
-def _fit_spline(u, zbar, W, s, lo, hi, previous=None):
-    """Smoothing spline of degree k = min(#unique − 1, 3) with residual budget Σ Wᵤ(z̄ᵤ − g(u))² ≤ s.
+def _fit_spline(u, zbar, W, s, lo, hi, previous=None, cp_weight=None):
+    """Cubic smoothing spline (degree k = min(#unique − 1, 3)) of the group means z̄ᵤ, weights Wᵤ.
 
-    FITPACK (scipy's ``UnivariateSpline``) places the knots and then, among splines on them,
-    takes the one with the smallest jumps of the k-th derivative whose residual is s; that is
-    the penalized fit  min_c  Σ Wᵤ(z̄ᵤ − g(u))² + λ Σᵢ Dᵢ²  (Dᵢ = jump of g⁽ᵏ⁾ at interior knot i)
-    with λ tuned to meet s. Both the knot count and λ move with z, so backfitting with it can
-    cycle. Given ``previous`` (a spline component), its knots are kept and λ is matched to s
-    once; afterwards knots and λ stay fixed: a linear smoother, for which backfitting converges.
+    Every spline here is a penalized fit on knots t, min_c Σ Wᵤ(z̄ᵤ − g(u))² + λ‖Pc‖², and the
+    two rules differ in the penalty and in how t and λ are chosen:
+
+    - *residual budget* (``cp_weight`` None, GAMRegressor): FITPACK (scipy's
+      ``UnivariateSpline``) places the knots and, among splines on them, takes the one with the
+      smallest jumps of g⁽ᵏ⁾ at the interior knots (P = :func:`_jump_matrix`) whose residual is s.
+    - *Mallows' C_p* (``cp_weight`` = γφ, GAMClassifier, whose working response has the known
+      variance φ/w): up to :data:`MAX_INTERIOR_KNOTS` knots at quantiles of the unique values,
+      the penalty ∫g''² (P = :func:`_curvature_root`), and the λ that minimizes C_p = residual +
+      2γφ·df (:func:`_cp_penalty`; the UBRE of penalized IRLS). A residual budget is no rule for
+      local scoring: a sample whose fitted μ nears 0 or 1 on the wrong side has a working
+      residual near 1/μ, which FITPACK chases with a knot at every value, and the fit interpolates.
+
+    Both knots and λ move with z, so backfitting with them can cycle. Given ``previous`` (a
+    spline component) its knots are kept, and λ is kept too, or chosen once if FITPACK chose
+    none; from then on the smoother is linear and fixed, and backfitting converges. (A spline
+    without interior knots has no jumps to penalize: a plain polynomial, λ = 0. It is frozen too,
+    so that FITPACK cannot add knots late.)
     scipy's weights multiply the residual before squaring, hence √Wᵤ.
     """
-    if hasattr(previous, "t") and len(previous.t) > 2 * (previous.k + 1):
-        t, k = previous.t, previous.k
-        R, qz, jumps = _reduced_problem(u, zbar, W, t, k)
-        lam = previous.lam
-        if lam is None:
-            lam = _match_penalty(R, qz, jumps, s - _outside(u, zbar, W, R, qz))
-        return _Spline(BSpline(t, _penalized_coef(R, qz, jumps, lam), k), lo, hi, t, k, lam)
+    if not hasattr(previous, "t"):
+        previous = None  # a constant component (one weighted value) is searched afresh
+    if previous is not None or cp_weight is not None:
+        if previous is not None:
+            t, k = previous.t, previous.k
+        else:
+            k = min(len(u) - 1, 3)
+            t = _quantile_knots(u, k)
+        R, qz = _reduced_problem(u, zbar, W, t, k)
+        root = getattr(previous, "penalty_root", None)  # P: the penalty is λ‖Pc‖²
+        if root is None:
+            root = _curvature_root(t, k) if cp_weight is not None and k >= 2 else _jump_matrix(t, k)
+        lam = None if previous is None else previous.lam
+        if len(root) == 0:
+            lam = 0.0
+        elif lam is None and cp_weight is not None:
+            lam = _cp_penalty(R, qz, root, cp_weight)
+        elif lam is None:
+            lam = _match_penalty(R, qz, root, s - _outside(u, zbar, W, R, qz))
+        return _Spline(BSpline(t, _penalized_coef(R, qz, root, lam), k), lo, hi, t, k,
+                       None if previous is None else lam, root)
     k = min(len(u) - 1, 3)
     with warnings.catch_warnings():
         # FITPACK warns when s is so small that it interpolates; interpolation is then the answer.
@@ -125,8 +152,22 @@ def _fit_spline(u, zbar, W, s, lo, hi, previous=None):
     return _Spline(spline, lo, hi, t, k, None)
 
 
+# The C_p spline's interior knots (pyGAM's default basis has 20 functions, mgcv's 10): enough for
+# any shape a smoothing penalty would keep, few enough for a 24-column least squares.
+MAX_INTERIOR_KNOTS = 20
+
+
+def _quantile_knots(u, k):
+    """Full knot vector of degree k with up to :data:`MAX_INTERIOR_KNOTS` interior knots evenly
+    spaced in rank over the unique values u (at most one per value strictly inside the range)."""
+    n_interior = max(0, min(MAX_INTERIOR_KNOTS, len(u) // 4))
+    interior = u[np.round(np.linspace(0, len(u) - 1, n_interior + 2)).astype(np.intp)[1:-1]]
+    interior = np.unique(interior[(interior > u[0]) & (interior < u[-1])])
+    return np.r_[[u[0]] * (k + 1), interior, [u[-1]] * (k + 1)]
+
+
 def _reduced_problem(u, zbar, W, t, k):
-    """QR-reduce the weighted B-spline least squares to (R, Qᵀ√W z̄), plus the k-th-derivative jump matrix J.
+    """QR-reduce the weighted B-spline least squares to (R, Qᵀ√W z̄).
 
     ‖√W(Bc − z̄)‖² = ‖Rc − Qᵀ√W z̄‖² + (the part of √W z̄ outside the spline space).
     """
@@ -135,10 +176,31 @@ def _reduced_problem(u, zbar, W, t, k):
     design = sw[:, None] * BSpline.design_matrix(u, t, k).toarray()
     with factorization_threads(n_coef, design.shape[0]):  # small: one BLAS thread (see utils.linalg)
         Q, R = np.linalg.qr(design)
+    return R, Q.T @ (sw * zbar)
+
+
+def _curvature_root(t, k):
+    """P with ‖P c‖² = ∫ g''(x)² dx for the spline g with coefficients c: the classic smoothing
+    spline's penalty, whose null space is the straight lines only. (B-spline second derivatives
+    are polynomials of degree k − 2 on each knot interval, so Gauss–Legendre with k − 1 points
+    per interval integrates their products exactly.)"""
+    nodes, weights = np.polynomial.legendre.leggauss(k - 1)
     edges = np.unique(t)
-    mids = (edges[:-1] + edges[1:]) / 2  # g⁽ᵏ⁾ is constant between knots: sample it mid-interval
-    deriv = BSpline(t, np.eye(n_coef), k).derivative(k)(mids)
-    return R, Q.T @ (sw * zbar), np.diff(deriv, axis=0)
+    half = np.diff(edges) / 2
+    points = ((edges[:-1] + edges[1:]) / 2)[:, None] + half[:, None] * nodes
+    second = BSpline(t, np.eye(len(t) - k - 1), k).derivative(2)(points.ravel())
+    gram = second.T @ ((half[:, None] * weights).ravel()[:, None] * second)
+    values, vectors = np.linalg.eigh(gram)
+    keep = values > 1e-12 * max(values.max(), 0.0)
+    return np.sqrt(values[keep])[:, None] * vectors[:, keep].T
+
+
+def _jump_matrix(t, k):
+    """J, with J c the jumps of g⁽ᵏ⁾ at the interior knots of the spline with coefficients c
+    (g⁽ᵏ⁾ is constant between knots: it is sampled mid-interval)."""
+    edges = np.unique(t)
+    deriv = BSpline(t, np.eye(len(t) - k - 1), k).derivative(k)((edges[:-1] + edges[1:]) / 2)
+    return np.diff(deriv, axis=0)
 
 
 def _outside(u, zbar, W, R, qz):
@@ -146,55 +208,74 @@ def _outside(u, zbar, W, R, qz):
     return max(float(np.dot(W, zbar**2) - np.dot(qz, qz)), 0.0)
 
 
-def _penalty_residuals(R, qz, jumps):
-    """r(λ) = ‖R c(λ) − Qᵀ√W z̄‖² of the penalized fit, as a function of λ, for the bisection.
+def _penalty_path(R, qz, root):
+    """λ ↦ (r(λ), df(λ)) of the penalized fit, for one λ or an array of them: its residual
+    r = ‖R c(λ) − Qᵀ√W z̄‖² and its degrees of freedom df = trace of the hat matrix.
 
     With R square and invertible, one SVD serves every λ (Reinsch's device): a = Rc turns the
-    problem into min ‖a − q‖² + λ‖M a‖², M = J R⁻¹ = U Σ Vᵀ, so a = V (I + λΣᵀΣ)⁻¹ Vᵀ q and
-    r(λ) = Σᵢ (λσᵢ² / (1 + λσᵢ²))² (Vᵀq)ᵢ²: O(p) per λ where a least-squares solve is O(p³)
-    (40 of them per bisection made a GAMClassifier on 500 rows take a minute). A rank-deficient
-    or ill-conditioned R (knots without data, or groups of weight near 0) is solved by least
-    squares at each λ.
+    problem into min ‖a − q‖² + λ‖M a‖², M = P R⁻¹ = U Σ Vᵀ, so a = V (I + λΣᵀΣ)⁻¹ Vᵀ q,
+    r(λ) = Σᵢ (λσᵢ² / (1 + λσᵢ²))² (Vᵀq)ᵢ² and df(λ) = Σᵢ 1 / (1 + λσᵢ²): O(p) per λ where a
+    least-squares solve is O(p³) (40 of them per bisection made a GAMClassifier on 500 rows take
+    a minute). A rank-deficient or ill-conditioned R (knots without data, or groups of weight
+    near 0) is solved by least squares at each λ, df as trace(R (RᵀR + λPᵀP)⁺ Rᵀ).
     """
     p = R.shape[1]
     pivots = np.abs(np.diag(R)) if R.shape[0] == p else np.zeros(1)
     if pivots.min() <= 1e-8 * pivots.max():  # R⁻¹ would lose digits (groups of weight near 0)
 
         def by_least_squares(lam):
-            return float(np.sum((R @ _penalized_coef(R, qz, jumps, lam) - qz) ** 2))
+            residual = np.sum((R @ _penalized_coef(R, qz, root, lam) - qz) ** 2)
+            stacked = np.vstack([R, np.sqrt(lam) * root])
+            with factorization_threads(p, stacked.shape[0]):
+                inverse = np.linalg.pinv(stacked)[:, : R.shape[0]]  # (RᵀR + λPᵀP)⁺ Rᵀ
+            return residual, np.trace(R @ inverse)
 
-        return by_least_squares
-    with factorization_threads(p, len(jumps)):
-        M = scipy.linalg.solve_triangular(R, jumps.T, trans="T").T  # J R⁻¹, from Rᵀ Mᵀ = Jᵀ
+        return np.vectorize(by_least_squares)
+    with factorization_threads(p, len(root)):
+        M = scipy.linalg.solve_triangular(R, root.T, trans="T").T  # P R⁻¹, from Rᵀ Mᵀ = Pᵀ
         _, sigma, vt = np.linalg.svd(M, full_matrices=True)
     squares = np.zeros(p)
     squares[: sigma.size] = sigma**2
     projected = (vt @ qz) ** 2
 
     def by_svd(lam):
-        shrink = lam * squares / (1.0 + lam * squares)
-        return float(np.sum(shrink**2 * projected))
+        kept = 1.0 / (1.0 + np.asarray(lam, dtype=np.float64)[..., None] * squares)
+        return np.sum((1.0 - kept) ** 2 * projected, axis=-1), np.sum(kept, axis=-1)
 
     return by_svd
 
 
-def _penalized_coef(R, qz, jumps, lam):
-    """argmin_c ‖Rc − Qᵀ√W z̄‖² + λ‖Jc‖², as one small stacked least-squares problem."""
-    A = np.vstack([R, np.sqrt(lam) * jumps])
-    b = np.r_[qz, np.zeros(len(jumps))]
+def _penalized_coef(R, qz, root, lam):
+    """argmin_c ‖Rc − Qᵀ√W z̄‖² + λ‖Pc‖², as one small stacked least-squares problem."""
+    A = np.vstack([R, np.sqrt(lam) * root])
+    b = np.r_[qz, np.zeros(len(root))]
     with factorization_threads(A.shape[1], A.shape[0]):
         return np.linalg.lstsq(A, b, rcond=None)[0]
 
 
-def _match_penalty(R, qz, jumps, s_inside):
+# The penalty searches run over λ = scale·e^x for x in [−LOG_LAMBDA_RANGE, LOG_LAMBDA_RANGE], where
+# scale balances the two terms of the penalized fit.
+LOG_LAMBDA_RANGE = 30.0
+
+
+def _penalty_scale(R, root):
+    """The λ that balances the fit's two terms, ‖R‖²/‖P‖², rounded to a power of 2: the penalty
+    searches run over λ = scale·eˣ, and a scale that moved with the rounding of the data would
+    move the C_p grid with it (integer weights and the repeated rows they stand for would then
+    choose different λ)."""
+    balance = np.trace(R.T @ R) / max(np.sum(root**2), 1e-300)
+    return float(2.0 ** np.round(np.log2(max(balance, 1e-300))))
+
+
+def _match_penalty(R, qz, root, s_inside):
     """λ at which the penalized fit leaves residual s (bisection on log λ; the residual grows with λ)."""
-    scale = np.trace(R.T @ R) / max(np.sum(jumps**2), 1e-300)  # λ ≈ scale balances the two terms
-    residual_at = _penalty_residuals(R, qz, jumps)
+    scale = _penalty_scale(R, root)
+    path = _penalty_path(R, qz, root)
 
     def residual(log_lam):
-        return residual_at(scale * np.exp(log_lam))
+        return float(path(scale * np.exp(log_lam))[0])
 
-    lo, hi = -30.0, 30.0
+    lo, hi = -LOG_LAMBDA_RANGE, LOG_LAMBDA_RANGE
     if residual(lo) >= s_inside:
         return scale * np.exp(lo)  # even the least-squares spline leaves more than s
     if residual(hi) <= s_inside:
@@ -203,6 +284,26 @@ def _match_penalty(R, qz, jumps, s_inside):
         mid = (lo + hi) / 2
         lo, hi = (lo, mid) if residual(mid) > s_inside else (mid, hi)
     return scale * np.exp((lo + hi) / 2)
+
+
+def _cp_penalty(R, qz, root, weight):
+    """λ minimizing Mallows' C_p = r(λ) + 2·weight·df(λ), the unbiased estimate of the fit's
+    error when the noise variance per unit weight is known (weight = γφ; UBRE).
+
+    A grid search, not a minimizer: C_p can have several local minima, and near its minimum it
+    is flat, so that a continuous minimizer lands anywhere in the rounding noise (weights and
+    the repeated rows they stand for then give different λ). Log λ a quarter apart, then a
+    twentieth between the best point's neighbours."""
+    scale = _penalty_scale(R, root)
+    path = _penalty_path(R, qz, root)
+
+    def best(log_lams):
+        residual, df = path(scale * np.exp(log_lams))
+        return log_lams[int(np.argmin(residual + 2.0 * weight * df))]
+
+    coarse = best(np.arange(-LOG_LAMBDA_RANGE, LOG_LAMBDA_RANGE + 0.125, 0.25))
+    fine = best(np.clip(coarse + np.arange(-0.25, 0.26, 0.05), -LOG_LAMBDA_RANGE, LOG_LAMBDA_RANGE))
+    return float(scale * np.exp(fine))
 
 
 # LOESS is evaluated at no more than this many unique values (evenly spaced in rank) and
@@ -280,14 +381,24 @@ class _Linear(_Component):
 
 
 class _Spline(_Component):
-    """A spline fⱼ with its full knot vector t, degree k and penalty weight λ (None while searched)."""
+    """A spline fⱼ with its full knot vector t, degree k, penalty weight λ (None while searched)
+    and, for a penalized fit, the root P of its penalty λ‖Pc‖² (c: its coefficients)."""
 
-    def __init__(self, spline, lo, hi, t, k, lam):
+    penalty_root = None  # (models saved before it existed have none: they were FITPACK splines)
+
+    def __init__(self, spline, lo, hi, t, k, lam, penalty_root=None):
         super().__init__(lo, hi)
-        self.spline, self.t, self.k, self.lam = spline, t, k, lam
+        self.spline, self.t, self.k, self.lam, self.penalty_root = spline, t, k, lam, penalty_root
 
     def _raw(self, x):
         return self.spline(x)
+
+    def roughness(self):
+        """λ‖Pc‖², the penalty of a frozen penalized spline (0 for the others)."""
+        if not self.lam or self.penalty_root is None:
+            return 0.0
+        rough = self.penalty_root @ self.spline.c
+        return self.lam * float(np.dot(rough, rough))
 
 
 class _Loess(_Component):

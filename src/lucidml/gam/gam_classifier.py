@@ -4,14 +4,16 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from scipy.interpolate import BSpline
 from scipy.special import expit, xlogy
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
+from ..utils.numerics import power_of_two_unit
 from ..utils.validation import check_classification_targets, check_fit_data, check_magnitude, check_predict_data
-from ._smoothers import check_spline_spreads, group_by_value
+from ._smoothers import _Linear, _Spline, check_spline_spreads, group_by_value
 from .gam_regressor import KNOT_SEARCH_SWEEPS, backfit_sweep
 
 _MAX_HALVINGS = 10
@@ -28,33 +30,49 @@ class GAMClassifier(ClassifierMixin, BaseEstimator):
 
         η = α + Σⱼ fⱼ(xⱼ),  μ = σ(η)                       (clipped to [ε, 1 − ε])
         z = η + (y − μ)/(μ(1 − μ)),  w = μ(1 − μ)          (one Newton step per sample)
-        α = mean z                                           (``alpha_update="mean"``)
+        α = Σ w z / Σ w, the fⱼ centred with weights w     (``alpha_update="weighted"``)
         one sweep of weighted backfitting of z − α:  fⱼ ← Sⱼ(xⱼ, z − α − Σ_{k≠j} f_k; w)
 
     until the deviance D = −2 Σ [y log μ + (1 − y) log(1 − μ)] changes by at most
-    ``tol``·(|D| + 0.1), or ``max_iter`` iterations. ``alpha_update="weighted"`` takes the
-    weighted intercept α = Σ w (z − Σⱼ fⱼ)/Σ w instead (Hastie, Tibshirani & Friedman,
-    Algorithm 9.2) and centres the components with the weights w. The notes' code (§7.9.3)
+    ``tol``·(|D| + 0.1), or ``max_iter`` iterations. With the components re-centred under each
+    iteration's weights (their means moved into α), every step of the sweep minimizes the Newton
+    step's quadratic Σ w (z − η)² (plus the penalties) exactly (Hastie, Tibshirani & Friedman,
+    Algorithm 9.2), so an iteration is a descent step of penalized IRLS; a step that raises the
+    penalized deviance D + Σⱼ λⱼ∫fⱼ''² is halved. ``alpha_update="mean"`` is the notes' rule
+    instead: α = the mean of z, the components centred with the sample weights. That mean is not
+    the Newton step's intercept: a sample fitted near μ = 0 or 1 on the wrong side moves it by
+    about 1/(nμ), so local scoring can settle above the smallest deviance or take many iterations
+    (rises of D below 1% are then let through, not halved). The notes' code (§7.9.3) also
     restarts η from logit ȳ every pass and drops the last feature; this uses the current
     predictor over all features.
 
-    The smoothers are those of :class:`~lucidml.gam.gam_regressor.GAMRegressor`; the spline's
-    residual budget is s = ``smoothing`` · #unique, since the working response has known
-    variance 1/w (binomial dispersion 1).
+    The smoothers are those of :class:`~lucidml.gam.gam_regressor.GAMRegressor`, except how the
+    spline chooses its smoothness. The working response has the known variance 1/w (binomial
+    dispersion 1), so each spline is a cubic smoothing spline, penalty λ∫f''², on up to 20 knots
+    at quantiles of its feature (one per four unique values), whose λ minimizes Mallows' C_p =
+    Σ w (z − f)² + 2·``smoothing``·df(f) (the UBRE of penalized IRLS). λ is chosen again at each
+    of the first sweeps, then frozen, so that local scoring converges. (The regressor's residual
+    budget, FITPACK's rule, is no rule here: the working residual of a sample fitted near μ = 0 or
+    1 on the wrong side is near 1/μ, which the budget chased with a knot at every value: at 1,000
+    rows the fit interpolated, never converged and took a minute.)
+
+    Data that the additive model separates have no finite maximum-likelihood fit along the
+    straight lines the penalty leaves free: D then falls towards 0 and stops the fit, or the fit
+    ends at ``max_iter`` with a ConvergenceWarning, as an unpenalized logistic regression would.
 
     Parameters
     ----------
     smoother : {"spline", "linear", "loess"}, default="spline"
         The one-dimensional smoother used for every feature.
     smoothing : float, default=1.0
-        Spline residual budget per unique value (see above). Only ``"spline"``.
+        The weight γ of the degrees of freedom in the splines' C_p (see above): larger is
+        smoother, 0 leaves the splines unpenalized. Only ``"spline"``.
     span : float, default=0.3
         Fraction of the unique values in each LOESS neighbourhood. Only ``"loess"``.
-    alpha_update : {"mean", "weighted"}, default="mean"
-        The intercept update: the notes' mean of z, or the weighted intercept. The notes' unweighted
-        mean is not the weighted least-squares intercept of the Newton step, so local scoring with it
-        can settle slightly above the smallest deviance (e.g. with the linear smoother, a little above
-        logistic regression's); ``"weighted"`` reaches it.
+    alpha_update : {"weighted", "mean"}, default="weighted"
+        The intercept update: the Newton step's weighted intercept, or the notes' mean of z (see
+        above; with the linear smoother, ``"mean"`` settles a little above logistic regression's
+        deviance, ``"weighted"`` reaches it).
     max_iter : int, default=100
         Local-scoring iterations at most (the notes use 100).
     tol : float, default=1e-5
@@ -103,7 +121,7 @@ class GAMClassifier(ClassifierMixin, BaseEstimator):
         "verbose": VERBOSE,
     }
 
-    def __init__(self, *, smoother="spline", smoothing=1.0, span=0.3, alpha_update="mean", max_iter=100, tol=1e-5,
+    def __init__(self, *, smoother="spline", smoothing=1.0, span=0.3, alpha_update="weighted", max_iter=100, tol=1e-5,
                  verbose=0):
         self.smoother = smoother
         self.smoothing = smoothing
@@ -189,13 +207,19 @@ def _local_scoring(groups, y, sw, params, weighted_alpha, max_iter, tol, log=Non
     """Algorithm 8 on validated arrays; returns (α, components, deviances, converged).
     ``log`` (an ``IterationLog``) prints each iteration's deviance."""
     log = IterationLog(0) if log is None else log
+    # The weights in units of a power of 2 (exact): sample weights near 1e300 would overflow the
+    # splines' least squares. The working response's variance per unit weight, 1/unit, keeps the
+    # splines' C_p and so the fit what it was; the deviances are reported in the user's units.
+    unit = power_of_two_unit(sw)
+    sw = sw / unit
+    params = {**params, "dispersion": params["dispersion"] / unit}
     p = np.clip(np.dot(sw, y) / sw.sum(), _EPS, 1 - _EPS)
     alpha = float(np.log(p / (1 - p)))
     F = np.zeros((len(y), len(groups)))
     components = [None] * len(groups)
     eta = np.full(len(y), alpha)
     deviances = []
-    deviance_old = _deviance(y, eta, sw)
+    deviance_old = objective_old = _deviance(y, eta, sw)
     for it in range(max_iter):
         mu = np.clip(expit(eta), _EPS, 1 - _EPS)
         v = mu * (1 - mu)
@@ -203,34 +227,62 @@ def _local_scoring(groups, y, sw, params, weighted_alpha, max_iter, tol, log=Non
         w = sw * v
         F_old, components_old, alpha_old = F.copy(), list(components), alpha  # where a halving goes back to
         if weighted_alpha:
-            alpha = float(np.dot(w, z - F.sum(axis=1)) / w.sum())
+            # The components were centred under the previous weights: centred under these, with
+            # their means moved into α, each step of the sweep below is an exact minimization of
+            # the Newton step's quadratic Σ w (z − η)² (+ penalties), and the sweep descends it.
+            # (Left uncentred, each refit dropped a constant that α did not take back.)
+            F = F - (w @ F) / w.sum()
+            alpha = float(np.dot(w, z) / w.sum())
         else:
             alpha = float(np.dot(sw, z) / sw.sum())
         backfit_sweep(groups, z - alpha, w, F, components, params, center_weight=None if weighted_alpha else sw,
                       freeze_knots=it >= KNOT_SEARCH_SWEEPS)
         eta_new = alpha + F.sum(axis=1)
         deviance = _deviance(y, eta_new, sw)
-        # Step halving, as in IRLS for GLMs: a Newton step that raises the deviance by more than 1%
-        # is shortened (smaller rises are the smoothing penalty at work, not divergence).
+        objective = deviance + _roughness(components)
+        # Step halving, as in IRLS for GLMs: a step that raises the penalized deviance D + Σⱼ λⱼ∫fⱼ''²
+        # is shortened (the penalty counts once the splines are frozen). The notes' intercept does
+        # not make a descent step: there rises below 1% go through.
         for _ in range(_MAX_HALVINGS):
-            if deviance <= 1.01 * deviance_old or it == 0:
+            if objective <= (1.0 + 1e-9 if weighted_alpha else 1.01) * objective_old or it == 0:
                 break
             F = (F + F_old) / 2
             alpha = (alpha + alpha_old) / 2
             eta_new = (eta_new + eta) / 2
             deviance = _deviance(y, eta_new, sw)
-            components = [_Blend.halfway(a, b) for a, b in zip(components, components_old)]
-        eta = eta_new
-        deviances.append(deviance)
-        log.iteration(it + 1, deviance=deviance)
+            components = [_halfway(a, b) for a, b in zip(components, components_old)]
+            objective = deviance + _roughness(components)
+        eta, objective_old = eta_new, objective
+        deviances.append(deviance * unit)
+        log.iteration(it + 1, deviance=deviances[-1])
         knots_settled = params["kind"] != "spline" or it >= KNOT_SEARCH_SWEEPS
-        change = abs(deviance_old - deviance) / (abs(deviance) + 0.1)
+        change = abs(deviance_old - deviance) / (abs(deviance) + 0.1 / unit)
         if knots_settled and change <= tol:
             log.converged(it + 1, change, tol, name="relative deviance change")
             return alpha, components, deviances, True
         deviance_old = deviance
     log.stopped(max_iter, "max_iter reached")
     return alpha, components, deviances, False
+
+
+def _halfway(new, old):
+    """(f_new + f_old)/2 as one component where both are of a kind that averages in its own terms
+    (splines on the same knots: their coefficients; lines: slope and intercept), else a
+    :class:`_Blend`. Averaging keeps a halved spline a spline, with its jumps and penalty."""
+    if old is None:
+        return new
+    if type(new) is not type(old) or (new.lo, new.hi) != (old.lo, old.hi):
+        return _Blend.halfway(new, old)
+    if isinstance(new, _Spline) and isinstance(new.spline, BSpline) and isinstance(old.spline, BSpline) \
+            and np.array_equal(new.t, old.t) and new.k == old.k:
+        spline = BSpline(new.t, (new.spline.c + old.spline.c) / 2, new.k)
+        mean = _Spline(spline, new.lo, new.hi, new.t, new.k, new.lam, new.penalty_root)
+    elif isinstance(new, _Linear):
+        mean = _Linear((new.slope + old.slope) / 2, (new.intercept + old.intercept) / 2, new.lo, new.hi)
+    else:
+        return _Blend.halfway(new, old)
+    mean.shift = (new.shift + old.shift) / 2
+    return mean
 
 
 class _Blend:
@@ -265,6 +317,11 @@ class _Blend:
         if not terms or name.startswith("__"):
             raise AttributeError(name)
         return getattr(terms[0][1], name)
+
+
+def _roughness(components):
+    """Σⱼ λⱼ‖Dⱼ‖²: the smoothing penalty of the frozen spline components (0 for the others)."""
+    return sum(f.roughness() for f in components if isinstance(f, _Spline))
 
 
 def _deviance(y, eta, sw):
