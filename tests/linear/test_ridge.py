@@ -106,3 +106,27 @@ def test_array_alpha_is_validated_too(diabetes, alpha):
     X, y = diabetes
     with pytest.raises(ValueError, match="alpha"):
         Ridge(alpha=alpha).fit(X, y)
+
+
+@pytest.mark.parametrize("name, solver", [("Ridge", "auto"), ("Ridge", "svd"), ("Ridge", "lsqr"), ("Lasso", None),
+                                          ("ElasticNet", None), ("LinearRegression", None)])
+def test_a_one_column_y_gives_scikit_learns_shapes(diabetes, name, solver):
+    """y of shape (n, 1): scikit-learn's Ridge, Lasso and ElasticNet give a 1-D coef_ (and scalar
+    n_iter_, dual_gap_) with intercept_ of shape (1,), and predictions of shape (n,); its
+    LinearRegression keeps (1, d) and (n, 1). lucidml gave (1, d) and (n, 1) for all four."""
+    import lucidml.linear
+
+    X, y = diabetes
+    Y = y.reshape(-1, 1)
+    params = {} if solver is None else {"solver": solver}
+    if name in ("Lasso", "ElasticNet"):
+        params["alpha"] = 0.01
+    ours = getattr(lucidml.linear, name)(**params).fit(X, Y)
+    ref = getattr(linear_model, name)(**params).fit(X, Y)
+    # (Ridge's n_iter_ is lucidml's largest over the targets, scikit-learn's one per target or None.)
+    for attribute in ("coef_", "intercept_") + (("n_iter_", "dual_gap_") if name != "Ridge" else ()):
+        if hasattr(ref, attribute):
+            assert np.shape(getattr(ours, attribute)) == np.shape(getattr(ref, attribute)), attribute
+    assert ours.predict(X).shape == ref.predict(X).shape
+    np.testing.assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-6)
+    np.testing.assert_allclose(ours.predict(X).ravel(), getattr(lucidml.linear, name)(**params).fit(X, y).predict(X))

@@ -73,7 +73,9 @@ class ElasticNet(RegressorMixin, BaseEstimator):
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
+        1-D for one target, also when y has shape (n_samples, 1) (as scikit-learn's).
     intercept_ : float or ndarray of shape (n_targets,)
+        A float when y is 1-D.
     n_iter_ : int or list of int
         Sweeps performed (per target for several targets).
     dual_gap_ : float or ndarray
@@ -163,13 +165,15 @@ class ElasticNet(RegressorMixin, BaseEstimator):
             gaps.append(gap / n)
             if k == 0:
                 self.loss_curve_ = np.asarray(losses) / n
-        single = np.ndim(y) == 1
-        coef = coefs[0] if single else np.array(coefs)
-        intercept = intercept_from_means(x_mean, y_mean[0] if single else y_mean, coef)
+        # One target gives a 1-D coef_ and scalar n_iter_ and dual_gap_ even for y of shape (n, 1),
+        # whose intercept_ keeps shape (1,): scikit-learn's.
+        one_target = Y.shape[1] == 1
+        coef = coefs[0] if one_target else np.array(coefs)
+        intercept = intercept_from_means(x_mean, y_mean[0] if np.ndim(y) == 1 else y_mean, coef)
         # The data's precision, as scikit-learn's (the coordinates are solved in float64).
         self.coef_, self.intercept_ = in_precision(coef, X.dtype), in_precision(intercept, X.dtype)
-        self.n_iter_ = n_iters[0] if single else n_iters
-        self.dual_gap_ = gaps[0] if single else np.array(gaps)
+        self.n_iter_ = n_iters[0] if one_target else n_iters
+        self.dual_gap_ = gaps[0] if one_target else np.array(gaps)
         return self
 
     def predict(self, X):

@@ -70,7 +70,9 @@ class Ridge(RegressorMixin, BaseEstimator):
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
+        1-D for one target, also when y has shape (n_samples, 1) (as scikit-learn's).
     intercept_ : float or ndarray of shape (n_targets,)
+        A float when y is 1-D.
     sigma2_ : float, ndarray of shape (n_targets,) or None
         Noise variance estimate RSS / (n − 1 − dof), with dof = tr X(XᵀX + αI)⁻¹Xᵀ the effective
         number of parameters (n − dof without an intercept). Used by ``return_std``. None after
@@ -148,11 +150,13 @@ class Ridge(RegressorMixin, BaseEstimator):
         if dof is not None:
             free = n_samples - dof - int(self.fit_intercept)
             sigma2 = rss / np.maximum(free, 1e-12)
-        # The data's precision, as scikit-learn's: float32 in, float32 coefficients out.
-        coef = coef.T[0] if single else coef.T
+        # One target gives a 1-D coef_ even for y of shape (n, 1), whose intercept_ keeps shape (1,):
+        # scikit-learn's Ridge. The data's precision, as scikit-learn's: float32 in, float32 out.
+        one_target = coef.shape[1] == 1
+        coef = coef.T[0] if one_target else coef.T
         self.coef_ = in_precision(coef, dtype)
         self.intercept_ = in_precision(intercept_from_means(x_mean, y_mean[0] if single else y_mean, coef), dtype)
-        self.sigma2_ = None if sigma2 is None else (float(sigma2[0]) if single else sigma2)
+        self.sigma2_ = None if sigma2 is None else (float(sigma2[0]) if one_target else sigma2)
         self._x_mean = x_mean
         self._gram_factor = lower  # Cholesky factor of XᵀSX + αI (centred), or None
         return self
