@@ -49,6 +49,22 @@ def test_regressor_equals_sklearn_and_handles_multi_output():
     np.testing.assert_allclose(both[:, 1], -2 * both[:, 0])
 
 
+@pytest.mark.parametrize("weights", ["uniform", "distance"])
+@pytest.mark.parametrize("x_dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("y_dtype", [np.float32, np.float64, np.int64])
+def test_regressor_predicts_in_scikit_learns_precision(weights, x_dtype, y_dtype):
+    """A float32 y gives float32 predictions with uniform weights, as scikit-learn's, whatever X's
+    type; otherwise float64. lucidml gave float64 for a float32 y."""
+    X, y = load("diabetes")
+    X, y = X.astype(x_dtype), y.astype(y_dtype)
+    ours = KNeighborsRegressor(weights=weights).fit(X[:300], y[:300]).predict(X[300:])
+    ref = skn.KNeighborsRegressor(weights=weights).fit(X[:300], y[:300]).predict(X[300:])
+    assert ours.dtype == ref.dtype
+    np.testing.assert_allclose(ours, ref, rtol=1e-5)
+    Y = np.column_stack([y, y])
+    assert KNeighborsRegressor(weights=weights).fit(X, Y).predict(X[:3]).dtype == ref.dtype
+
+
 @pytest.mark.parametrize("algorithm", ["brute", "kd_tree"])
 def test_kneighbors_are_the_true_nearest_points(algorithm):
     rng = np.random.default_rng(0)

@@ -18,8 +18,9 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsBase):
         As for :class:`~lucidml.neighbors.KNeighborsClassifier`: k, the neighbour weights
         ("uniform", "distance", "rank", per-rank array or callable), the search ("auto",
         "brute", "kd_tree"), the metric, and the number of search threads. Sparse X (CSR) is
-        searched natively for the Euclidean metric and "cosine", float32 X in float32; the
-        predictions are float64, as scikit-learn's.
+        searched natively for the Euclidean metric and "cosine", float32 X in float32. The
+        predictions are float32 for a float32 y with uniform weights and float64 otherwise, as
+        scikit-learn's (averaged in float64 either way).
 
     Attributes
     ----------
@@ -38,6 +39,7 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsBase):
         """Store the training set (dense or sparse, float32 kept; and build the k-d tree)."""
         y = self._fit(X, y, multi_output=True, y_numeric=True)
         self._y = np.asarray(y, dtype=np.float64)
+        self._y_dtype = "float32" if np.asarray(y).dtype == np.float32 else "float64"
         return self
 
     def predict(self, X):
@@ -48,8 +50,13 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsBase):
         total[total == 0.0] = 1.0
         neighbours = self._y[indices]  # (n_queries, k) or (n_queries, k, n_targets)
         if neighbours.ndim == 2:
-            return np.einsum("qk,qk->q", weights, neighbours) / total
-        return np.einsum("qk,qkt->qt", weights, neighbours) / total[:, None]
+            mean = np.einsum("qk,qk->q", weights, neighbours) / total
+        else:
+            mean = np.einsum("qk,qkt->qt", weights, neighbours) / total[:, None]
+        # scikit-learn's types: a float32 y's plain mean stays float32, a weighted one is float64.
+        # (Models saved before the target's type was kept predict float64.)
+        uniform = isinstance(self.weights, str) and self.weights == "uniform"
+        return mean.astype(getattr(self, "_y_dtype", "float64") if uniform else np.float64, copy=False)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
