@@ -164,6 +164,32 @@ def test_a_singular_kernel_falls_back_to_least_squares_on_an_intact_matrix(monke
         model = KernelRidge(alpha=0.0, center_y=False).fit(X, y)
     expected = scipy.linalg.lstsq(X @ X.T, y)[0]
     np.testing.assert_allclose(model.dual_coef_, expected, rtol=1e-6, atol=1e-8)
+    # weighted: the kernel matrix, weighted in its place, is made and weighted again
+    s = rng.uniform(0.5, 2.0, 40)
+    with pytest.warns(scipy.linalg.LinAlgWarning, match="not positive definite"):
+        weighted = KernelRidge(alpha=0.0, center_y=False).fit(X, y, sample_weight=s)
+    root = np.sqrt(s)
+    expected = root * scipy.linalg.lstsq(root[:, None] * (X @ X.T) * root, root * y)[0]
+    np.testing.assert_allclose(weighted.dual_coef_, expected, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_fit_factors_its_own_kernel_matrix_in_place(monkeypatch, weighted):
+    """Above NUMPY_CHOLESKY_BYTES the kernel matrix the fit computed is weighted, shifted by λ and
+    factored in its own memory: the fit's peak is about one n × n matrix (it was two: K and the
+    shifted copy, three with the weights' outer product), and β is unchanged."""
+    from lucidml.utils import linalg
+
+    from ..memory import traced_peak
+
+    X, y = load_diabetes(return_X_y=True)
+    X, y = np.vstack([X, X + 0.01, X - 0.01]), np.tile(y, 3)  # 1,326 rows: K is 14 MB
+    s = np.random.default_rng(0).uniform(0.5, 2.0, len(y)) if weighted else None
+    reference = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, y, sample_weight=s)  # (NumPy's factor)
+    monkeypatch.setattr(linalg, "NUMPY_CHOLESKY_BYTES", 0)
+    model, peak = traced_peak(lambda: KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, y, sample_weight=s))
+    assert peak < 1.3 * len(y) ** 2 * 8
+    np.testing.assert_allclose(model.dual_coef_, reference.dual_coef_, rtol=1e-8, atol=1e-10)
 
 
 def test_a_gram_matrix_beyond_memory_is_refused_before_it_is_formed():

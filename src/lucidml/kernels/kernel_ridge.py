@@ -111,8 +111,10 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"kernel='precomputed' needs a square Gram matrix, got shape {X.shape}.")
-        # the Gram matrix K (unless given) and the factor of K + λI
-        check_square_fits(self, X.shape[0], copies=1 if self.kernel == "precomputed" else 2,
+        # The Gram matrix K (unless given) and the factor of K + λI: a float64 K of our own is factored
+        # in its place (see _solve_spd).
+        own_factor = self.kernel != "precomputed" and X.dtype == np.float64 and np.size(self.alpha) == 1
+        check_square_fits(self, X.shape[0], copies=1 if own_factor or self.kernel == "precomputed" else 2,
                           what="the kernel matrix and its factor", itemsize=X.dtype.itemsize, advice=N_BY_N_ADVICE)
         alpha = np.atleast_1d(np.asarray(self.alpha, dtype=np.float64))
         n_targets = 1 if y.ndim == 1 else y.shape[1]
@@ -125,8 +127,11 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         if y.ndim == 1:
             self.y_mean_ = float(self.y_mean_)
         self.y_mean_ = in_precision(self.y_mean_, X.dtype)  # so that predict keeps X's precision
-        K = self._gram(X)
-        self.dual_coef_ = in_precision(_kernel_ridge_solve(K, y, alpha, sample_weight), X.dtype)
+        if self.kernel == "precomputed":
+            beta = _kernel_ridge_solve(X, y, alpha, sample_weight)
+        else:  # K is ours: it may be weighted and factored in its place, and made again if it must
+            beta = _kernel_ridge_solve(self._gram(X), y, alpha, sample_weight, remake=lambda: self._gram(X))
+        self.dual_coef_ = in_precision(beta, X.dtype)
         self.X_fit_ = X
         return self
 
@@ -151,17 +156,27 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         return tags
 
 
-def _kernel_ridge_solve(K, y, alpha, sample_weight):
-    """β = S^½ (S^½ K S^½ + λI)⁻¹ S^½ y, by Cholesky (one λ for all targets) or per target."""
+def _kernel_ridge_solve(K, y, alpha, sample_weight, remake=None):
+    """β = S^½ (S^½ K S^½ + λI)⁻¹ S^½ y, by Cholesky (one λ for all targets) or per target.
+
+    ``remake``: K is the caller's to overwrite, and ``remake()`` makes it again. The weighting and,
+    for one float64 λ, the shift and the factorization then happen in K's memory: one n × n
+    array at the peak instead of two or three."""
     Y = y.reshape(len(y), -1)
     weighted = sample_weight is not None
     if weighted:
         root = np.sqrt(sample_weight)
         root_k = root.astype(K.dtype, copy=False)  # no float64 n × n temporary for a float32 K
-        K = K * np.outer(root_k, root_k)
+        if remake is None:
+            K = K * root_k[:, None]
+        else:
+            K *= root_k[:, None]
+        K *= root_k  # (by rows, then columns: no n × n outer product)
+        original = remake
+        remake = lambda: original() * root_k[:, None] * root_k  # noqa: E731
         Y = Y * root[:, None]
     if alpha.size == 1:
-        beta = _solve_spd(K, alpha[0], Y)
+        beta = _solve_spd(K, alpha[0], Y, remake)
     else:
         beta = np.column_stack([_solve_spd(K, a, Y[:, [k]])[:, 0] for k, a in enumerate(alpha)])
     if weighted:
@@ -169,14 +184,26 @@ def _kernel_ridge_solve(K, y, alpha, sample_weight):
     return beta[:, 0] if y.ndim == 1 else beta
 
 
-def _solve_spd(K, lam, Y):
-    """(K + λI)⁻¹ Y in K's precision (Y is float64): a float32 factor is not promoted by a float64 Y."""
+def _solve_spd(K, lam, Y, remake=None):
+    """(K + λI)⁻¹ Y in K's precision (Y is float64): a float32 factor is not promoted by a float64 Y.
+
+    Given ``remake`` (K is ours, see :func:`_kernel_ridge_solve`), a float64 K is shifted and
+    factored in place; a float32 K is kept, for the float64 refinement of the solve."""
     Y_k = Y.astype(K.dtype, copy=False)
+    in_place = remake is not None and K.dtype == np.float64
+    if in_place:
+        K.flat[:: K.shape[0] + 1] += lam
+        shifted = K
+    else:
+        shifted = shifted_copy(K, lam)
     try:
-        factor = cholesky_factor(shifted_copy(K, lam), overwrite_a=True)
-    except np.linalg.LinAlgError:  # (a failed factorization may have overwritten its copy)
+        factor = cholesky_factor(shifted, overwrite_a=True)
+    except np.linalg.LinAlgError:  # (a failed factorization may have overwritten K + λI)
         warnings.warn("K + alpha·I is not positive definite (alpha = 0 with a singular K, or a non-Mercer kernel); "
                       "using the least-squares solution instead.", scipy.linalg.LinAlgWarning, stacklevel=3)
+        if in_place:  # K was K + λI, and may hold part of the factor now: made again
+            del shifted
+            K = remake()
         return scipy.linalg.lstsq(shifted_copy(K, lam), Y_k, check_finite=False, overwrite_a=True)[0]
     beta = scipy.linalg.cho_solve(factor, Y_k, check_finite=False)
     # A float32 solve is refined with float64 residuals: β to float64 accuracy for cond ≪ 1/ε₃₂.
