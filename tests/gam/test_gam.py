@@ -249,3 +249,17 @@ def test_classifier_smoothness_does_not_chase_badly_fitted_samples():
     assert min(curve[-1] for curve in gam.loss_curve_) > 500  # no class is (falsely) separated
     reference = make_pipeline(SplineTransformer(n_knots=6), LogisticRegression(max_iter=5000)).fit(X_train, y_train)
     assert gam.score(X_test, y_test) >= reference.score(X_test, y_test) - 0.02
+
+
+def test_local_scoring_does_not_stop_at_the_freeze():
+    """When the splines' λ are frozen the penalty enters the halving test; compared with a
+    penalty-free objective it used to force ten halvings, whose 1/1024 step then passed the
+    convergence test: the fit stopped 0.21 away (decision function) from the penalized optimum."""
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + np.sin(2 * X[:, 1]) + rng.normal(size=300) > 0).astype(int)
+    fit = GAMClassifier().fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        optimum = GAMClassifier(tol=0.0, max_iter=60).fit(X, y)
+    assert np.abs(fit.decision_function(X) - optimum.decision_function(X)).max() < 0.005

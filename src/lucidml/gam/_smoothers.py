@@ -22,8 +22,8 @@ from ..utils.linalg import factorization_threads
 __all__ = ["fit_component", "group_by_value"]
 
 
-# The spline's k-th derivative jumps grow like 1/h³ in the knot spacing h and enter squared
-# (_match_penalty): a feature spanning less than this overflows them, and is refused by name.
+# The splines' penalties (the k-th derivative jumps, ∫g''²) grow like 1/h³ or faster in the knot
+# spacing h: a feature spanning less than this overflows them, and is refused by name.
 MIN_SPLINE_SPREAD = 1e-40
 
 
@@ -115,10 +115,10 @@ def _fit_spline(u, zbar, W, s, lo, hi, previous=None, cp_weight=None):
       residual near 1/μ, which FITPACK chases with a knot at every value, and the fit interpolates.
 
     Both knots and λ move with z, so backfitting with them can cycle. Given ``previous`` (a
-    spline component) its knots are kept, and λ is kept too, or chosen once if FITPACK chose
-    none; from then on the smoother is linear and fixed, and backfitting converges. (A spline
-    without interior knots has no jumps to penalize: a plain polynomial, λ = 0. It is frozen too,
-    so that FITPACK cannot add knots late.)
+    spline component) its knots are kept and its λ too, once chosen: the first such call chooses
+    it by the rule (λ is None while searched); from then on the smoother is linear and fixed, and
+    backfitting converges. Every spline is frozen so, also FITPACK's without interior knots (a
+    plain polynomial, with no jumps to penalize: λ = 0), so that FITPACK cannot add knots late.
     scipy's weights multiply the residual before squaring, hence √Wᵤ.
     """
     if not hasattr(previous, "t"):

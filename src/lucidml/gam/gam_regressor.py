@@ -149,7 +149,8 @@ class GAMRegressor(RegressorMixin, BaseEstimator):
 # FITPACK places a spline's knots and its smoothing weight anew for every target, and the knot
 # count can flip back and forth between sweeps, so backfitting with adaptive splines may cycle
 # instead of converging. They are therefore searched during the first sweeps only; afterwards each
-# spline keeps its knots and penalty, a fixed linear smoother for which backfitting converges.
+# spline keeps its knots and penalty, a fixed linear smoother for which backfitting converges (a
+# plain polynomial too: refitted by FITPACK, it could gain knots at any later sweep).
 KNOT_SEARCH_SWEEPS = 5
 
 
