@@ -198,3 +198,36 @@ def test_a_gram_matrix_beyond_memory_is_refused_before_it_is_formed():
     X, y = np.zeros((2_000_000, 1)), np.zeros(2_000_000)
     with pytest.raises(ValueError, match=r"2000000 × 2000000 .*kernel matrix.*Nystroem"):
         KernelRidge(kernel="rbf").fit(X, y)
+
+
+def test_a_kernel_matrix_the_caller_holds_is_never_written():
+    """Only a kernel matrix the fit made itself is weighted and factored in its place: a precomputed
+    one (with weights, and a singular one that falls back to least squares) and the array a callable
+    kernel returns (which may keep it, or hand out a read-only one) are left as they were."""
+    import scipy.linalg
+
+    rng = np.random.default_rng(0)
+    X, y, w = rng.normal(size=(30, 2)), rng.normal(size=30), rng.uniform(0.5, 2.0, 30)
+    K = X @ X.T
+    before = K.copy()
+    with pytest.warns(scipy.linalg.LinAlgWarning, match="not positive definite"):
+        KernelRidge(kernel="precomputed", alpha=0.0).fit(K, y, sample_weight=w)
+    np.testing.assert_array_equal(K, before)
+
+    kept = {}
+
+    def cached_rbf(A, B):
+        return kept.setdefault((A.tobytes(), B.tobytes()), np.exp(-((A[:, None] - B[None]) ** 2).sum(-1)))
+
+    def read_only_rbf(A, B):
+        gram = np.exp(-((A[:, None] - B[None]) ** 2).sum(-1))
+        gram.setflags(write=False)
+        return gram
+
+    first = KernelRidge(kernel=cached_rbf, alpha=0.1).fit(X, y, sample_weight=w).dual_coef_
+    again = KernelRidge(kernel=cached_rbf, alpha=0.1).fit(X, y, sample_weight=w).dual_coef_
+    named = KernelRidge(kernel="rbf", gamma=1.0, alpha=0.1).fit(X, y, sample_weight=w).dual_coef_
+    read_only = KernelRidge(kernel=read_only_rbf, alpha=0.1).fit(X, y, sample_weight=w).dual_coef_
+    np.testing.assert_array_equal(first, again)
+    np.testing.assert_allclose(first, named, rtol=1e-10)
+    np.testing.assert_allclose(read_only, named, rtol=1e-10)

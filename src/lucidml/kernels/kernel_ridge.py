@@ -113,7 +113,8 @@ class KernelRidge(RegressorMixin, BaseEstimator):
             raise ValueError(f"kernel='precomputed' needs a square Gram matrix, got shape {X.shape}.")
         # The Gram matrix K (unless given) and the factor of K + λI: a float64 K of our own is factored
         # in its place (see _solve_spd).
-        own_factor = self.kernel != "precomputed" and X.dtype == np.float64 and np.size(self.alpha) == 1
+        owned = isinstance(self.kernel, str) and self.kernel != "precomputed"  # (a callable's array may be kept)
+        own_factor = owned and X.dtype == np.float64 and np.size(self.alpha) == 1
         check_square_fits(self, X.shape[0], copies=1 if own_factor or self.kernel == "precomputed" else 2,
                           what="the kernel matrix and its factor", itemsize=X.dtype.itemsize, advice=N_BY_N_ADVICE)
         alpha = np.atleast_1d(np.asarray(self.alpha, dtype=np.float64))
@@ -127,10 +128,10 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         if y.ndim == 1:
             self.y_mean_ = float(self.y_mean_)
         self.y_mean_ = in_precision(self.y_mean_, X.dtype)  # so that predict keeps X's precision
-        if self.kernel == "precomputed":
-            beta = _kernel_ridge_solve(X, y, alpha, sample_weight)
-        else:  # K is ours: it may be weighted and factored in its place, and made again if it must
+        if owned:  # K is ours: it may be weighted and factored in its place, and made again if it must
             beta = _kernel_ridge_solve(self._gram(X), y, alpha, sample_weight, remake=lambda: self._gram(X))
+        else:
+            beta = _kernel_ridge_solve(self._gram(X), y, alpha, sample_weight)
         self.dual_coef_ = in_precision(beta, X.dtype)
         self.X_fit_ = X
         return self
@@ -171,9 +172,9 @@ def _kernel_ridge_solve(K, y, alpha, sample_weight, remake=None):
             K = K * root_k[:, None]
         else:
             K *= root_k[:, None]
+            made = remake
+            remake = lambda: made() * root_k[:, None] * root_k  # noqa: E731
         K *= root_k  # (by rows, then columns: no n × n outer product)
-        original = remake
-        remake = lambda: original() * root_k[:, None] * root_k  # noqa: E731
         Y = Y * root[:, None]
     if alpha.size == 1:
         beta = _solve_spd(K, alpha[0], Y, remake)
