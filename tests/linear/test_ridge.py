@@ -108,17 +108,20 @@ def test_array_alpha_is_validated_too(diabetes, alpha):
         Ridge(alpha=alpha).fit(X, y)
 
 
+@pytest.mark.parametrize("fit_intercept", [True, False])
 @pytest.mark.parametrize("name, solver", [("Ridge", "auto"), ("Ridge", "svd"), ("Ridge", "lsqr"), ("Lasso", None),
                                           ("ElasticNet", None), ("LinearRegression", None)])
-def test_a_one_column_y_gives_scikit_learns_shapes(diabetes, name, solver):
+@pytest.mark.parametrize("columns", [1, 2])
+def test_a_one_column_y_gives_scikit_learns_shapes(diabetes, name, solver, fit_intercept, columns):
     """y of shape (n, 1): scikit-learn's Ridge, Lasso and ElasticNet give a 1-D coef_ (and scalar
     n_iter_, dual_gap_) with intercept_ of shape (1,), and predictions of shape (n,); its
-    LinearRegression keeps (1, d) and (n, 1). lucidml gave (1, d) and (n, 1) for all four."""
+    LinearRegression keeps (1, d) and (n, 1). lucidml gave (1, d) and (n, 1) for all four.
+    Without an intercept all four give intercept_ = 0.0, whatever y's shape (lucidml: zeros)."""
     import lucidml.linear
 
     X, y = diabetes
-    Y = y.reshape(-1, 1)
-    params = {} if solver is None else {"solver": solver}
+    Y = np.column_stack([y, -y][:columns])
+    params = {"fit_intercept": fit_intercept} if solver is None else {"solver": solver, "fit_intercept": fit_intercept}
     if name in ("Lasso", "ElasticNet"):
         params["alpha"] = 0.01
     ours = getattr(lucidml.linear, name)(**params).fit(X, Y)
@@ -129,4 +132,8 @@ def test_a_one_column_y_gives_scikit_learns_shapes(diabetes, name, solver):
             assert np.shape(getattr(ours, attribute)) == np.shape(getattr(ref, attribute)), attribute
     assert ours.predict(X).shape == ref.predict(X).shape
     np.testing.assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-6)
-    np.testing.assert_allclose(ours.predict(X).ravel(), getattr(lucidml.linear, name)(**params).fit(X, y).predict(X))
+    if columns == 1:
+        one_d = getattr(lucidml.linear, name)(**params).fit(X, y)
+        np.testing.assert_allclose(ours.predict(X).ravel(), one_d.predict(X))
+    if not fit_intercept:
+        assert ours.intercept_ == 0.0 and isinstance(ours.intercept_, float)

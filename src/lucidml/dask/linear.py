@@ -137,7 +137,8 @@ class LinearRegression(DaskEstimator):
             rank = int(keep.sum())
             coef = vectors[:, keep] @ ((vectors[:, keep].T @ moment) / eigenvalues[keep, None])
         coef = coef.T[0] if data.single else coef.T
-        intercept = intercept_from_means(data.x_mean, data.y_mean[0] if data.single else data.y_mean, coef)
+        intercept = intercept_from_means(data.x_mean, data.y_mean[0] if data.single else data.y_mean, coef,
+                                         self.fit_intercept)
         check_finite_fit(local, coefficients=coef, intercept=intercept)
         dtype = data.X.dtype
         local.coef_, local.intercept_, local.rank_, local.n_iter_ = (in_precision(coef, dtype),

@@ -29,7 +29,10 @@ def _mean(array, sample_weight, fit_intercept):
     return np.zeros(array.shape[1:])
 
 
-def intercept_from_means(x_mean, y_mean, coef):
-    """b = ȳ − x̄·w (a float for one target); coef has shape (n_features,) or (n_targets, n_features)."""
+def intercept_from_means(x_mean, y_mean, coef, fit_intercept=True):
+    """b = ȳ − x̄·w (a float for one target); coef has shape (n_features,) or (n_targets, n_features).
+    Without an intercept, the float 0.0 whatever the targets, as scikit-learn's linear models."""
+    if not fit_intercept:
+        return 0.0
     intercept = y_mean - x_mean @ coef.T
     return float(intercept) if np.ndim(intercept) == 0 else intercept

@@ -169,7 +169,7 @@ class ElasticNet(RegressorMixin, BaseEstimator):
         # whose intercept_ keeps shape (1,): scikit-learn's.
         one_target = Y.shape[1] == 1
         coef = coefs[0] if one_target else np.array(coefs)
-        intercept = intercept_from_means(x_mean, y_mean[0] if np.ndim(y) == 1 else y_mean, coef)
+        intercept = intercept_from_means(x_mean, y_mean[0] if np.ndim(y) == 1 else y_mean, coef, self.fit_intercept)
         # The data's precision, as scikit-learn's (the coordinates are solved in float64).
         self.coef_, self.intercept_ = in_precision(coef, X.dtype), in_precision(intercept, X.dtype)
         self.n_iter_ = n_iters[0] if one_target else n_iters

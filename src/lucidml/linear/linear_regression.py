@@ -174,7 +174,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
                                                         loss_unit=y_scale[k] ** 2))
             coef = np.array([r.x for r in results]) * y_scale[:, None] / x_scale
             coef = coef[0] if y.ndim == 1 else coef
-            intercept = intercept_from_means(x_mean, y_mean, coef)
+            intercept = intercept_from_means(x_mean, y_mean, coef, self.fit_intercept)
             # Features of magnitude 1e-300 need coefficients near 1e300; beyond float64's range they overflow.
             check_finite_fit(self, coefficients=coef, intercept=intercept)
             self.coef_ = in_precision(coef, X.dtype)
@@ -202,7 +202,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
             X, Y, sample_weight, np.zeros(Y.shape[1]), self.fit_intercept,
             method="gram" if self.solver == "normal" else "auto", tol=self.tol, name="LinearRegression")
         coef = coef.T[0] if y.ndim == 1 else coef.T
-        intercept = intercept_from_means(x_mean, y_mean[0] if y.ndim == 1 else y_mean, coef)
+        intercept = intercept_from_means(x_mean, y_mean[0] if y.ndim == 1 else y_mean, coef, self.fit_intercept)
         check_finite_fit(self, coefficients=coef, intercept=intercept)
         self.coef_, self.intercept_ = in_precision(coef, X.dtype), in_precision(intercept, X.dtype)
         self.rank_ = X.shape[1] if factor is not None else None
@@ -231,7 +231,7 @@ def _least_squares(X, y, sample_weight, fit_intercept, solver):
         coef, rank = _solve_normal_equations(X, y), X.shape[1]
 
     coef = coef.T  # (n_targets, n_features), or (n_features,) for a single target
-    intercept = intercept_from_means(x_mean, y_mean, coef)
+    intercept = intercept_from_means(x_mean, y_mean, coef, fit_intercept)
     return coef, intercept, int(rank)
 
 

@@ -155,7 +155,8 @@ class Ridge(RegressorMixin, BaseEstimator):
         one_target = coef.shape[1] == 1
         coef = coef.T[0] if one_target else coef.T
         self.coef_ = in_precision(coef, dtype)
-        self.intercept_ = in_precision(intercept_from_means(x_mean, y_mean[0] if single else y_mean, coef), dtype)
+        intercept = intercept_from_means(x_mean, y_mean[0] if single else y_mean, coef, self.fit_intercept)
+        self.intercept_ = in_precision(intercept, dtype)
         self.sigma2_ = None if sigma2 is None else (float(sigma2[0]) if one_target else sigma2)
         self._x_mean = x_mean
         self._gram_factor = lower  # Cholesky factor of XᵀSX + αI (centred), or None
