@@ -128,11 +128,9 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         if y.ndim == 1:
             self.y_mean_ = float(self.y_mean_)
         self.y_mean_ = in_precision(self.y_mean_, X.dtype)  # so that predict keeps X's precision
-        if owned:  # K is ours: it may be weighted and factored in its place, and made again if it must
-            beta = _kernel_ridge_solve(self._gram(X), y, alpha, sample_weight, remake=lambda: self._gram(X))
-        else:
-            beta = _kernel_ridge_solve(self._gram(X), y, alpha, sample_weight)
-        self.dual_coef_ = in_precision(beta, X.dtype)
+        # A K of our own may be weighted and factored in its place, and made again if it must.
+        remake = (lambda: self._gram(X)) if owned else None
+        self.dual_coef_ = in_precision(_kernel_ridge_solve(self._gram(X), y, alpha, sample_weight, remake), X.dtype)
         self.X_fit_ = X
         return self
 
