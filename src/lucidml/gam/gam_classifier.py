@@ -279,7 +279,7 @@ def _local_scoring(groups, y, sw, params, weighted_alpha, max_iter, tol, log=Non
 def _halfway(new, old):
     """(f_new + f_old)/2 as one component where both are of a kind that averages in its own terms
     (splines on the same knots: their coefficients; lines: slope and intercept), else a
-    :class:`_Blend`. Averaging keeps a halved spline a spline, with its jumps and penalty."""
+    :class:`_Blend`. Averaging keeps a halved spline a spline, with its penalty."""
     if old is None:
         return new
     if type(new) is not type(old) or (new.lo, new.hi) != (old.lo, old.hi):
