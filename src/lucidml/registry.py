@@ -94,7 +94,7 @@ REGISTRY = (
     EstimatorEntry(
         # Both fit one-hot (lucidml) or ±1 (scikit-learn) indicator targets by ridge: the same argmax.
         "lucidml.linear.LeastSquaresClassifier",
-        kind="classifier",
+        kind="classifier", float32=True,
         sklearn="sklearn.linear_model.RidgeClassifier",
         params={"alpha": 1.0},
         sklearn_params={"alpha": 1.0},
@@ -102,7 +102,7 @@ REGISTRY = (
     EstimatorEntry(
         # scikit-learn's settings on both sides (lucidml's own defaults are the notes'): identical coef_.
         "lucidml.linear.Perceptron",
-        kind="classifier",
+        kind="classifier", float32=True,
         sklearn="sklearn.linear_model.Perceptron",
         params={"eta0": 1.0, "max_iter": 1000, "tol": 1e-3, "shuffle": False},
         sklearn_params={"eta0": 1.0, "max_iter": 1000, "tol": 1e-3, "shuffle": False},
@@ -116,7 +116,7 @@ REGISTRY = (
     EstimatorEntry(
         # Least squares on ±1 targets by SGD, as SGDClassifier(loss="squared_error"): identical coef_.
         "lucidml.linear.Adaline",
-        kind="classifier",
+        kind="classifier", float32=True,
         sklearn="sklearn.linear_model.SGDClassifier",
         params={"solver": "sgd", "eta0": 0.001, "learning_rate": "constant", "max_iter": 1000, "tol": 1e-4,
                 "shuffle": False},

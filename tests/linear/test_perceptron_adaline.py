@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import pytest
 from sklearn import datasets, linear_model
+from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
@@ -320,11 +321,18 @@ def test_sparse_adaline_refuses_to_standardize():
         Adaline(standardize=True).fit(X, y)
 
 
-def test_float32_input_is_read_without_a_float64_copy():
+@pytest.mark.parametrize("model", [Perceptron(**SKLEARN_DEFAULTS, shuffle=False), Adaline(eta0=0.01, random_state=0)])
+def test_float32_input_is_read_without_a_float64_copy_and_answered_in_float32(model):
+    """The steps sum in float64 the products of the float32 values themselves (no rounding of a
+    float64 copy), and the public weights and scores are float32, as scikit-learn's SGD models."""
     X, y = _standardized(datasets.load_breast_cancer)
-    single = Perceptron(**SKLEARN_DEFAULTS, shuffle=False).fit(X.astype(np.float32), y)
-    double = Perceptron(**SKLEARN_DEFAULTS, shuffle=False).fit(X.astype(np.float32).astype(np.float64), y)
-    np.testing.assert_array_equal(single.coef_, double.coef_)  # the same products of the same values
+    single = clone(model).fit(X.astype(np.float32), y)
+    double = clone(model).fit(X.astype(np.float32).astype(np.float64), y)
+    assert single.coef_.dtype == single.intercept_.dtype == np.float32
+    np.testing.assert_array_equal(single.coef_, double.coef_.astype(np.float32))  # the same products, rounded once
+    np.testing.assert_array_equal(single.intercept_, double.intercept_.astype(np.float32))
+    assert single.decision_function(X.astype(np.float32)).dtype == np.float32
+    assert double.coef_.dtype == np.float64 and single.decision_function(X).dtype == np.float64
 
 
 def test_adaline_default_rate_does_not_diverge_on_unscaled_features():

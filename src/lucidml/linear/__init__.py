@@ -15,6 +15,6 @@ from .softmax import SoftmaxRegression
 
 __all__ = [
     "Adaline", "ElasticNet", "GLMRegressor", "LADRegression", "Lasso", "LeastSquaresClassifier", "LinearRegression",
-    "LocallyWeightedRegression", "LogisticRegression", "Perceptron", "PoissonRegressor", "Ridge", "SoftmaxRegression", "enet_path",
-    "lasso_path", "polynomial_features",
+    "LocallyWeightedRegression", "LogisticRegression", "Perceptron", "PoissonRegressor", "Ridge", "SoftmaxRegression",
+    "enet_path", "lasso_path", "polynomial_features",
 ]

@@ -252,10 +252,11 @@ def minimize_log_loss(loss, theta0, *, solver, l1=0.0, max_iter=100, tol=1e-4, e
       the notes' online learner). The first epoch is plain SGD with step γₖ = η₀/(1 + k/u) after k
       updates, u per epoch (the notes' c₁/(k + c₂) with c₂ = u, c₁ = η₀u), the gradient being the
       data term's and the penalty applied after each step by its proximal map (L2: the shrinkage
-      W ← W/(1 + γλ₂), stable for any step; L1: the cumulative penalty); one such epoch from zero with batch size 1 is the online
-      learner of seed 000 §10. The following epochs are variance-reduced (SVRG; Prox-SVRG with
-      soft-thresholding for L1, see :func:`lucidml.optim.sgd`), so that the iterates converge to
-      the minimizer itself rather than to a neighbourhood whose size the step's decay sets: on
+      W ← W/(1 + γλ₂), stable for any step; L1: the cumulative penalty); one such epoch from zero
+      with batch size 1 is the online learner of seed 000 §10. The following epochs are
+      variance-reduced (SVRG; Prox-SVRG with soft-thresholding for L1, see
+      :func:`lucidml.optim.sgd`), so that the iterates converge to the minimizer itself rather
+      than to a neighbourhood whose size the step's decay sets: on
       standardized breast cancer a decaying step alone is still 12 % above the optimum after 500
       epochs at C = 1, where these epochs reach 1e-4 in a few dozen.
 

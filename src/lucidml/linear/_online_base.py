@@ -99,7 +99,7 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     # -- plumbing -------------------------------------------------------------------------------
 
     def _validate_Xy(self, X, y, reset):
-        # float32 is read as it is (the weights are float64): no float64 copy of X.
+        # float32 is read as it is (the weights are summed in float64): no float64 copy of X.
         X, y = check_fit_data(self, X, y, accept_sparse="csr", float32=True, order="C", reset=reset)
         check_magnitude(X, self)
         check_classification_targets(y)
@@ -161,8 +161,11 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=3,
             )
+        # The weights are summed in float64; the public ones are in the data's precision (float32
+        # in, float32 out, as scikit-learn's SGD models).
         coef, intercept = self._coef_intercept()
-        self.coef_, self.intercept_ = np.ascontiguousarray(coef), np.ascontiguousarray(intercept)
+        self.coef_ = np.ascontiguousarray(coef, dtype=X.dtype)
+        self.intercept_ = np.ascontiguousarray(intercept, dtype=X.dtype)
         return self
 
     def _check_finite(self, epoch):

@@ -39,8 +39,9 @@ _OBJECTIVE_DOC = """
     ``"gd"`` (backtracking gradient descent) and ``"lbfgs"`` minimize the same F with the
     gradient ∇_w F = −Xᵀr + αw, ∂F/∂b = −Σ rᵢ, rᵢ = sᵢ (yᵢ − μᵢ) / (V(μᵢ) g′(μᵢ)).
     Every solver stops when ‖∇F‖∞ ≤ tol (scikit-learn's meaning of ``tol`` for GLMs), when F stops
-    changing (relative change ≤ 64ε, rounding level), or at ``max_iter`` with a ConvergenceWarning. The notes maximize the
-    summed log-likelihood, e.g. Σ[yθᵀx − e^{θᵀx}] for Poisson (004 §6): the same optimum at α = 0.
+    changing (relative change ≤ 64ε, rounding level), or at ``max_iter`` with a ConvergenceWarning.
+    The notes maximize the summed log-likelihood, e.g. Σ[yθᵀx − e^{θᵀx}] for Poisson (004 §6): the
+    same optimum at α = 0.
 
     X may be a SciPy sparse matrix (CSR or CSC: the products stay sparse, and IRLS forms its
     d × d system from the sparse product; for many features prefer ``"lbfgs"``) and float32

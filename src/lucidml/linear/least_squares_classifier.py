@@ -8,8 +8,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..utils import Interval, check_sample_weight, validate_params
-from ..utils.linalg import blas_product
-from ..utils.validation import check_classification_targets, check_fit_data, check_magnitude, check_predict_data
+from ..utils.linalg import blas_product, in_precision
+from ..utils.validation import (
+    FLOAT_DTYPES,
+    check_classification_targets,
+    check_fit_data,
+    check_magnitude,
+    check_predict_data,
+)
 from ._sparse_least_squares import solve_ridge_implicit
 from .linear_regression import _least_squares
 from .polynomial import polynomial_features
@@ -58,7 +64,10 @@ class LeastSquaresClassifier(ClassifierMixin, BaseEstimator):
 
     X may be a SciPy sparse matrix (CSR or CSC) when φ(x) = x (``degree=1``, no ``feature_map``,
     no ``standardize``): the system is then solved without densifying or centring X (see
-    :class:`~lucidml.linear.Ridge`).
+    :class:`~lucidml.linear.Ridge`). A float32 X is fitted in float32, as
+    :class:`~lucidml.linear.LinearRegression` and :class:`~lucidml.linear.Ridge` fit it:
+    ``coef_``, ``intercept_`` and the scores are float32 (``feature_map`` output is read in X's
+    precision).
 
     Attributes
     ----------
@@ -104,7 +113,7 @@ class LeastSquaresClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit one least-squares score per class to X (n_samples, n_features) and labels y."""
         validate_params(self)
-        X, y = check_fit_data(self, X, y, accept_sparse=("csr", "csc"))
+        X, y = check_fit_data(self, X, y, accept_sparse=("csr", "csc"), float32=True)
         check_magnitude(X, self)  # the normal equations square the features
         if scipy.sparse.issparse(X) and (self.degree != 1 or self.feature_map is not None or self.standardize):
             raise ValueError("LeastSquaresClassifier takes a sparse X only with degree=1, feature_map=None and "
@@ -116,23 +125,27 @@ class LeastSquaresClassifier(ClassifierMixin, BaseEstimator):
                 f"LeastSquaresClassifier needs at least 2 classes; got only one class ({self.classes_[0]!r})."
             )
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
-        phi = self._features(X)
+        # Solved in float64 whatever X's precision: float32 normal equations of an ill-conditioned
+        # X (breast cancer's raw features) changed 17 of 569 predictions.
+        phi = self._features(X, np.float64)
         if self.standardize:
-            self.feature_mean_ = np.average(phi, axis=0, weights=sample_weight)
-            scale = np.sqrt(np.average((phi - self.feature_mean_) ** 2, axis=0, weights=sample_weight))
-            self.feature_scale_ = np.where(scale > 0, scale, 1.0)  # constant columns stay as they are
-            phi = (phi - self.feature_mean_) / self.feature_scale_
+            mean = np.average(phi, axis=0, weights=sample_weight)
+            scale = np.sqrt(np.average((phi - mean) ** 2, axis=0, weights=sample_weight))
+            scale = np.where(scale > 0, scale, 1.0)  # constant columns stay as they are
+            phi = (phi - mean) / scale
+            self.feature_mean_, self.feature_scale_ = in_precision(mean, X.dtype), in_precision(scale, X.dtype)
         Y = np.zeros((X.shape[0], self.classes_.size))
         Y[np.arange(X.shape[0]), class_index] = 1.0
-        self.coef_, self.intercept_ = _indicator_least_squares(phi, Y, sample_weight, self.alpha, self.fit_intercept)
+        coef, intercept = _indicator_least_squares(phi, Y, sample_weight, self.alpha, self.fit_intercept)
+        self.coef_, self.intercept_ = in_precision(coef, X.dtype), in_precision(intercept, X.dtype)
         return self
 
     def decision_function(self, X):
         """Scores f_c(x); for two classes the single column f₁ − f₀ (> 0 means ``classes_[1]``)."""
         check_is_fitted(self)
-        X = check_predict_data(self, X, accept_sparse=("csr", "csc"))
+        X = check_predict_data(self, X, accept_sparse=("csr", "csc"), dtype=FLOAT_DTYPES)
         coef, intercept = self._score_coefficients()
-        phi = self._features(X)
+        phi = self._features(X, X.dtype)
         if scipy.sparse.issparse(phi):
             return phi @ coef.T + intercept
         # By utils.linalg.blas_product, the rule of the fit's products: in SciPy's pool after a solve
@@ -162,11 +175,12 @@ class LeastSquaresClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = True  # refused at fit for the feature maps that would densify it
         return tags
 
-    def _features(self, X):
-        """φ(X): the user's map, or the monomials of degree 1 to ``degree``."""
+    def _features(self, X, dtype):
+        """φ(X) in ``dtype``: the user's map, or the monomials of degree 1 to ``degree``."""
         if self.feature_map is None:
-            return X if self.degree == 1 else _poly_features(X, self.degree)
-        phi = check_array(self.feature_map(X), dtype=np.float64, ensure_2d=False)
+            phi = X if self.degree == 1 else _poly_features(X, self.degree)
+            return phi.astype(dtype, copy=False)
+        phi = check_array(self.feature_map(X), dtype=dtype, ensure_2d=False)
         phi = phi.reshape(-1, 1) if phi.ndim == 1 else phi
         if phi.ndim != 2 or phi.shape[0] != X.shape[0]:
             raise ValueError(

@@ -78,9 +78,10 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         Shuffling of ``"sgd"``.
     verbose : int, default=0
-        1 or more prints, on standard output, one line per problem (one, or one per class for "ovr") once its solver has returned:
-        ``Problem "multinomial" / "binary" / "class c vs rest", n_iter = …, loss = …`` (the iterations taken and the final penalized loss, the
-        last entry of ``loss_curve_``); 0 prints nothing.
+        1 or more prints, on standard output, one line per problem (one, or one per class for
+        "ovr") once its solver has returned: ``Problem "multinomial" / "binary" / "class c vs
+        rest", n_iter = …, loss = …`` (the iterations taken and the final penalized loss, the last
+        entry of ``loss_curve_``); 0 prints nothing.
 
     Attributes
     ----------

@@ -79,8 +79,9 @@ class Perceptron(_OnlineLinearClassifier):
         The class labels, sorted.
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
         w (averaged when ``average`` is set); one row for two classes, one per class otherwise.
+        In X's precision: float32 for a float32 X (the steps are summed in float64).
     intercept_ : ndarray of shape (1,) or (n_classes,)
-        b.
+        b, in X's precision.
     n_iter_ : int
         Epochs run by the last ``fit`` (the largest over the one-vs-rest problems; 1 after
         ``partial_fit``).
