@@ -66,8 +66,10 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         (falling back to LSQR when they are singular), and runs LSQR (Paige & Saunders) on the
         implicitly centred X otherwise, which converges to the minimum-norm solution;
         ``"normal"`` insists on the normal equations; ``"gd"``/``"sgd"`` need a dense X.
-        A float32 X is fitted in float32 (LAPACK's single-precision solver, as scikit-learn),
-        giving float32 ``coef_`` and predictions.
+        A float32 X gives float32 ``coef_`` and predictions. ``"lstsq"`` and ``"normal"`` solve
+        on a float64 copy of a dense float32 X (scikit-learn solves in float32, where the rank test
+        cannot tell a feature in small units from a missing one); ``"gd"``/``"sgd"`` multiply in
+        float32, and a sparse X's normal equations are summed in float64.
     copy_X : bool, default=True
         If False, X may be overwritten by the centring.
     max_iter : int, default=1000
@@ -151,12 +153,20 @@ class LinearRegression(RegressorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit the model to X (n_samples, n_features) and y (n_samples,) or (n_samples, n_targets)."""
         validate_params(self)
+        dense = not scipy.sparse.issparse(X)
+        # The direct solvers take a float32 X as a float64 copy (made below), not a float32 one.
+        direct_float32 = self.solver in ("lstsq", "normal") and getattr(X, "dtype", None) == np.float32
         X, y = check_fit_data(self, X, y, accept_sparse=("csr", "csc"), float32=True, y_numeric=True,
-                              multi_output=True, copy=self.copy_X and not scipy.sparse.issparse(X))
+                              multi_output=True, copy=self.copy_X and dense and not direct_float32)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         y = np.array(y, dtype=np.float64)  # always a copy: centring writes into it
-        if scipy.sparse.issparse(X):
+        if not dense:
             return self._fit_sparse(X, y, sample_weight)
+        dtype = X.dtype  # coef_ and intercept_ are in the data's precision
+        if self.solver in ("lstsq", "normal") and dtype != np.float64:
+            # Solved in float64: single-precision LAPACK counted breast cancer's raw features (scales
+            # from 1e-3 to 1e3) as rank 13 of 30 and changed the predictions by a third.
+            X = X.astype(np.float64)
         if self.solver in ("gd", "sgd"):
             x_mean, y_mean = center_and_weight(X, y, sample_weight, self.fit_intercept)
             Y = y.reshape(len(y), -1)
@@ -188,7 +198,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
             return self
         coef, intercept, rank = _least_squares(X, y, sample_weight, self.fit_intercept, self.solver)
         check_finite_fit(self, coefficients=coef, intercept=intercept)
-        self.coef_, self.intercept_, self.rank_ = coef, in_precision(intercept, X.dtype), rank
+        self.coef_, self.intercept_, self.rank_ = in_precision(coef, dtype), in_precision(intercept, dtype), rank
         self.n_iter_ = 1
         return self
 
@@ -263,7 +273,7 @@ def _solve_lstsq(X, y):
     thread.
     """
     n, d = X.shape
-    # The refinement argument below holds in float64; a float32 X is solved by LAPACK in float32.
+    # The refinement argument below holds in float64; another precision goes to LAPACK as it is.
     if n >= 2 * d and X.dtype == np.float64:
         gram = blas_gram(X)
         try:
