@@ -1,7 +1,10 @@
 """ICA: recovers mixed non-Gaussian sources up to permutation, sign and scale."""
 
+import warnings
+
 import numpy as np
 import pytest
+from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
 
 from lucidml.decomposition.ica import ICA
@@ -105,3 +108,26 @@ def test_float32_is_kept(whiten):
     assert ICA(whiten=whiten, random_state=0).fit_transform(X.astype(np.float32)).dtype == np.float32
     np.testing.assert_allclose(S32, ref.transform(X), atol=1e-3)
     np.testing.assert_allclose(ours.inverse_transform(S32), X, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_features_in_small_units_are_not_taken_for_missing_directions(dtype):
+    """A full-rank X whose smallest singular value is tiny only because a feature is in small units
+    is whitened. Raw breast cancer in float32 (singular values 1e-6 of the largest, under float32's
+    rank cutoff) raised "rank < n_components" although scikit-learn's FastICA fits it; in float64 the
+    same happened to a feature in units of 1e-14."""
+    if dtype == np.float32:
+        X = load_breast_cancer(return_X_y=True)[0].astype(np.float32)
+    else:
+        X = (SOURCES["laplace"] @ MIXING.T) * np.array([1.0, 1e-14])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ica = ICA(random_state=0, max_iter=5).fit(X)
+    S = ica.transform(X)
+    assert S.dtype == dtype and np.all(np.isfinite(S))
+    # Whitened sources: unit variance, uncorrelated (the whitening is the part this test is about).
+    Z = (X - ica.mean_).astype(np.float64) @ ica.whitening_.T.astype(np.float64)
+    np.testing.assert_allclose(np.cov(Z, rowvar=False, bias=True), np.eye(X.shape[1]),
+                               atol=2e-2 if dtype == np.float32 else 1e-8)
+    with pytest.raises(ValueError, match="rank"):  # a real missing direction is still refused
+        ICA().fit(np.c_[X[:, :1], 2 * X[:, :1]].astype(dtype))

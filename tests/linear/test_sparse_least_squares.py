@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse
 from sklearn import linear_model as sk
+from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
 
 from lucidml.linear import LeastSquaresClassifier, LinearRegression, Ridge
@@ -159,6 +160,20 @@ def test_float32_gram_is_accumulated_in_float64():
     # Cauchy–Schwarz bound ‖xⱼ‖‖y‖ of its entries.
     bound = np.sqrt(np.diag(exact_gram) * np.sum((y - y.mean()) ** 2))
     assert np.all(np.abs(moment - exact_moment)[:, 0] <= 1e-7 * bound)
+
+
+@pytest.mark.parametrize("solver, n_samples", [("svd", 569), ("cholesky", 20)])  # 20 < 30 features: the dual route
+def test_float32_ridge_by_svd_or_dual_solves_in_float64(solver, n_samples):
+    """Breast cancer's raw features span 1e-3 to 1e3: float32's SVD counted the small ones as
+    missing and moved the predictions by 0.5 (of 0/1 targets). Both routes run on a float64 copy of
+    the float32 values and match the float64 fit on them."""
+    X, y = load_breast_cancer(return_X_y=True)
+    single_X, y = X[:n_samples].astype(np.float32), y[:n_samples]
+    for alpha in (1e-6, 1.0):
+        single = Ridge(alpha=alpha, solver=solver).fit(single_X, y)
+        double = Ridge(alpha=alpha, solver=solver).fit(single_X.astype(np.float64), y)
+        assert single.coef_.dtype == np.float32
+        np.testing.assert_allclose(single.predict(single_X), double.predict(single_X.astype(np.float64)), atol=2e-5)
 
 
 def test_float32_ridge_is_float32_and_close_to_float64():

@@ -9,6 +9,6 @@ from .svd_tools import cond2, low_rank_approximation, numerical_rank, pinv
 from .truncated_svd import TruncatedSVD
 
 __all__ = [
-    "FactorAnalysis", "ICA", "KernelPCA", "LatentSemanticIndexing", "PCA", "TruncatedSVD", "cond2", "low_rank_approximation",
-    "numerical_rank", "pinv",
+    "FactorAnalysis", "ICA", "KernelPCA", "LatentSemanticIndexing", "PCA", "TruncatedSVD", "cond2",
+    "low_rank_approximation", "numerical_rank", "pinv",
 ]

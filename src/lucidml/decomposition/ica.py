@@ -203,7 +203,7 @@ def _whitening_matrix(Xc, k):
     """K (k × d) with Cov(Xc Kᵀ) = I: the top-k principal directions divided by their standard deviations.
 
     Returned in Xc's precision; the rank test's threshold follows it (float32 round-off leaves
-    singular values of ≈ ε₃₂·s₁ where the exact ones are 0)."""
+    singular values of ≈ ε₃₂ times the columns' sizes where the exact ones are 0)."""
     n = Xc.shape[0]
     if k > n - 1:  # centring leaves at most n − 1 independent directions
         raise ValueError(f"ICA needs more samples than components to whiten: n_samples={n} gives at most "
@@ -214,7 +214,8 @@ def _whitening_matrix(Xc, k):
     single = Xc.dtype == np.float32
     _, s, Vt = scipy.linalg.svd(Xc.astype(np.float64) if single else Xc, full_matrices=False, check_finite=False,
                                 overwrite_a=single)
-    if not s[0] > 0 or s[k - 1] <= max(Xc.shape) * np.finfo(Xc.dtype).eps * s[0]:
+    cutoff = max(Xc.shape) * np.finfo(Xc.dtype).eps
+    if not (s[0] > 0 and s[k - 1] > cutoff * s[0]) and not _rank_of_scaled_columns_at_least(Xc, k, cutoff):
         raise ValueError(f"X has rank < n_components={k} after centring; ICA cannot whiten it. "
                          f"Lower n_components.")
     K = Vt[:k] / s[:k, None] * np.sqrt(n)
@@ -222,6 +223,19 @@ def _whitening_matrix(Xc, k):
         raise ValueError(f"X's spread is too small to whiten in float64 (smallest kept singular value "
                          f"{s[k - 1]:.3g}; its inverse overflows). Rescale X (e.g. StandardScaler).")
     return K.astype(Xc.dtype, copy=False)
+
+
+def _rank_of_scaled_columns_at_least(Xc, k, cutoff):
+    """Whether Xc's k-th singular value exceeds round-off, ``cutoff`` times the largest, once its
+    columns are scaled to a largest entry of 1 (which leaves the rank as it is).
+
+    Round-off is relative to each column's own size: unscaled, a column in small units looks like a
+    missing direction (breast cancer's smallest singular value is 1e-6 of its largest, under
+    float32's cutoff; X's own singular values are tested first, this only where they fail)."""
+    scale = np.abs(Xc).max(axis=0).astype(np.float64)
+    scale[scale == 0] = 1.0  # a constant column stays zero: a missing direction
+    s = scipy.linalg.svdvals(Xc / scale, check_finite=False)
+    return bool(s[0] > 0 and s[k - 1] > cutoff * s[0])
 
 
 def _infomax(Z, W, natural, laplace, eta, batch_size, max_iter, tol, rng, log):

@@ -65,7 +65,8 @@ class Ridge(RegressorMixin, BaseEstimator):
         Iterations of ``"lsqr"`` at most (None: SciPy's 2·n_features).
 
     X may be a SciPy sparse matrix (CSR or CSC) and float32: a float32 X is fitted in float32
-    (``coef_`` and predictions float32), its Gram matrix accumulated in float64.
+    (``coef_`` and predictions float32), its Gram matrix accumulated in float64; the SVD and the
+    dual route solve on a float64 copy of it.
 
     Attributes
     ----------
@@ -178,7 +179,9 @@ class Ridge(RegressorMixin, BaseEstimator):
             if coef is None and self.solver == "cholesky":
                 raise ValueError("XᵀX + αI is singular (α = 0 with collinear features); use solver='svd'.")
         if coef is None:
-            Xc, Yc = (X.copy() if self.copy_X else X), Y.copy()
+            # On a float64 copy of a float32 X: float32's SVD counts features in small units as missing
+            # (breast cancer's: the predictions moved by 0.5) and its XXᵀ loses them.
+            Xc, Yc = X.astype(np.float64, copy=self.copy_X), Y.copy()
             center_and_weight(Xc, Yc, sample_weight, self.fit_intercept)
             one_alpha = np.all(alpha == alpha[0])
             coef = _ridge_dual(Xc, Yc, alpha[0]) if self.solver == "cholesky" and one_alpha else None
