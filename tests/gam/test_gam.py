@@ -263,3 +263,17 @@ def test_local_scoring_does_not_stop_at_the_freeze():
         warnings.simplefilter("ignore", ConvergenceWarning)
         optimum = GAMClassifier(tol=0.0, max_iter=60).fit(X, y)
     assert np.abs(fit.decision_function(X) - optimum.decision_function(X)).max() < 0.005
+
+
+def test_classifier_warning_names_separation_where_the_deviance_keeps_falling():
+    """Breast cancer's classes are linearly separable (an unpenalized logistic regression reaches 100%
+    training accuracy with coefficients past 1e4): local scoring has no finite fit to converge to and
+    its deviance falls at every iteration. The warning says so; a stop while the deviance is not
+    steadily falling (three iterations) gives only the plain advice."""
+    X, y = load_breast_cancer(return_X_y=True)
+    with pytest.warns(ConvergenceWarning, match="separable") as record:
+        model = GAMClassifier(max_iter=20).fit(X, y)
+    assert len(record) == 1 and np.all(np.diff(model.loss_curve_[-6:]) < 0)
+    with pytest.warns(ConvergenceWarning, match="increase max_iter") as record:
+        GAMClassifier(max_iter=3).fit(X, y)
+    assert "separable" not in str(record[0].message)

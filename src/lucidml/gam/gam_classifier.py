@@ -170,8 +170,7 @@ class GAMClassifier(ClassifierMixin, BaseEstimator):
             self.n_iter_ = max(len(fit[2]) for fit in fits)
             converged = all(fit[3] for fit in fits)
         if not converged:
-            warnings.warn(f"GAMClassifier: local scoring stopped at max_iter={self.max_iter} before the deviance "
-                          f"changed by less than tol={self.tol}.", ConvergenceWarning, stacklevel=2)
+            warnings.warn(_convergence_message(fits, self.max_iter, self.tol), ConvergenceWarning, stacklevel=2)
         return self
 
     def decision_function(self, X):
@@ -203,6 +202,18 @@ class GAMClassifier(ClassifierMixin, BaseEstimator):
 
 def _additive(intercept, components, X):
     return intercept + sum(f(X[:, j]) for j, f in enumerate(components))
+
+
+def _convergence_message(fits, max_iter, tol):
+    """The ConvergenceWarning's text; it names separation where every unconverged problem's deviance
+    was still falling at each of its last five iterations (breast cancer: 247 → 20 in 300, the
+    training classes being linearly separable)."""
+    curves = [np.asarray(fit[2]) for fit in fits if not fit[3]]
+    falling = all(curve.size > 5 and np.all(np.diff(curve[-6:]) < 0) for curve in curves)
+    hint = (" The deviance was still falling: where the training classes are (nearly) separable, no finite "
+            "fit exists and more iterations only sharpen the components." if falling else "")
+    return (f"GAMClassifier: local scoring stopped at max_iter={max_iter} before the deviance changed by less "
+            f"than tol={tol}; increase max_iter.{hint}")
 
 
 def _local_scoring(groups, y, sw, params, weighted_alpha, max_iter, tol, log=None):
