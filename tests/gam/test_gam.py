@@ -1,6 +1,7 @@
 """GAMRegressor (backfitting) and GAMClassifier (local scoring)."""
 
 import warnings
+from functools import partial
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from lucidml.gam import _smoothers
 from lucidml.gam._smoothers import fit_component, group_by_value
 from lucidml.gam.gam_classifier import GAMClassifier
 from lucidml.gam.gam_regressor import GAMRegressor
@@ -277,3 +279,33 @@ def test_classifier_warning_names_separation_where_the_deviance_keeps_falling():
     with pytest.warns(ConvergenceWarning, match="increase max_iter") as record:
         GAMClassifier(max_iter=3).fit(X, y)
     assert "separable" not in str(record[0].message)
+
+
+def test_classifier_knots_one_per_four_unique_values_up_to_twenty():
+    """The C_p spline's interior knots: evenly spaced in rank, one per four unique values, at most
+    MAX_INTERIOR_KNOTS (20), none for fewer than four values; always strictly inside the range."""
+    for n_unique, expected in ((3, 0), (8, 2), (40, 10), (83, 20), (1000, 20)):
+        u = np.sort(np.random.RandomState(n_unique).uniform(-2.0, 5.0, n_unique))
+        t = _smoothers._quantile_knots(u, 3)
+        interior = t[4:-4]
+        assert len(interior) == expected == min(_smoothers.MAX_INTERIOR_KNOTS, n_unique // 4)
+        assert np.all(t[:4] == u[0]) and np.all(t[-4:] == u[-1])
+        assert np.all((interior > u[0]) & (interior < u[-1])) and np.all(np.diff(interior) > 0)
+
+
+def test_regressor_spline_frozen_as_a_plain_polynomial_gains_no_knots():
+    """After the knot search every spline keeps its knots, also one that FITPACK left a plain cubic:
+    refitted to a wiggly target it stays a cubic (FITPACK itself would add knots there)."""
+    u = np.linspace(0.0, 1.0, 60)
+    inverse, w = np.arange(60), np.ones(60)
+    noise = np.random.RandomState(0).normal(scale=0.05, size=60)
+    fit = partial(fit_component, "spline", u, inverse, w=w, smoothing=1.0, span=0.3, dispersion=None)
+    cubic = fit(z=u**2 + noise)
+    assert len(cubic.t) == 8  # no interior knot: a plain cubic
+    wiggly = np.sin(12 * u) + noise
+    assert len(fit(z=wiggly).t) > 8  # unfrozen, FITPACK adds knots for this target
+    frozen = fit(z=wiggly, previous=cubic)
+    np.testing.assert_array_equal(frozen.t, cubic.t)
+    assert frozen.lam == 0.0  # a polynomial has no jumps to penalize: least squares on its basis
+    cubic_fit = np.polyval(np.polyfit(u, wiggly, 3), u)
+    np.testing.assert_allclose(frozen(u), cubic_fit - cubic_fit.mean(), atol=1e-8)  # components are centred
