@@ -64,6 +64,24 @@ def test_poisson_matches_in_memory_lbfgs(client, params):
     np.testing.assert_allclose(fitted.coef_, newton.coef_, rtol=1e-3, atol=1e-4)
 
 
+def test_poisson_with_a_feature_far_from_zero_centres_on_the_whole_tables_means(client):
+    """Each chunk's GLMProblem reads β's intercept as that of the features centred on the means of
+    the whole table (not of the chunk): the iterates stay the in-memory ones, and a feature moved by
+    1e4 only moves the intercept."""
+    X, y = _counts()
+    X_far = X.copy()
+    X_far[:, 2] += 1e4
+    fitted = ld.PoissonRegressor(tol=1e-8).fit(da.from_array(X_far, chunks=CHUNKS), da.from_array(y, chunks=170))
+    expected = PoissonRegressor(solver="lbfgs", tol=1e-8).fit(X_far, y)
+    # The same iterates up to the rounding of the means (summed over the chunks in another order).
+    assert abs(fitted.n_iter_ - expected.n_iter_) <= 1
+    _assert_same_fit(fitted, expected, rtol=1e-5, atol=1e-7)
+    near = PoissonRegressor(solver="lbfgs", tol=1e-8).fit(X, y)
+    np.testing.assert_allclose(fitted.coef_, near.coef_, atol=1e-5)
+    np.testing.assert_allclose(fitted.predict(da.from_array(X_far, chunks=CHUNKS)).compute(), near.predict(X),
+                               rtol=1e-5)
+
+
 def test_poisson_rejects_negative_counts_and_warns_at_max_iter(client):
     X, y = _counts(seed=1)
     y = y.astype(float)

@@ -15,12 +15,13 @@ from ._moments import finite
 from ._objective import ChunkedObjective
 
 
-def _chunk_glm(X, y, family, link, fit_intercept, beta):
-    """(½ Σ d(yᵢ, μᵢ), its gradient in β) of one chunk, by lucidml's own GLMProblem (unit weights, no penalty)."""
+def _chunk_glm(X, y, family, link, fit_intercept, x_mean, beta):
+    """(½ Σ d(yᵢ, μᵢ), its gradient in β) of one chunk, by lucidml's own GLMProblem (unit weights, no
+    penalty; β's intercept is that of the features centred on the whole table's means ``x_mean``)."""
     X = finite(np.ascontiguousarray(X))
     y = finite(np.asarray(y, dtype=np.float64), "y")
     family.check_y(y)
-    problem = GLMProblem(X, y, np.ones(len(y)), 0.0, family, link, 0.0, fit_intercept)
+    problem = GLMProblem(X, y, np.ones(len(y)), 0.0, family, link, 0.0, fit_intercept, x_mean)
     mu = problem.eta_mu(beta)[1]
     return problem.objective(beta, mu), problem.gradient(beta)
 
@@ -83,14 +84,15 @@ class PoissonRegressor(DaskEstimator):
         if y.ndim != 1 or y.dtype.kind not in "biuf":
             raise ValueError(f"y must be a 1-D numeric array of counts; got shape {y.shape}, dtype {y.dtype}.")
         X, y = X.persist(), y.astype(np.float64).persist()
-        (y_mean,) = compute(da.mean(y))
+        # The solver sees the features centred, as the in-memory one (lucidml.linear._glm_solvers).
+        x_mean, y_mean = compute(X.mean(axis=0, dtype=np.float64), da.mean(y))
         # The in-memory start, w = 0 and b = log ȳ: GLMProblem.initial_beta on a one-row stand-in with mean ȳ.
         start = GLMProblem(np.zeros((1, X.shape[1]), dtype=X.dtype), np.array([y_mean]), np.ones(1), 0.0, family, link,
                            self.alpha, self.fit_intercept).initial_beta()
-        problem = ChunkedObjective(X, y, _chunk_glm, (family, link, self.fit_intercept), self.alpha,
+        problem = ChunkedObjective(X, y, _chunk_glm, (family, link, self.fit_intercept, x_mean), self.alpha,
                                    self.fit_intercept, 1)
         beta, losses, converged = first_order(problem, start, "lbfgs", self.max_iter, self.tol)
-        coef, intercept = (beta[:-1], beta[-1]) if self.fit_intercept else (beta, 0.0)
+        coef, intercept = (beta[:-1], beta[-1] - float(beta[:-1] @ x_mean)) if self.fit_intercept else (beta, 0.0)
         local.coef_, local.intercept_ = in_precision(coef, X.dtype), in_precision(intercept, X.dtype)
         local.loss_curve_, local.n_iter_ = losses, len(losses)
         if not converged:

@@ -2,6 +2,12 @@
 
 They share one :class:`GLMProblem`, which evaluates F(β) = ½ Σ sᵢ d(yᵢ, μᵢ) + (α/2)‖w‖² (weights
 summing to 1), its gradient and the IRLS system; the estimators live in ``glm.py``.
+
+With an intercept the solvers see the features centred (η = b′ + w·(x − x̄), b′ = b + w·x̄, x̄ the
+weighted means; the same F, as the intercept is not penalized), without a centred copy of X.
+Uncentred, a feature of mean 1e4 and spread 1 gave the IRLS system a condition number of 5e15:
+its Cholesky factorization failed, the minimum-norm fallback dropped that feature's coefficient,
+and the fit stopped 1.2% away from the optimum with no warning.
 """
 
 import numpy as np
@@ -12,6 +18,7 @@ import scipy.sparse.linalg
 from ..optim.gradient_descent import gradient_descent
 from ..optim.quasi_newton import lbfgs
 from ..optim.result import stopping_test
+from ..utils.centered import column_means
 from ..utils.linalg import cholesky_or_none, product_in_precision
 
 __all__ = ["GLMProblem", "first_order", "irls"]
@@ -22,15 +29,27 @@ _FTOL = 64 * np.finfo(np.float64).eps
 
 
 class GLMProblem:
-    """F, ∇F and the IRLS system of one fit, on validated arrays; β = (w, b) with b last."""
+    """F, ∇F and the IRLS system of one fit, on validated arrays; β = (w, b′) with b′ last, the
+    intercept of the centred features (see the module's docstring)."""
 
-    def __init__(self, X, y, weights, offset, family, link, alpha, fit_intercept):
+    def __init__(self, X, y, weights, offset, family, link, alpha, fit_intercept, x_mean=None):
+        """``x_mean``: the centre x̄ (default: X's means, weighted; a chunk of a larger X passes the
+        whole table's, so that every chunk reads β alike). Without an intercept, no centring."""
         self.X, self.y, self.s, self.offset = X, y, weights, offset
         self.family, self.link, self.alpha, self.fit_intercept = family, link, alpha, fit_intercept
+        if not fit_intercept:
+            x_mean = np.zeros(X.shape[1])
+        self.x_mean = column_means(X, weights) if x_mean is None else np.asarray(x_mean, dtype=np.float64)
         self._last = (None, None, None)  # (β, η, μ) of the latest evaluation: L-BFGS asks for F and ∇F at one β
 
     def split(self, beta):
-        return (beta[:-1], beta[-1]) if self.fit_intercept else (beta, 0.0)
+        """(w, b) of η = b + w·x, the model's own coefficients, from the solver's β = (w, b′)."""
+        return (beta[:-1], beta[-1] - float(beta[:-1] @ self.x_mean)) if self.fit_intercept else (beta, 0.0)
+
+    def join(self, coef, intercept):
+        """β = (w, b′) of the coefficients w and intercept b (a warm start); ``split``'s inverse."""
+        coef = np.asarray(coef, dtype=np.float64)
+        return np.append(coef, intercept + float(coef @ self.x_mean)) if self.fit_intercept else coef.copy()
 
     def initial_beta(self):
         """w = 0 and b = link(ȳ), scikit-learn's start; without intercept, the w fitting η ≈ link(ȳ)."""
@@ -38,7 +57,7 @@ class GLMProblem:
         mean = np.clip(np.average(self.y, weights=self.s), lo + 1e-10, hi - 1e-10)
         eta0 = float(self.link.link(mean))
         if self.fit_intercept:
-            return np.append(np.zeros(self.X.shape[1]), eta0)
+            return np.append(np.zeros(self.X.shape[1]), eta0)  # b′ = b where w = 0
         if self.link.name != "inverse":
             return np.zeros(self.X.shape[1])
         target = np.full(self.X.shape[0], eta0) - self.offset  # η = 0 is not a mean
@@ -49,7 +68,7 @@ class GLMProblem:
     def eta_mu(self, beta):
         if self._last[0] is not None and np.array_equal(beta, self._last[0]):
             return self._last[1], self._last[2]
-        w, b = self.split(beta)
+        w, b = self.split(beta)  # η = Xw + b: the centring's constant x̄·w folded into b
         eta = product_in_precision(self.X, w) + b + self.offset
         mu = self.link.inverse_link(eta)
         self._last = (beta.copy(), eta, mu)
@@ -69,12 +88,14 @@ class GLMProblem:
 
     def gradient(self, beta, r=None):
         r = self.working_residual(beta)[0] if r is None else r
-        w, _ = self.split(beta)
-        grad_w = self.alpha * w - product_in_precision(self.X.T, r)
-        return np.append(grad_w, -r.sum()) if self.fit_intercept else grad_w
+        w = beta[:-1] if self.fit_intercept else beta
+        total = r.sum()
+        grad_w = self.alpha * w - (product_in_precision(self.X.T, r) - self.x_mean * total)  # −(X − 1x̄ᵀ)ᵀr + αw
+        return np.append(grad_w, -total) if self.fit_intercept else grad_w
 
     def irls_direction(self, beta, grad):
-        """δ = β_new − β, where (XᵀWX + αI′) β_new = XᵀWz; ``grad`` is ∇F at β.
+        """δ = β_new − β, where (XᵀWX + αI′) β_new = XᵀWz (X: the centred features and the 1s column);
+        ``grad`` is ∇F at β.
 
         With z = η + (y − μ)/(dμ/dη) and W = s (dμ/dη)²/V(μ), XᵀWz = XᵀWXβ + Xᵀr, so δ solves
         (XᵀWX + αI′) δ = −∇F: the same system without forming z (which overflows where dμ/dη
@@ -83,10 +104,9 @@ class GLMProblem:
         eta, mu = self.eta_mu(beta)
         dmu = self.link.inverse_derivative(eta)
         W = self.s * dmu**2 / self.family.variance(mu)
-        H = _weighted_gram(self.X, W)
+        H, col = _weighted_gram(self.X, W, self.x_mean if self.fit_intercept else None)
         H[np.diag_indices_from(H)] += self.alpha
-        if self.fit_intercept:  # border XᵀWX with the intercept row/column 1ᵀWX, 1ᵀW1 (no copy of X with a 1s column)
-            col = product_in_precision(self.X.T, W)  # (1ᵀWX)ᵀ
+        if self.fit_intercept:  # border XcᵀWXc with the intercept's row/column 1ᵀWXc, 1ᵀW1 (no 1s column in X)
             H = np.block([[H, col[:, None]], [col[None, :], np.array([[W.sum()]])]])
         if not np.all(np.isfinite(H)):  # overflowed (features near 1e300): no step (the fit then refuses)
             return np.full_like(grad, np.nan)
@@ -102,16 +122,27 @@ def _ftol(tol):
     return _FTOL if tol > 0 else 0.0
 
 
-def _weighted_gram(X, W, block=4096):
-    """XᵀWX = Σ_blocks X_bᵀ (W_b X_b): blocks of rows keep the scaled copy in cache (2× faster than one
-    n × d temporary), and a float32 X is accumulated in float64. A sparse X: the sparse product, d × d."""
+def _weighted_gram(X, W, x_mean=None, block=4096):
+    """(XcᵀWXc, XcᵀW) for Xc = X − 1x̄ᵀ (``x_mean`` x̄; None: X itself, and no second term).
+
+    Dense X: Σ_blocks, each block of rows centred in a small copy (in cache, 2× faster than one
+    n × d temporary; nothing cancels), a float32 X accumulated in float64. A sparse X stays sparse:
+    XᵀWX − cx̄ᵀ − x̄cᵀ + (ΣW)x̄x̄ᵀ with c = XᵀW, exact where the means are small beside the spread."""
     if scipy.sparse.issparse(X):
-        return np.asarray((X.T @ (scipy.sparse.diags(W) @ X)).toarray(), dtype=np.float64)
+        gram = np.asarray((X.T @ (scipy.sparse.diags(W) @ X)).toarray(), dtype=np.float64)
+        if x_mean is None:
+            return gram, None
+        col = np.asarray(X.T @ W, dtype=np.float64)
+        gram -= np.outer(col, x_mean) + np.outer(x_mean, col) - W.sum() * np.outer(x_mean, x_mean)
+        return gram, col - W.sum() * x_mean
     gram = np.zeros((X.shape[1], X.shape[1]))
+    col = np.zeros(X.shape[1])
     for start in range(0, X.shape[0], block):
-        rows = X[start:start + block]
-        gram += rows.T @ (W[start:start + block, None] * rows)
-    return gram
+        rows = X[start:start + block] if x_mean is None else X[start:start + block] - x_mean.astype(X.dtype)
+        weighted = W[start:start + block, None] * rows
+        gram += rows.T @ weighted
+        col += weighted.sum(axis=0)
+    return gram, (None if x_mean is None else col)
 
 
 def irls(problem, beta, solver, max_iter, tol, log=None):

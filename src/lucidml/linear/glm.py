@@ -45,7 +45,10 @@ _OBJECTIVE_DOC = """
 
     X may be a SciPy sparse matrix (CSR or CSC: the products stay sparse, and IRLS forms its
     d × d system from the sparse product; for many features prefer ``"lbfgs"``) and float32
-    (products in float32, the solver in float64, ``coef_`` and predictions float32).
+    (products in float32, the solver in float64, ``coef_`` and predictions float32). With an
+    intercept every solver works on the features centred at their weighted means (without a copy
+    of X), so that a feature far from zero (a mean of 1e7, a spread of 1) is fitted as well as
+    any other.
 """
 
 
@@ -71,8 +74,7 @@ class _BaseGLM(RegressorMixin, BaseEstimator):
         problem = GLMProblem(X, y, weights, offset, family, link, self.alpha, self.fit_intercept)
 
         if self.warm_start and getattr(self, "coef_", np.empty(0)).shape == (X.shape[1],):
-            beta0 = np.append(self.coef_, self.intercept_) if self.fit_intercept else self.coef_
-            beta0 = beta0.astype(np.float64)  # the solvers work in float64 whatever the data's precision
+            beta0 = problem.join(self.coef_, float(self.intercept_))  # in float64, as the solvers work
         else:
             beta0 = problem.initial_beta()
         fit = irls if solver == "irls" else first_order
