@@ -183,3 +183,21 @@ def test_float32_ridge_is_float32_and_close_to_float64():
         double = Ridge(alpha=1.0).fit(data, y)
         assert single.coef_.dtype == np.float32 and single.predict(data.astype(np.float32)).dtype == np.float32
         np.testing.assert_allclose(single.coef_, double.coef_, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr", "float32"])
+def test_centered_gram_about_any_centre(layout):
+    """With ``at_means=False`` the centres need not be the weighted means (IRLS keeps its centre while
+    its weights change): the Gram matrix and moment are those of the explicitly centred X and Y."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 6)) * (rng.uniform(size=(300, 6)) < 0.3)
+    Y = rng.normal(size=(300, 2))
+    weights = rng.uniform(0.1, 2.0, 300)
+    x_centre, y_centre = rng.normal(scale=0.2, size=6), rng.normal(size=2)
+    Xc, Yc = X - x_centre, Y - y_centre
+    expected_gram, expected_moment = Xc.T @ (weights[:, None] * Xc), Xc.T @ (weights[:, None] * Yc)
+    data = {"dense": X, "csr": scipy.sparse.csr_matrix(X), "float32": X.astype(np.float32)}[layout]
+    gram, moment = centered_gram(data, Y, weights, x_centre, y_centre, at_means=False)
+    rtol = 1e-5 if layout == "float32" else 1e-12
+    np.testing.assert_allclose(gram, expected_gram, rtol=rtol, atol=rtol * np.abs(expected_gram).max())
+    np.testing.assert_allclose(moment, expected_moment, rtol=rtol, atol=rtol * np.abs(expected_moment).max())

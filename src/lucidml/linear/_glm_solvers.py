@@ -18,7 +18,7 @@ import scipy.sparse.linalg
 from ..optim.gradient_descent import gradient_descent
 from ..optim.quasi_newton import lbfgs
 from ..optim.result import stopping_test
-from ..utils.centered import column_means
+from ..utils.centered import centered_gram, column_means
 from ..utils.linalg import cholesky_or_none, product_in_precision
 
 __all__ = ["GLMProblem", "first_order", "irls"]
@@ -104,10 +104,11 @@ class GLMProblem:
         eta, mu = self.eta_mu(beta)
         dmu = self.link.inverse_derivative(eta)
         W = self.s * dmu**2 / self.family.variance(mu)
-        H, col = _weighted_gram(self.X, W, self.x_mean if self.fit_intercept else None)
+        # XcᵀWXc and XcᵀW1 (Xc = X − 1x̄ᵀ; x̄ = 0 without an intercept), in float64 without a copy of X.
+        H, col = centered_gram(self.X, np.ones((len(W), 1)), W, self.x_mean, np.zeros(1), at_means=False)
         H[np.diag_indices_from(H)] += self.alpha
-        if self.fit_intercept:  # border XcᵀWXc with the intercept's row/column 1ᵀWXc, 1ᵀW1 (no 1s column in X)
-            H = np.block([[H, col[:, None]], [col[None, :], np.array([[W.sum()]])]])
+        if self.fit_intercept:  # border it with the intercept's row and column (no 1s column in X)
+            H = np.block([[H, col], [col.T, np.array([[W.sum()]])]])
         if not np.all(np.isfinite(H)):  # overflowed (features near 1e300): no step (the fit then refuses)
             return np.full_like(grad, np.nan)
         lower = cholesky_or_none(H)
@@ -120,29 +121,6 @@ class GLMProblem:
 def _ftol(tol):
     """No change-of-F test with tol = 0: the notes' fixed-count loops run to max_iter."""
     return _FTOL if tol > 0 else 0.0
-
-
-def _weighted_gram(X, W, x_mean=None, block=4096):
-    """(XcᵀWXc, XcᵀW) for Xc = X − 1x̄ᵀ (``x_mean`` x̄; None: X itself, and no second term).
-
-    Dense X: Σ_blocks, each block of rows centred in a small copy (in cache, 2× faster than one
-    n × d temporary; nothing cancels), a float32 X accumulated in float64. A sparse X stays sparse:
-    XᵀWX − cx̄ᵀ − x̄cᵀ + (ΣW)x̄x̄ᵀ with c = XᵀW, exact where the means are small beside the spread."""
-    if scipy.sparse.issparse(X):
-        gram = np.asarray((X.T @ (scipy.sparse.diags(W) @ X)).toarray(), dtype=np.float64)
-        if x_mean is None:
-            return gram, None
-        col = np.asarray(X.T @ W, dtype=np.float64)
-        gram -= np.outer(col, x_mean) + np.outer(x_mean, col) - W.sum() * np.outer(x_mean, x_mean)
-        return gram, col - W.sum() * x_mean
-    gram = np.zeros((X.shape[1], X.shape[1]))
-    col = np.zeros(X.shape[1])
-    for start in range(0, X.shape[0], block):
-        rows = X[start:start + block] if x_mean is None else X[start:start + block] - x_mean.astype(X.dtype)
-        weighted = W[start:start + block, None] * rows
-        gram += rows.T @ weighted
-        col += weighted.sum(axis=0)
-    return gram, (None if x_mean is None else col)
 
 
 def irls(problem, beta, solver, max_iter, tol, log=None):

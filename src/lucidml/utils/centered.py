@@ -100,13 +100,15 @@ class _Transposed:
         return self.centered
 
 
-def centered_gram(X, Y, sample_weight, x_mean, y_mean):
+def centered_gram(X, Y, sample_weight, x_mean, y_mean, at_means=True):
     """(XcᵀSXc, XcᵀSYc) with Xc = X − 1x̄ᵀ, Yc = Y − 1ȳᵀ, S = diag(s), in float64, without copying X.
 
     ``Y`` (n, n_targets) may be None: then only the Gram matrix is returned (moment None).
-    XᵀSX − S x̄x̄ᵀ from one product of X with itself is fastest, and exact enough when every mean
-    is at most its feature's spread: it loses about log₁₀(1 + x̄ⱼ²/varⱼ) digits, under half a
-    digit then. It is used for unweighted float64 and for sparse X when that holds. Otherwise X is
+    ``at_means``: x̄ and ȳ are the means weighted by s (least squares); False: any centres (IRLS,
+    whose s changes while the centre stays). XᵀSX − (Σs)x̄x̄ᵀ (at the means; else XᵀSX − cx̄ᵀ − x̄cᵀ
+    + (Σs)x̄x̄ᵀ with c = XᵀS1) from one product of X with itself is fastest, and exact enough when
+    every centre is at most its feature's spread: it loses about log₁₀(1 + x̄ⱼ²/varⱼ) digits, under
+    half a digit then. It is used for unweighted float64 and for sparse X when that holds. Otherwise X is
     centred block by block into a small buffer (densified, for a sparse X), where nothing cancels.
     A dense float32 X is centred and multiplied in float32 (single-precision BLAS, twice as fast),
     in blocks of a few thousand rows whose products are summed in float64: each block's sums are
@@ -124,12 +126,23 @@ def centered_gram(X, Y, sample_weight, x_mean, y_mean):
         if np.all(total * x_mean**2 <= 0.5 * squares):
             # Dense products by blas_gram/blas_product, which choose their BLAS pool (see utils.linalg).
             gram = np.asarray((X.T @ weighted).toarray() if sparse else blas_gram(X), dtype=np.float64)
-            gram -= total * np.outer(x_mean, x_mean)
+            if not at_means:
+                column_sums = np.asarray(weighted.sum(axis=0), dtype=np.float64).ravel()  # c
+                gram -= np.outer(column_sums, x_mean) + np.outer(x_mean, column_sums)
+                gram += total * np.outer(x_mean, x_mean)
+            else:
+                gram -= total * np.outer(x_mean, x_mean)
             if Y is None:
                 return gram, None
-            moment = weighted.T @ Y if sparse else blas_product(weighted, np.asarray(Y, dtype=np.float64),
-                                                                transpose_a=True)
-            moment = np.asarray(moment, dtype=np.float64) - total * np.outer(x_mean, y_mean)
+            Y = np.asarray(Y, dtype=np.float64)
+            moment = np.asarray(weighted.T @ Y if sparse else blas_product(weighted, Y, transpose_a=True),
+                                dtype=np.float64)
+            if not at_means:
+                target_sums = Y.sum(axis=0) if sample_weight is None else sample_weight @ Y  # 1ᵀSY
+                moment -= np.outer(column_sums, y_mean) + np.outer(x_mean, target_sums)
+                moment += total * np.outer(x_mean, y_mean)
+            else:
+                moment -= total * np.outer(x_mean, y_mean)
             return gram, moment
     gram = np.zeros((d, d))
     moment = None if Y is None else np.zeros((d, Y.shape[1]))
