@@ -8,7 +8,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 import lucidml.dask as ld
-from lucidml.linear import PoissonRegressor, SoftmaxRegression
+from lucidml.linear import LogisticRegression, PoissonRegressor, SoftmaxRegression
 
 from .test_estimators import _assert_same_fit
 
@@ -94,3 +94,19 @@ def test_poisson_rejects_negative_counts_and_warns_at_max_iter(client):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ld.PoissonRegressor().fit(da.from_array(X, chunks=CHUNKS), da.from_array(y, chunks=170))
+
+
+@pytest.mark.parametrize("name", ["LogisticRegression", "SoftmaxRegression"])
+def test_log_loss_with_a_feature_far_from_zero_centres_on_the_whole_tables_means(client, name):
+    """As for Poisson: the chunks' LogLoss centre on the whole table's means, so the fit keeps the
+    in-memory iterates and a feature moved by 1e7 only moves the intercepts."""
+    X, y = _four_classes()
+    X_far = X.copy()
+    X_far[:, 0] += 1e7
+    fitted = getattr(ld, name)().fit(da.from_array(X_far, chunks=CHUNKS), y)
+    expected = {"LogisticRegression": LogisticRegression, "SoftmaxRegression": SoftmaxRegression}[name]
+    near = expected().fit(X, y)
+    assert np.max(np.abs(np.asarray(fitted.n_iter_) - near.n_iter_)) <= 1
+    np.testing.assert_allclose(fitted.coef_, near.coef_, atol=1e-5 * np.abs(near.coef_).max())
+    np.testing.assert_allclose(fitted.predict_proba(da.from_array(X_far, chunks=CHUNKS)).compute(),
+                               near.predict_proba(X), atol=1e-6)

@@ -4,11 +4,12 @@
 import numpy as np
 
 from ..linear import LogisticRegression as _LocalLogisticRegression
-from ..linear._log_loss import _FTOL, ALL, LogLoss, preconditioned, weight_mask
+from ..linear._log_loss import _FTOL, ALL, LogLoss, preconditioned, uncentred, weight_mask
 from ..linear.logistic import _warn_if_unconverged
 from ..optim.quasi_newton import lbfgs
 from ..utils import Options
 from ._base import DaskEstimator
+from ._chunks import compute
 from ._classify import classification_data
 from ._moments import class_index, finite
 from ._objective import ChunkedObjective, warn_if_separable
@@ -22,20 +23,31 @@ def _targets(y, classes, model, positive):
     return (index == (1 if positive is None else positive)).astype(np.float64)
 
 
-def _chunk_loss(X, y, classes, model, positive, fit_intercept, theta):
-    """(Σ ℓᵢ, Σ ∂ℓᵢ/∂θ) of one chunk, by lucidml's own LogLoss on the chunk (no penalty: added once)."""
+def _chunk_loss(X, y, classes, model, positive, fit_intercept, x_mean, theta):
+    """(Σ ℓᵢ, Σ ∂ℓᵢ/∂θ) of one chunk, by lucidml's own LogLoss on the chunk (no penalty: added once;
+    θ's intercepts are those of the features centred on the whole table's means ``x_mean``)."""
     X = finite(np.ascontiguousarray(X))
     loss = LogLoss(X, _targets(y, classes, model, positive), 2 if model == "binary" else len(classes), None, 0.0,
-                   fit_intercept, model)
+                   fit_intercept, model, x_mean)
     total, weighted_dZ, _ = loss._evaluate(theta)
     return total, loss._data_gradient(weighted_dZ, ALL)
 
 
-def log_loss(X, y, classes, model, positive, l2, fit_intercept):
-    """The chunked penalized mean log loss of LogLoss's ``model`` ("binary", "full" or "reference")."""
+def log_loss(X, y, classes, model, positive, l2, fit_intercept, x_mean):
+    """The chunked penalized mean log loss of LogLoss's ``model`` ("binary", "full" or "reference"),
+    about the centre ``x_mean`` (:func:`feature_means`)."""
     n_vectors = {"binary": 1, "full": len(classes), "reference": len(classes) - 1}[model]
-    return ChunkedObjective(X, y, _chunk_loss, (classes, model, positive, fit_intercept), l2, fit_intercept,
+    return ChunkedObjective(X, y, _chunk_loss, (classes, model, positive, fit_intercept, x_mean), l2, fit_intercept,
                             n_vectors)
+
+
+def feature_means(X, fit_intercept):
+    """The centre of the solvers' features, as the in-memory LogLoss's: X's column means (zeros
+    without an intercept)."""
+    if not fit_intercept:
+        return np.zeros(X.shape[1])
+    (x_mean,) = compute(X.mean(axis=0, dtype=np.float64))
+    return np.asarray(x_mean, dtype=np.float64)
 
 
 class LogisticRegression(DaskEstimator):
@@ -108,12 +120,13 @@ class LogisticRegression(DaskEstimator):
         else:
             problems = [("binary", c) for c in range(len(classes))]
         results, thetas = [], []
+        x_mean = feature_means(X, self.fit_intercept)
         for model, positive in problems:
-            loss = log_loss(X, y, classes, model, positive, l2, self.fit_intercept)
+            loss = log_loss(X, y, classes, model, positive, l2, self.fit_intercept, x_mean)
             mask = weight_mask(loss.n_vectors, X.shape[1], self.fit_intercept)
             results.append(preconditioned(loss, np.zeros(loss.size), mask, lambda fun, x0, grad: lbfgs(
                 fun, x0, grad, max_iter=self.max_iter, tol=self.tol, ftol=_FTOL)))
-            thetas.append(loss.unpack(results[-1].x))
+            thetas.append(uncentred(*loss.unpack(results[-1].x), x_mean))
         local.classes_ = classes
         local.coef_ = np.vstack([W for W, _ in thetas]).astype(X.dtype)
         local.intercept_ = np.concatenate([b for _, b in thetas]).astype(X.dtype)

@@ -160,7 +160,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             model = "binary" if n_classes == 2 else "full"
             loss = LogLoss(X, y_index, n_classes, weight, l2, self.fit_intercept, model)
             results = [minimize_log_loss(loss, np.zeros(loss.size), **fit)]
-            thetas = [loss.unpack(results[0].x)]
+            thetas = [loss.coefficients(results[0].x)]
             log.summary(f"Problem {'binary' if n_classes == 2 else 'multinomial'}", n_iter=results[0].n_iter,
                         loss=_final_loss(results[0]))
         else:
@@ -168,7 +168,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             for c in range(n_classes):
                 loss = LogLoss(X, (y_index == c).astype(np.float64), 2, weight, l2, self.fit_intercept, "binary")
                 results.append(minimize_log_loss(loss, np.zeros(loss.size), **fit))
-                thetas.append(loss.unpack(results[-1].x))
+                thetas.append(loss.coefficients(results[-1].x))
                 log.summary(f"Problem class {self.classes_[c]} vs rest", n_iter=results[-1].n_iter,
                             loss=_final_loss(results[-1]))
         # The fitted model keeps the data's precision (float32 in, float32 out), as scikit-learn's.

@@ -119,7 +119,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         result = minimize_log_loss(loss, np.zeros(loss.size), solver=self.solver, max_iter=self.max_iter,
                                    tol=self.tol, eta0=self.eta0, batch_size=self.batch_size,
                                    shuffle=self.shuffle, random_state=self.random_state)
-        W, b = loss.unpack(result.x)
+        W, b = loss.coefficients(result.x)
         if self.parametrization == "reference":
             W, b = np.vstack([W, np.zeros(X.shape[1])]), np.append(b, 0.0)
         self.coef_, self.intercept_ = W.astype(X.dtype), b.astype(X.dtype)  # the data's precision
