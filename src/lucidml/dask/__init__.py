@@ -24,7 +24,7 @@ from .naive_bayes import GaussianNB
 from .softmax import SoftmaxRegression
 
 __all__ = [
-    "GaussianMixture", "GaussianNB", "GradientBoostingClassifier", "GradientBoostingRegressor", "KMeans", "LinearDiscriminantAnalysis", "LinearRegression", "LogisticRegression",
-    "ParallelPostFit", "PCA", "PoissonRegressor", "QuadraticDiscriminantAnalysis", "Ridge", "SoftmaxRegression",
+    "GaussianMixture", "GaussianNB", "GradientBoostingClassifier", "GradientBoostingRegressor", "KMeans",
+    "LinearDiscriminantAnalysis", "LinearRegression", "LogisticRegression", "ParallelPostFit", "PCA", "PoissonRegressor", "QuadraticDiscriminantAnalysis", "Ridge", "SoftmaxRegression",
     "TruncatedSVD",
 ]

@@ -122,7 +122,8 @@ class _DaskGradientBoosting(DaskEstimator):
             self._grow(rounds, trees)
             finished = [tree.finish(l2) for tree in trees]
             stages.append([(records, values) for records, values, _, _ in finished])
-            rounds.replace(advance, [(k, splits, leaf_values) for k, (_, _, splits, leaf_values) in enumerate(finished)])
+            rounds.replace(advance,
+                           [(k, splits, leaf_values) for k, (_, _, splits, leaf_values) in enumerate(finished)])
             if stage + 1 < self.n_estimators:  # the loss at the new scores, and the next roots, in one round
                 total, root_hists = rounds.totals([(state_loss, ()), (histograms, (roots,))])
             else:
@@ -150,7 +151,8 @@ class _DaskGradientBoosting(DaskEstimator):
                       random_splitter=False)
         target = Target(codes=None, y=None, weight=np.zeros(1), criterion=NEWTON, is_class=False, total_weight=1.0,
                         is_categorical=np.zeros(d, np.bool_), state=None, l2=float(self.l2_regularization))
-        return {"data": data, "rules": rules, "target": target, "work": work_arrays(1, 1, d, 1, NEWTON, data, False).hist,
+        work = work_arrays(1, 1, d, 1, NEWTON, data, False).hist
+        return {"data": data, "rules": rules, "target": target, "work": work,
                 "first_order": self.criterion != "newton" and not loss.constant_hessian,
                 "leaf_scale": float(self.learning_rate) * getattr(loss, "leaf_factor", 1.0)}
 
