@@ -177,6 +177,17 @@ def test_fit_is_translation_equivariant_in_y(laplace_data):
     assert b.intercept_ == pytest.approx(a.intercept_ + 1000.0, rel=1e-10)
 
 
+@pytest.mark.parametrize("scale", [1e-12, 1e8, 1e100])
+def test_lp_fit_is_scale_equivariant_in_y(scale):
+    """LAD's coefficients scale with y. HiGHS failed ("could not solve") on diabetes' y times 1e8 (costs
+    near 1e10); the LP reads y in power-of-2 units and scales θ back."""
+    X, y = load("diabetes")
+    a = LADRegression(solver="lp").fit(X, y)
+    b = LADRegression(solver="lp").fit(X, y * scale)
+    np.testing.assert_allclose(b.coef_ / scale, a.coef_, rtol=1e-9, atol=1e-9 * np.abs(a.coef_).max())
+    assert b.intercept_ / scale == pytest.approx(a.intercept_, rel=1e-9)
+
+
 def test_bad_input_is_rejected(laplace_data):
     X, y = laplace_data
     with pytest.raises(ValueError, match="solver"):

@@ -10,6 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
+from ..utils.numerics import power_of_two_unit
 from ..utils.validation import check_fit_data, check_fit_is_finite, check_magnitude, check_predict_data
 from .linear_regression import _least_squares
 
@@ -189,14 +190,17 @@ def _lad_lp(X, y, s, fit_intercept):
     # θ does not change when all weights are scaled alike; HiGHS reads bounds beyond 1e20 as
     # infinite, so the largest weight is made 1.
     half = 0.5 * (s / s.max())
+    # θ scales with y, and HiGHS fails on costs near 1e10 (diabetes' y times 1e8): the LP reads y
+    # in units of a power of 2 that brings its largest entry into [1, 2) (exact), θ is scaled back.
+    unit = power_of_two_unit(np.abs(y)) if np.any(y != 0) else 1.0
     res = scipy.optimize.linprog(
-        -y, A_eq=A.T, b_eq=np.zeros(A.shape[1]), bounds=np.column_stack([-half, half]), method="highs"
+        -(y / unit), A_eq=A.T, b_eq=np.zeros(A.shape[1]), bounds=np.column_stack([-half, half]), method="highs"
     )
     if res.status != 0:  # the LAD dual is always feasible (a = 0) and bounded, so this is numerical
         raise ValueError(f"LADRegression(solver='lp'): HiGHS could not solve the LAD linear program "
                          f"({res.message}); the data are too badly scaled for it. Rescale X and y, or use "
                          "solver='irls'.")
-    theta = -res.eqlin.marginals
+    theta = -res.eqlin.marginals * unit
     intercept = theta[-1] if fit_intercept else 0.0
     return theta[: X.shape[1]].copy(), intercept, res.nit
 
