@@ -132,3 +132,44 @@ def test_a_tall_factorization_keeps_its_threads():
         assert [lib.get_num_threads() for lib in libraries] == before
     with linalg.factorization_threads(100, rows=3000):
         assert all(lib.get_num_threads() == 1 for lib in libraries)
+
+
+def test_cholesky_singularity_test_does_not_depend_on_units():
+    """Each pivot is read against its own diagonal entry (the share of the variable the ones before it
+    leave unexplained): a well-conditioned Gram matrix in any units of its variables is factored, and
+    an exactly collinear one is refused in any units. Against the largest pivot, a feature 1e8 times
+    larger than another made XᵀX "singular" (LinearRegression(solver='normal'), QDA, GLM's IRLS)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 4))
+    for units in ([1.0, 1.0, 1.0, 1.0], [1e8, 1.0, 1e-8, 3.0], [1e-12, 1e12, 1.0, 1.0]):
+        scaled = X * units
+        factor = linalg.cholesky_or_none(scaled.T @ scaled)
+        assert factor is not None
+        np.testing.assert_allclose(factor @ factor.T, scaled.T @ scaled, rtol=1e-12)
+        singular = np.c_[scaled, scaled[:, 0] + 2 * scaled[:, 1]]
+        assert linalg.cholesky_or_none(singular.T @ singular) is None
+    assert linalg.cholesky_or_none(np.diag([1.0, 0.0, 2.0])) is None  # a constant feature's zero variance
+
+
+@pytest.mark.parametrize("estimator", ["LinearRegression(solver='normal')", "Ridge(alpha=0.0, solver='cholesky')",
+                                       "GLMRegressor(alpha=0.0)", "PoissonRegressor(alpha=0.0)",
+                                       "QuadraticDiscriminantAnalysis()"])
+def test_a_feature_in_other_units_gives_the_same_predictions(estimator):
+    """Multiplying one feature by 1e±8 only divides its coefficient: these raised "singular" (the
+    normal equations, QDA) or dropped the feature silently (IRLS's minimum-norm fallback; predictions
+    moved by 1.6 times y's spread)."""
+    from sklearn.datasets import load_diabetes, load_wine
+
+    import lucidml.discriminant
+    import lucidml.linear
+
+    namespace = {**vars(lucidml.linear), **vars(lucidml.discriminant)}
+    classifier = estimator.startswith("Quadratic")
+    X, y = (load_wine if classifier else load_diabetes)(return_X_y=True)
+    method = "predict_proba" if classifier else "predict"
+    reference = getattr(eval(estimator, namespace).fit(X, y), method)(X)
+    for factor in (1e-8, 1e8):
+        scaled = X.copy()
+        scaled[:, -1] *= factor
+        got = getattr(eval(estimator, namespace).fit(scaled, y), method)(scaled)
+        np.testing.assert_allclose(got, reference, rtol=1e-6, atol=1e-9 * np.abs(reference).max())

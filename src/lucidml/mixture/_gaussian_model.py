@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg import lapack
 
-from ..utils.linalg import sum_of_row_products
+from ..utils.linalg import pivots_above_roundoff, sum_of_row_products
 from ._mixture_kernels import diagonal_log_prob, projected_log_prob
 
 _LOG_2PI = np.log(2.0 * np.pi)
@@ -122,16 +122,13 @@ def precision_cholesky(covariances, covariance_type, data_variance=None):
 def lower_cholesky(cov):
     """Lower Cholesky factor, or None when cov is not numerically positive definite.
 
-    The rule of ``lucidml.utils.linalg.cholesky_or_none`` (a pivot p with p² ≤ d·ε·max p² is
-    singular), on LAPACK's potrf directly: this runs K times per EM iteration.
+    The rule of ``lucidml.utils.linalg.cholesky_or_none`` (:func:`~lucidml.utils.linalg.pivots_above_roundoff`),
+    on LAPACK's potrf directly: this runs K times per EM iteration.
     """
     lower, info = lapack.dpotrf(cov, lower=1, clean=1)
     if info != 0:
         return None
-    pivots = np.abs(np.diag(lower))
-    if pivots.min() ** 2 <= len(cov) * np.finfo(np.float64).eps * pivots.max() ** 2:
-        return None
-    return lower
+    return lower if pivots_above_roundoff(lower, cov) else None
 
 
 def _jitter_until_definite(cov, tau):
@@ -211,6 +208,6 @@ def covariance_shape(covariance_type, n_components, n_features):
 
 def warn_regularized(n_fixed):
     if n_fixed:
-        warnings.warn(f"{n_fixed} covariance estimate(s) of the EM iterations were singular (a component collapsed on duplicate "
-                      f"points, or a constant feature) and were regularized with a multiple of the identity. "
+        warnings.warn(f"{n_fixed} covariance estimate(s) of the EM iterations were singular (a component collapsed "
+                      f"on duplicate points, or a constant feature) and were regularized with a multiple of the identity. "
                       f"Increase reg_covar or decrease n_components.", RuntimeWarning, stacklevel=4)

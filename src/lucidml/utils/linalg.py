@@ -12,8 +12,8 @@ from ._param_validation import thread_count
 from ._pool import pool_map
 
 __all__ = ["blas_gram", "blas_product", "blas_threads", "cholesky_factor", "cholesky_or_none", "factorization_threads",
-           "in_precision", "product_in_precision", "refine_cholesky_solve", "shifted_copy", "sum_of_row_products",
-           "SMALL_MATRIX"]
+           "in_precision", "pivots_above_roundoff", "product_in_precision", "refine_cholesky_solve", "shifted_copy",
+           "sum_of_row_products", "SMALL_MATRIX"]
 
 # Below this order, a factorization is faster on one BLAS thread: waking a second thread costs
 # more than it saves (a 64 × 64 eigh takes 2.8 ms on two OpenBLAS threads, 0.5 ms on one).
@@ -149,20 +149,25 @@ def blas_product(A, B, transpose_a=False):
 
 
 def cholesky_or_none(A, lower=True):
-    """Cholesky factor of the symmetric matrix A, or None when A is not numerically positive definite.
-
-    Round-off can leave a tiny positive pivot where A is singular in exact arithmetic, so a
-    pivot p with p² ≤ d·ε·(largest pivot)² also counts as singular.
-    """
+    """Cholesky factor of the symmetric matrix A, or None when A is not numerically positive definite
+    (see :func:`pivots_above_roundoff`)."""
     try:
         with factorization_threads(A.shape[0]):
             factor = scipy.linalg.cholesky(A, lower=lower, check_finite=False)
     except scipy.linalg.LinAlgError:
         return None
-    pivots = np.abs(np.diag(factor))
-    if pivots.min() ** 2 <= A.shape[0] * np.finfo(np.float64).eps * pivots.max() ** 2:
-        return None
-    return factor
+    return factor if pivots_above_roundoff(factor, A) else None
+
+
+def pivots_above_roundoff(factor, A):
+    """Whether every pivot of A's Cholesky factor stands above round-off: Lᵢᵢ² > d·ε·Aᵢᵢ.
+
+    Round-off can leave a tiny positive pivot where A is singular in exact arithmetic. Lᵢᵢ²/Aᵢᵢ is
+    the share of variable i that the variables before it leave unexplained (1 − R² for a Gram or
+    covariance matrix), whatever the variables' units; against the largest pivot instead (the rule
+    until stop 55), a feature in units 1e8 times larger than another's made XᵀX "singular"."""
+    pivots = np.diag(factor)
+    return bool(np.all(pivots * pivots > A.shape[0] * np.finfo(np.float64).eps * np.diag(A)))
 
 
 def cholesky_factor(A, overwrite_a=False):
