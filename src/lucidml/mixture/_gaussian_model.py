@@ -209,5 +209,5 @@ def covariance_shape(covariance_type, n_components, n_features):
 def warn_regularized(n_fixed):
     if n_fixed:
         warnings.warn(f"{n_fixed} covariance estimate(s) of the EM iterations were singular (a component collapsed "
-                      f"on duplicate points, or a constant feature) and were regularized with a multiple of the identity. "
-                      f"Increase reg_covar or decrease n_components.", RuntimeWarning, stacklevel=4)
+                      f"on duplicate points, or a constant feature) and were regularized with a multiple of the "
+                      f"identity. Increase reg_covar or decrease n_components.", RuntimeWarning, stacklevel=4)
