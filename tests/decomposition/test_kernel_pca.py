@@ -1,5 +1,7 @@
 """KernelPCA against scikit-learn (rbf, poly, linear, precomputed), centring of new points, bad input."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_wine
@@ -135,3 +137,21 @@ def test_transform_holds_a_block_of_the_kernel_not_all_of_it():
     assert peak < 30 * 2**20, f"transform peaked at {peak / 2**20:.0f} MiB"
     reference = SkKernelPCA(n_components=3, kernel="rbf", gamma=0.5).fit(X).transform(X_new)
     np.testing.assert_allclose(np.abs(blocked), np.abs(reference), rtol=1e-7, atol=1e-9)
+
+
+def test_float32_keeps_the_eigenvalues_it_resolves_and_warns_of_the_others():
+    """Raw breast cancer's linear kernel: its 6th and 7th eigenvalues are 7e-6 and 4e-6 of the first.
+    A float32 fit zeroed them silently (cut at 1e-5 of the largest); it resolves them to about 1%, and
+    zeroes only what lies under 1e-6 of the largest (the 8th to 10th, which scikit-learn's float32
+    fit returns 1.0, 2.4 and 2.4 times too large), with a warning."""
+    X = load_breast_cancer(return_X_y=True)[0].astype(np.float32)
+    double = KernelPCA(n_components=10, kernel="linear").fit(X.astype(np.float64))
+    with pytest.warns(UserWarning, match="3 of the 10 eigenvalues"):
+        single = KernelPCA(n_components=10, kernel="linear").fit(X)
+    np.testing.assert_allclose(single.eigenvalues_[:7], double.eigenvalues_[:7], rtol=0.02)
+    assert np.all(single.eigenvalues_[7:] == 0)
+    Z = single.transform(X)
+    assert np.all(np.abs(Z[:, :7]).max(axis=0) > 0) and np.all(Z[:, 7:] == 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        KernelPCA(n_components=7, kernel="linear").fit(X)  # all resolved: no warning
