@@ -393,3 +393,34 @@ def test_float32_x_is_not_centred_in_place_by_the_iterative_solvers():
         model.fit(single_X, y)
     np.testing.assert_array_equal(single_X, before)
     assert model.coef_.dtype == np.float32
+
+
+@pytest.mark.parametrize("column, factor", [(8, 1e-8), (22, 1e8), (3, 1e-12)])
+def test_lstsq_rank_does_not_depend_on_a_features_units(column, factor):
+    """Raw breast cancer's 'mean area' regressed on its other 29 features is full rank but badly
+    conditioned (κ > 1e4 on the scaled range), so it goes to the rank-revealing QR. With one column
+    in other units the QR's cutoff, relative to the largest singular value, took it for a missing
+    direction: rank 28 (×1e-8) or 21 (×1e8), predictions off by 9 and 42. The QR now reads scaled
+    columns: the same rank and predictions in any units."""
+    X, _ = load("breast_cancer")
+    y, X = X[:, 3], np.delete(X, 3, axis=1)
+    reference = LinearRegression().fit(X, y)
+    scaled = X.copy()
+    scaled[:, column] *= factor
+    model = LinearRegression().fit(scaled, y)
+    assert model.rank_ == reference.rank_ == 29
+    np.testing.assert_allclose(model.predict(scaled), reference.predict(X), rtol=1e-7, atol=1e-6)
+    np.testing.assert_allclose(model.coef_[column] * factor, reference.coef_[column], rtol=1e-5)
+
+
+def test_rank_deficient_qr_route_gives_the_minimum_norm_solution_in_the_features_own_units():
+    """A duplicated feature in other units on an ill-conditioned table (the QR route): the solution is
+    the minimum-norm one of X itself (numpy's pinv), not of the scaled columns the QR reads."""
+    X, _ = load("breast_cancer")
+    y, X = X[:, 3], np.delete(X, 3, axis=1)
+    X = np.c_[X, 1e3 * X[:, 5]]  # collinear with column 5, in units 1000 times smaller
+    model = LinearRegression().fit(X, y)
+    Xc = X - X.mean(axis=0)
+    expected = np.linalg.pinv(Xc, rcond=1e-13) @ (y - y.mean())
+    assert model.rank_ == 29
+    np.testing.assert_allclose(model.coef_, expected, rtol=1e-6, atol=1e-9 * np.abs(expected).max())
