@@ -188,6 +188,22 @@ def test_lp_fit_is_scale_equivariant_in_y(scale):
     assert b.intercept_ / scale == pytest.approx(a.intercept_, rel=1e-9)
 
 
+@pytest.mark.parametrize("solver", ["lp", "irls"])
+def test_a_feature_in_other_units_gets_the_same_fit(solver):
+    """Raw breast cancer's 'mean area' on its other features, one column ×1e-8 or ×1e8: the LP gave
+    that feature the coefficient 0 (HiGHS's feasibility tolerance, unscaled rows; Σ|r| 6582.79 against
+    6570.90) and IRLS's least-squares steps truncated it (coefficient 33.8 against 377)."""
+    X, _ = load("breast_cancer")
+    y, X = X[:, 3], np.delete(X, 3, axis=1)
+    reference = LADRegression(solver=solver).fit(X, y)
+    for column, factor in ((8, 1e-8), (22, 1e8)):
+        scaled = X.copy()
+        scaled[:, column] *= factor
+        model = LADRegression(solver=solver).fit(scaled, y)
+        np.testing.assert_allclose(model.coef_[column] * factor, reference.coef_[column], rtol=1e-5)
+        np.testing.assert_allclose(model.predict(scaled), reference.predict(X), rtol=1e-7, atol=1e-5)
+
+
 def test_bad_input_is_rejected(laplace_data):
     X, y = laplace_data
     with pytest.raises(ValueError, match="solver"):
