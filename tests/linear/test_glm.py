@@ -348,3 +348,24 @@ def test_warm_start_reads_the_intercept_of_the_uncentred_features(diabetes):
     model.fit(X, y)
     assert model.n_iter_ <= 1
     np.testing.assert_allclose(_params(model), first, rtol=1e-10)
+
+
+@pytest.mark.parametrize("model", [GLMRegressor(alpha=0.0, solver="lbfgs"), GLMRegressor(alpha=0.0, solver="gd"),
+                                   PoissonRegressor(alpha=0.0, solver="lbfgs")])
+def test_first_order_solvers_do_not_depend_on_a_features_units(model):
+    """L-BFGS and gradient descent run on the weights of the standardized features. In raw units, with
+    one feature ×1e8, the Poisson fit stopped after 2 iterations predicting 1e130 and the Gaussian one
+    84 (y's spread 77) from the optimum, both reported as converged; ×1e-8 left the feature's
+    coefficient at 0. (Unpenalized: a penalty reads raw coefficients, so only then is the fit
+    unit-free.)"""
+    X, y = load_diabetes(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # gd's 100 steps
+        reference = clone(model).fit(X, y)
+        for factor in (1e-8, 1e8):
+            scaled = X.copy()
+            scaled[:, 0] *= factor
+            fitted = clone(model).fit(scaled, y)
+            assert fitted.n_iter_ == reference.n_iter_
+            np.testing.assert_allclose(fitted.predict(scaled), reference.predict(X), rtol=1e-8)
+            np.testing.assert_allclose(fitted.coef_[0] * factor, reference.coef_[0], rtol=1e-6)

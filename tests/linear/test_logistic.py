@@ -378,3 +378,37 @@ def test_a_feature_far_from_zero_gives_the_same_fit(model):
         np.testing.assert_allclose(far.coef_, reference.coef_, atol=1e-5 * np.abs(reference.coef_).max())
         np.testing.assert_allclose(far.intercept_ + far.coef_[:, 0] * shift, reference.intercept_,
                                    atol=1e-5 * np.abs(reference.intercept_).max())
+
+
+@pytest.mark.parametrize("model", [LogisticRegression(penalty=None), SoftmaxRegression(C=np.inf),
+                                   LogisticRegression(penalty=None, solver="gd", max_iter=300)])
+def test_first_order_solvers_do_not_depend_on_a_features_units(model):
+    """L-BFGS and gradient descent run on the weights of the standardized features (√(σⱼ² + λ₂)).
+    Unpenalized (a penalty reads raw coefficients, so only then is the fit unit-free), breast
+    cancer's 'mean' features with one of them ×1e8 stopped after 7 iterations on the change of f,
+    69 of 569 predictions away from Newton's, without a warning."""
+    X, y = load("breast_cancer")
+    X = X[:, :10]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        reference = clone(model).fit(X, y)
+    for factor in (1e-8, 1e8):
+        scaled = X.copy()
+        scaled[:, 3] *= factor
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            fitted = clone(model).fit(scaled, y)
+        np.testing.assert_array_equal(fitted.n_iter_, reference.n_iter_)
+        np.testing.assert_allclose(fitted.predict_proba(scaled), reference.predict_proba(X), atol=1e-7)
+
+
+def test_unscaled_features_converge_within_the_default_max_iter():
+    """Raw wine (spreads from 0.1 to 315): L-BFGS took 615 iterations (a ConvergenceWarning at the
+    default 100); on the standardized features' weights it takes about 30, as on StandardScaler's."""
+    X, y = load("wine")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = LogisticRegression().fit(X, y)
+    assert model.n_iter_[0] < 60
+    exact = LogisticRegression(solver="newton", tol=1e-10).fit(X, y)
+    np.testing.assert_allclose(model.predict_proba(X), exact.predict_proba(X), atol=1e-2)

@@ -25,6 +25,6 @@ from .softmax import SoftmaxRegression
 
 __all__ = [
     "GaussianMixture", "GaussianNB", "GradientBoostingClassifier", "GradientBoostingRegressor", "KMeans",
-    "LinearDiscriminantAnalysis", "LinearRegression", "LogisticRegression", "ParallelPostFit", "PCA", "PoissonRegressor", "QuadraticDiscriminantAnalysis", "Ridge", "SoftmaxRegression",
-    "TruncatedSVD",
+    "LinearDiscriminantAnalysis", "LinearRegression", "LogisticRegression", "ParallelPostFit", "PCA",
+    "PoissonRegressor", "QuadraticDiscriminantAnalysis", "Ridge", "SoftmaxRegression", "TruncatedSVD",
 ]

@@ -11,9 +11,9 @@ import numpy as np
 
 from ..naive_bayes._gaussian_kernels import class_moments
 from ..naive_bayes.gaussian import merge_moments
-from ._chunks import check_finite_chunk
+from ._chunks import check_finite_chunk, compute
 
-__all__ = ["class_index", "class_scatter", "diagonal_moments", "merge_pair", "merge_moments"]
+__all__ = ["class_index", "class_scatter", "diagonal_moments", "feature_moments", "merge_pair", "merge_moments"]
 
 
 def class_index(y, classes):
@@ -53,3 +53,15 @@ def finite(X, name="X"):
     """X after the check that it has no NaN or infinity (on the worker)."""
     check_finite_chunk(X, name)
     return X
+
+
+def feature_moments(X, fit_intercept):
+    """(centre, spread) of the smooth fits' features (logistic, softmax, Poisson), as the in-memory
+    solvers take them: X's column means and standard deviations, or without an intercept zeros and
+    the root mean squares (a dask array X; one pass)."""
+    X64 = X.astype(np.float64)
+    if not fit_intercept:
+        (mean_square,) = compute((X64 * X64).mean(axis=0))
+        return np.zeros(X.shape[1]), np.sqrt(np.asarray(mean_square, dtype=np.float64))
+    x_mean, x_spread = compute(X64.mean(axis=0), X64.std(axis=0))
+    return np.asarray(x_mean, dtype=np.float64), np.asarray(x_spread, dtype=np.float64)

@@ -8,10 +8,11 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..linear import PoissonRegressor as _LocalPoissonRegressor
 from ..linear._glm_solvers import GLMProblem, first_order
+from ..optim.scaling import linear_model_scales
 from ..utils.linalg import in_precision
 from ._base import DaskEstimator
 from ._chunks import as_dask_X, as_dask_y, compute
-from ._moments import finite
+from ._moments import feature_moments, finite
 from ._objective import ChunkedObjective
 
 
@@ -84,14 +85,16 @@ class PoissonRegressor(DaskEstimator):
         if y.ndim != 1 or y.dtype.kind not in "biuf":
             raise ValueError(f"y must be a 1-D numeric array of counts; got shape {y.shape}, dtype {y.dtype}.")
         X, y = X.persist(), y.astype(np.float64).persist()
-        # The solver sees the features centred, as the in-memory one (lucidml.linear._glm_solvers).
-        x_mean, y_mean = compute(X.mean(axis=0, dtype=np.float64), da.mean(y))
+        # The solver sees the features centred and scaled, as the in-memory one (lucidml.linear._glm_solvers).
+        x_mean, x_spread = feature_moments(X, self.fit_intercept)
+        (y_mean,) = compute(da.mean(y))
         # The in-memory start, w = 0 and b = log ȳ: GLMProblem.initial_beta on a one-row stand-in with mean ȳ.
         start = GLMProblem(np.zeros((1, X.shape[1]), dtype=X.dtype), np.array([y_mean]), np.ones(1), 0.0, family, link,
                            self.alpha, self.fit_intercept).initial_beta()
         problem = ChunkedObjective(X, y, _chunk_glm, (family, link, self.fit_intercept, x_mean), self.alpha,
                                    self.fit_intercept, 1)
-        beta, losses, converged = first_order(problem, start, "lbfgs", self.max_iter, self.tol)
+        scales = linear_model_scales(x_spread, self.alpha, self.fit_intercept)
+        beta, losses, converged = first_order(problem, start, "lbfgs", self.max_iter, self.tol, scales=scales)
         coef, intercept = (beta[:-1], beta[-1] - float(beta[:-1] @ x_mean)) if self.fit_intercept else (beta, 0.0)
         local.coef_, local.intercept_ = in_precision(coef, X.dtype), in_precision(intercept, X.dtype)
         local.loss_curve_, local.n_iter_ = losses, len(losses)

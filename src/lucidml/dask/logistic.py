@@ -4,14 +4,20 @@
 import numpy as np
 
 from ..linear import LogisticRegression as _LocalLogisticRegression
-from ..linear._log_loss import _FTOL, ALL, LogLoss, preconditioned, uncentred, weight_mask
+from ..linear._log_loss import (
+    _FTOL,
+    ALL,
+    LogLoss,
+    preconditioned,
+    uncentred,
+    weight_mask,
+)
 from ..linear.logistic import _warn_if_unconverged
 from ..optim.quasi_newton import lbfgs
 from ..utils import Options
 from ._base import DaskEstimator
-from ._chunks import compute
 from ._classify import classification_data
-from ._moments import class_index, finite
+from ._moments import class_index, feature_moments, finite
 from ._objective import ChunkedObjective, warn_if_separable
 
 
@@ -33,21 +39,14 @@ def _chunk_loss(X, y, classes, model, positive, fit_intercept, x_mean, theta):
     return total, loss._data_gradient(weighted_dZ, ALL)
 
 
-def log_loss(X, y, classes, model, positive, l2, fit_intercept, x_mean):
+def log_loss(X, y, classes, model, positive, l2, fit_intercept, x_mean, x_spread):
     """The chunked penalized mean log loss of LogLoss's ``model`` ("binary", "full" or "reference"),
-    about the centre ``x_mean`` (:func:`feature_means`)."""
+    about the centre ``x_mean``; ``x_spread`` scales ``preconditioned`` (``_moments.feature_moments``)."""
     n_vectors = {"binary": 1, "full": len(classes), "reference": len(classes) - 1}[model]
-    return ChunkedObjective(X, y, _chunk_loss, (classes, model, positive, fit_intercept, x_mean), l2, fit_intercept,
+    loss = ChunkedObjective(X, y, _chunk_loss, (classes, model, positive, fit_intercept, x_mean), l2, fit_intercept,
                             n_vectors)
-
-
-def feature_means(X, fit_intercept):
-    """The centre of the solvers' features, as the in-memory LogLoss's: X's column means (zeros
-    without an intercept)."""
-    if not fit_intercept:
-        return np.zeros(X.shape[1])
-    (x_mean,) = compute(X.mean(axis=0, dtype=np.float64))
-    return np.asarray(x_mean, dtype=np.float64)
+    loss.x_spread = x_spread
+    return loss
 
 
 class LogisticRegression(DaskEstimator):
@@ -120,9 +119,9 @@ class LogisticRegression(DaskEstimator):
         else:
             problems = [("binary", c) for c in range(len(classes))]
         results, thetas = [], []
-        x_mean = feature_means(X, self.fit_intercept)
+        x_mean, x_spread = feature_moments(X, self.fit_intercept)
         for model, positive in problems:
-            loss = log_loss(X, y, classes, model, positive, l2, self.fit_intercept, x_mean)
+            loss = log_loss(X, y, classes, model, positive, l2, self.fit_intercept, x_mean, x_spread)
             mask = weight_mask(loss.n_vectors, X.shape[1], self.fit_intercept)
             results.append(preconditioned(loss, np.zeros(loss.size), mask, lambda fun, x0, grad: lbfgs(
                 fun, x0, grad, max_iter=self.max_iter, tol=self.tol, ftol=_FTOL)))

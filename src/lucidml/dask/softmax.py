@@ -8,8 +8,9 @@ from ..linear.logistic import _warn_if_unconverged
 from ..optim.quasi_newton import lbfgs
 from ._base import DaskEstimator
 from ._classify import classification_data
+from ._moments import feature_moments
 from ._objective import warn_if_separable
-from .logistic import feature_means, log_loss
+from .logistic import log_loss
 
 
 class SoftmaxRegression(DaskEstimator):
@@ -71,8 +72,8 @@ class SoftmaxRegression(DaskEstimator):
                              f"({classes[0]!r}).")
         X, y = X.persist(), y.persist()  # read once per evaluation: kept in the workers' memory
         l2 = 0.0 if np.isinf(self.C) else 1.0 / (self.C * X.shape[0])
-        x_mean = feature_means(X, self.fit_intercept)
-        loss = log_loss(X, y, classes, self.parametrization, None, l2, self.fit_intercept, x_mean)
+        x_mean, x_spread = feature_moments(X, self.fit_intercept)
+        loss = log_loss(X, y, classes, self.parametrization, None, l2, self.fit_intercept, x_mean, x_spread)
         mask = weight_mask(loss.n_vectors, X.shape[1], self.fit_intercept)
         result = preconditioned(loss, np.zeros(loss.size), mask, lambda fun, x0, grad: lbfgs(
             fun, x0, grad, max_iter=self.max_iter, tol=self.tol, ftol=_FTOL))

@@ -29,8 +29,9 @@ from ..optim.gradient_descent import gradient_descent
 from ..optim.newton import newton
 from ..optim.proximal_gradient import proximal_gradient, soft_threshold
 from ..optim.quasi_newton import lbfgs
+from ..optim.scaling import diagonally_scaled, linear_model_scales
 from ..optim.sgd import sgd
-from ..utils.centered import centered_gram, column_means
+from ..utils.centered import centered_gram, column_means, column_spreads
 from ..utils.linalg import blas_threads
 
 __all__ = ["LogLoss", "minimize_log_loss", "preconditioned", "uncentred", "weight_mask"]
@@ -73,7 +74,16 @@ class LogLoss:
         if not fit_intercept:
             x_mean = np.zeros(X.shape[1])
         self.x_mean = column_means(X, sample_weight) if x_mean is None else np.asarray(x_mean, dtype=np.float64)
+        self._x_spread = None
         self._cached = None
+
+    @property
+    def x_spread(self):
+        """The features' (weighted) spreads about the centre: the scales of :func:`preconditioned`,
+        computed when it first asks (one pass over X that Newton and SGD do not need)."""
+        if self._x_spread is None:
+            self._x_spread = column_spreads(self.X, self.x_mean, self.weight)
+        return self._x_spread
 
     def unpack(self, theta):
         """(W of shape (n_vectors, d), b′ of shape (n_vectors,)): θ's own intercepts, those of the
@@ -331,28 +341,24 @@ def _minimize(loss, theta0, solver, l1, max_iter, tol, eta0, batch_size, shuffle
 
 
 def preconditioned(loss, theta0, mask, run):
-    """``run(fun, x0, grad)`` on the weights rescaled by √(1 + λ₂): u = Dθ; the OptimizeResult in θ.
+    """``run(fun, x0, grad)`` on θ rescaled to the curvature of its weights: u = Dθ with
+    Dⱼ = √(σⱼ² + λ₂) on the weight of feature j (σⱼ its spread about the centre) and 1 on the
+    intercepts; the OptimizeResult in θ (:func:`lucidml.optim.scaling.diagonally_scaled`).
 
-    ``loss`` has ``fun``, ``grad`` and ``l2`` (a :class:`LogLoss`, or the dask models' chunked one, which
-    run the same iterates); ``mask`` is :func:`weight_mask`.
+    ``loss`` has ``fun``, ``grad``, ``l2``, ``x_spread``, ``n_vectors`` and ``fit_intercept`` (a
+    :class:`LogLoss`, or the dask models' chunked one, which run the same iterates); ``mask`` is
+    :func:`weight_mask`.
 
-    The penalty's curvature λ₂ = 1/(C S) only acts on the weights. Multiplying every sample weight
-    by c divides it by c (scikit-learn's convention: the same fit as C·c), and at sample weights of
-    1e-300 (or C = 1e-300) it is 1e300 against an intercept curvature of at most ¼: gradient descent
-    and L-BFGS then take steps of 1/λ₂ and never move the intercept from 0 (GD's backtracking gave up
-    and its f test declared convergence at θ = 0). In u the weights' curvature is (h + λ₂)/(1 + λ₂),
-    about 1 whatever λ₂ (h, the data term's, is of order 1 on standardized features), the intercept's
-    is unchanged, and for the usual λ₂ ≪ 1 nothing changes. The stopping test reads ∇ᵤf = D⁻¹∇f.
+    A weight's curvature is about σⱼ²h + λ₂ (h ≤ ¼, the loss's). In u it is about 1 whatever the
+    features' units and whatever λ₂: raw breast cancer's features (spreads from 3e-3 to 350) left
+    L-BFGS at max_iter where the standardized table converges in 22 iterations, and at sample
+    weights of 1e-300 (or C = 1e-300) λ₂ = 1/(C S) is 1e300 against an intercept curvature of at
+    most ¼, where gradient descent and L-BFGS took steps of 1/λ₂ and never moved the intercept from
+    0. On standardized features with λ₂ ≪ 1 nothing changes. The stopping test reads ∇ᵤf = D⁻¹∇f:
+    the gradient with respect to the standardized features' weights.
     """
-    d = np.where(mask, np.sqrt(1.0 + loss.l2), 1.0)
-    if np.all(d == 1.0):
-        return run(loss.fun, theta0, loss.grad)
-    result = run(lambda u: loss.fun(u / d), theta0 * d, lambda u: loss.grad(u / d) / d)
-    result.x = result.x / d
-    for entry in result.history:
-        if entry.get("x") is not None:
-            entry["x"] = entry["x"] / d
-    return result
+    d = linear_model_scales(loss.x_spread, loss.l2, loss.fit_intercept, loss.n_vectors)
+    return diagonally_scaled(run, loss.fun, loss.grad, theta0, d)
 
 
 def _cumulative_l1(mask, l1):

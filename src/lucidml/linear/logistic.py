@@ -63,9 +63,11 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         Stop when ‖∇f‖∞ ≤ tol for f the mean-scaled objective (scikit-learn's L-BFGS test), for
         ``"sgd"`` at the end of an epoch; with ``penalty="l1"`` the gradient mapping of the proximal
         step takes ∇f's place (it is zero exactly at the minimizer). ``"lbfgs"`` and ``"gd"`` run on
-        the weights multiplied by √(1 + λ₂), λ₂ = 1/(C Σsᵢ), so that a strong penalty (tiny C or
-        tiny sample weights) does not stall the intercept; they read ∇f in those coordinates (the
-        same as ∇f for the usual λ₂ ≪ 1). A ``ConvergenceWarning`` says when ``max_iter`` came first.
+        the weights multiplied by √(σⱼ² + λ₂), σⱼ feature j's spread and λ₂ = 1/(C Σsᵢ), so that
+        neither features in different units nor a strong penalty (tiny C or tiny sample weights)
+        stall them; they read ∇f in those coordinates, the gradient for the standardized features
+        (the same as ∇f on standardized features with the usual λ₂ ≪ 1). A ``ConvergenceWarning``
+        says when ``max_iter`` came first.
     class_weight : dict, "balanced" or None, default=None
         Multiplies each sample's weight by its class's weight.
     eta0 : float, default=0.5
