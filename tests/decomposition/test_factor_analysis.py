@@ -112,6 +112,25 @@ def test_constant_feature_is_a_heywood_case():
     assert np.all(np.isfinite(fa.transform(X)))
 
 
+def test_noise_floor_is_each_features_own():
+    """Ψⱼ's floor is a fraction of feature j's own variance. From the mean variance of all features, a
+    feature of raw breast cancer in units 1e8 times larger lifted every other feature's floor above
+    its noise variance: some 20 of them were floored and reported as Heywood cases."""
+    from sklearn.datasets import load_breast_cancer
+
+    X = load_breast_cancer(return_X_y=True)[0]
+    X[:, 19] *= 1e8
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        fa = FactorAnalysis(n_components=2).fit(X)
+    assert np.all(fa.noise_variance_ > fa._psi_floor)
+    np.testing.assert_allclose(fa._psi_floor, 1e-12 * X.var(axis=0), rtol=1e-9)
+    with pytest.warns(RuntimeWarning, match="Heywood"):  # a constant feature: the mean variance's floor
+        floor = FactorAnalysis(n_components=2).fit(np.column_stack([X[:, :3], np.full(len(X), 7.0)]))._psi_floor
+    np.testing.assert_allclose(floor, 1e-12 * np.r_[X[:, :3].var(axis=0), X[:, :3].var(axis=0).mean() * 3 / 4],
+                               rtol=1e-9)
+
+
 def test_more_components_than_samples():
     X = np.random.default_rng(0).normal(size=(5, 10))
     with warnings.catch_warnings(record=True) as caught:

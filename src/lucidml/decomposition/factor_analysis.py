@@ -14,8 +14,9 @@ from ..utils import VERBOSE, Interval, validate_params
 from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 
 _LOG_2PI = np.log(2.0 * np.pi)
-# Heywood floor: a noise variance may not fall below this fraction of the mean feature variance
-# (plus the smallest normal float, for all-constant data); Ψ⁻¹ stays finite.
+# Heywood floor: a noise variance may not fall below this fraction of its feature's variance (of the
+# mean feature variance for a constant feature; plus the smallest normal float, for all-constant
+# data); Ψ⁻¹ stays finite.
 _PSI_FLOOR = 1e-12
 
 
@@ -128,9 +129,10 @@ class FactorAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseEM)
         if self._k > n_features:
             raise ValueError(f"n_components={self._k} must be <= n_features={n_features}.")
         self.mean_ = X.mean(axis=0)
+        self._psi_floor = _noise_floor(X - self.mean_)
         self._fit_em(X - self.mean_)
         self._n_features_out = self._k
-        floored = np.flatnonzero(self.noise_variance_ <= _noise_floor(X - self.mean_) * (1 + 1e-9))
+        floored = np.flatnonzero(self.noise_variance_ <= self._psi_floor * (1 + 1e-9))
         if floored.size:
             warnings.warn(f"Heywood case: the noise variance of feature(s) {floored.tolist()} reached its floor "
                           f"(a constant feature, or one the factors explain fully); the covariance is "
@@ -156,7 +158,7 @@ class FactorAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseEM)
                               input_name="noise_variance_init")
             if psi.shape != (n_features,):
                 raise ValueError(f"noise_variance_init must have shape ({n_features},); got {psi.shape}.")
-        return loadings, np.maximum(psi, _noise_floor(X))
+        return loadings, np.maximum(psi, self._psi_floor)
 
     def _e_step(self, X, params):
         loadings, psi = params
@@ -178,7 +180,7 @@ class FactorAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseEM)
         loadings = lapack.dposv(s_zz, s_xz.T, lower=1)[1].T  # Λ S_zz = S_xz, S_zz positive definite
         # diag of S − 2ΛS_xzᵀ/n + ΛS_zzΛᵀ/n, where ΛS_zz = S_xz
         psi = np.mean(X**2, axis=0) - np.sum(loadings * s_xz, axis=1) / n_samples
-        return loadings, np.maximum(psi, _noise_floor(X))
+        return loadings, np.maximum(psi, self._psi_floor)
 
     def _fitted_params(self, X):
         return self.components_.T, self.noise_variance_
@@ -244,4 +246,9 @@ def _posterior(loadings, psi):
 
 
 def _noise_floor(Xc):
-    return _PSI_FLOOR * float(np.mean(Xc**2)) + np.finfo(np.float64).tiny
+    """Each feature's floor on Ψⱼ, in its own units: a floor from the mean variance of all features
+    (the rule until stop 55) put a feature in units 1e8 times larger than the others' far above
+    it, and flagged some 20 others of raw breast cancer as Heywood cases."""
+    variance = np.mean(Xc**2, axis=0)
+    reference = np.where(variance > 0, variance, variance.mean())
+    return _PSI_FLOOR * reference + np.finfo(np.float64).tiny
