@@ -339,15 +339,18 @@ def test_a_feature_far_from_zero_gives_the_same_fit(diabetes, model):
         np.testing.assert_allclose(far.predict(X_far), reference.predict(X), rtol=1e-6)
 
 
-def test_warm_start_reads_the_intercept_of_the_uncentred_features(diabetes):
-    """The solvers' intercept is that of the centred features; a warm start converts the fitted one."""
+@pytest.mark.parametrize("solver", ["lbfgs", "irls"])
+def test_warm_start_reads_the_intercept_of_the_uncentred_features(diabetes, solver):
+    """The solvers' intercept is that of the centred features; a warm start converts the fitted one,
+    so the second fit starts at the first one's F (a raw intercept read as b′ would start 50·Σw away)."""
     X, y = diabetes
     X = X + 50.0
-    model = GLMRegressor(warm_start=True, tol=1e-10).fit(X, y)
-    first = _params(model)
+    model = PoissonRegressor(solver=solver if solver == "lbfgs" else "newton", warm_start=True, tol=1e-10)
+    first = _params(model.fit(X, y))
+    final_loss = model.loss_curve_[-1]
     model.fit(X, y)
-    assert model.n_iter_ <= 1
-    np.testing.assert_allclose(_params(model), first, rtol=1e-10)
+    assert model.n_iter_ <= 1 and model.loss_curve_[0] == pytest.approx(final_loss, rel=1e-12)
+    np.testing.assert_allclose(_params(model), first, rtol=1e-8)
 
 
 @pytest.mark.parametrize("model", [GLMRegressor(alpha=0.0, solver="lbfgs"), GLMRegressor(alpha=0.0, solver="gd"),

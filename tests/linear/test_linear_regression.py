@@ -424,3 +424,17 @@ def test_rank_deficient_qr_route_gives_the_minimum_norm_solution_in_the_features
     expected = np.linalg.pinv(Xc, rcond=1e-13) @ (y - y.mean())
     assert model.rank_ == 29
     np.testing.assert_allclose(model.coef_, expected, rtol=1e-6, atol=1e-9 * np.abs(expected).max())
+
+
+def test_wide_rank_deficient_x_needs_no_d_by_d_matrix():
+    """With n < d every X is rank-deficient; the minimum-norm projection uses the economy SVD (d × n),
+    not the full one (d × d: 26.7 s and 282 MiB at 20 × 3,000 before this was fixed)."""
+    from ..memory import traced_peak
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(20, 3000)) * np.r_[1e-3, np.ones(2999)], rng.normal(size=20)
+    model, peak = traced_peak(lambda: LinearRegression().fit(X, y))
+    assert peak < 20 * X.nbytes
+    Xc = X - X.mean(axis=0)
+    expected = np.linalg.pinv(Xc) @ (y - y.mean())
+    np.testing.assert_allclose(model.coef_, expected, rtol=1e-7, atol=1e-9 * np.abs(expected).max())

@@ -35,7 +35,8 @@ class ChunkedObjective:
         self._cached = None
 
     def unpack(self, theta):
-        """(W of shape (n_vectors, d), b of shape (n_vectors,))."""
+        """(W of shape (n_vectors, d), b′ of shape (n_vectors,)): θ's intercepts, those of the
+        features centred on the chunk function's centre (``lucidml.linear._log_loss.uncentred``)."""
         theta = theta.reshape(self.n_vectors, -1)
         if self.fit_intercept:
             return theta[:, :-1], theta[:, -1]

@@ -37,9 +37,12 @@ _OBJECTIVE_DOC = """
 
     which is Fisher scoring; for a canonical link it is Newton's method (seeds: 003 §2.4, 004 §6).
     ``"gd"`` (backtracking gradient descent) and ``"lbfgs"`` minimize the same F with the
-    gradient ∇_w F = −Xᵀr + αw, ∂F/∂b = −Σ rᵢ, rᵢ = sᵢ (yᵢ − μᵢ) / (V(μᵢ) g′(μᵢ)).
-    Every solver stops when ‖∇F‖∞ ≤ tol (scikit-learn's meaning of ``tol`` for GLMs), when F stops
-    changing (relative change ≤ 64ε, rounding level), or at ``max_iter`` with a ConvergenceWarning.
+    gradient ∇_w F = −Xᵀr + αw, ∂F/∂b = −Σ rᵢ, rᵢ = sᵢ (yᵢ − μᵢ) / (V(μᵢ) g′(μᵢ)) (X centred, see
+    below), on the weights of the standardized features: u = Dβ with Dⱼ = √(σⱼ² + α), σⱼ feature
+    j's spread. Every solver stops when ‖∇F‖∞ ≤ tol (scikit-learn's meaning of ``tol`` for GLMs;
+    for "gd" and "lbfgs" ‖D⁻¹∇F‖∞, the gradient for the standardized features, which is ∇F on
+    standardized data), when F stops changing (relative change ≤ 64ε, rounding level), or at
+    ``max_iter`` with a ConvergenceWarning.
     The notes maximize the summed log-likelihood, e.g. Σ[yθᵀx − e^{θᵀx}] for Poisson (004 §6): the
     same optimum at α = 0.
 
@@ -86,7 +89,8 @@ class _BaseGLM(RegressorMixin, BaseEstimator):
             beta = np.full_like(beta0, np.nan)
         check_fit_is_finite(self, X, beta, solver=self.solver)
         if converged:
-            log.converged(len(losses), reason=f"max |∇F| ≤ tol {self.tol:.3g}, or F no longer changes")
+            log.converged(len(losses), reason=f"max |∇F| ≤ tol {self.tol:.3g} (standardized for gd and lbfgs), "
+                                              "or F no longer changes")
         else:
             log.stopped(len(losses), "max_iter reached")
         coef, intercept = problem.split(beta)
@@ -170,7 +174,8 @@ class GLMRegressor(_BaseGLM):
     max_iter : int, default=100
         Maximum number of iterations.
     tol : float, default=1e-4
-        Stop when ‖∇F‖∞ ≤ tol (or when F no longer changes beyond rounding).
+        Stop when ‖∇F‖∞ ≤ tol, for "gd" and "lbfgs" the gradient for the standardized features
+        (see above), or when F no longer changes beyond rounding.
     warm_start : bool, default=False
         Start from the previous ``coef_`` and ``intercept_`` instead of w = 0, b = link(ȳ).
     verbose : int, default=0
@@ -268,7 +273,8 @@ class PoissonRegressor(_BaseGLM):
     max_iter : int, default=100
         Maximum number of iterations.
     tol : float, default=1e-4
-        Stop when ‖∇F‖∞ ≤ tol (or when F no longer changes beyond rounding).
+        Stop when ‖∇F‖∞ ≤ tol, for "gd" and "lbfgs" the gradient for the standardized features
+        (see above), or when F no longer changes beyond rounding.
     warm_start : bool, default=False
         Start from the previous ``coef_`` and ``intercept_`` instead of w = 0, b = log ȳ.
     verbose : int, default=0

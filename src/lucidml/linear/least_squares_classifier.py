@@ -64,10 +64,10 @@ class LeastSquaresClassifier(ClassifierMixin, BaseEstimator):
 
     X may be a SciPy sparse matrix (CSR or CSC) when φ(x) = x (``degree=1``, no ``feature_map``,
     no ``standardize``): the system is then solved without densifying or centring X (see
-    :class:`~lucidml.linear.Ridge`). A float32 X is fitted in float32, as
-    :class:`~lucidml.linear.LinearRegression` and :class:`~lucidml.linear.Ridge` fit it:
-    ``coef_``, ``intercept_`` and the scores are float32 (``feature_map`` output is read in X's
-    precision).
+    :class:`~lucidml.linear.Ridge`). A float32 X gets float32 ``coef_``, ``intercept_`` and scores
+    (``feature_map`` output is read in X's precision), solved in float64 as the direct solvers of
+    :class:`~lucidml.linear.LinearRegression` solve it; the scores are then float32 products, which
+    lose what float32 loses where w·x and the intercept cancel (a feature of mean 1e7).
 
     Attributes
     ----------

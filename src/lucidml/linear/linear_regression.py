@@ -267,9 +267,9 @@ def _solve_lstsq(X, y):
     counted as zero (NumPy's rule; LAPACK's default ε·σ_max over-counts the rank): unscaled, that
     cutoff took a feature in small units for a missing direction (raw breast cancer's 'mean area'
     regressed on the other features: rank 28 of 29 with one column in units 1e8 times larger, 21
-    with one 1e8 times smaller). Where X is rank-deficient, the component of the solution in its
-    null space (from the SVD of the scaled X) is removed: the minimum-norm solution in X's own
-    units, as from an unscaled QR. The products go through
+    with one 1e8 times smaller). Where X is rank-deficient, the solution is then projected onto X's
+    row space (from the economy SVD of the scaled X): the minimum-norm solution in X's own units,
+    as from an unscaled QR. The products go through
     ``utils.linalg.blas_gram``/``blas_product`` and the factorizations through
     ``factorization_threads``, which choose their BLAS pool and threads (see the note on the two
     pools there): for d > SMALL_MATRIX on threaded BLAS, the products in the pool of SciPy's
@@ -302,11 +302,13 @@ def _solve_lstsq(X, y):
     coef, _, rank, _ = scipy.linalg.lstsq(X, y.astype(X.dtype, copy=False), cond=cutoff, lapack_driver="gelsy",
                                           overwrite_a=False, overwrite_b=True, check_finite=False)
     coef = (coef.T / scale).T  # w = S⁻¹v for X = (XS⁻¹)S, one target or several
-    if rank < d and np.all(np.isfinite(coef)):  # null(X) = S⁻¹ null(XS⁻¹), orthonormalized (a coefficient
-        # beyond float64, for subnormal features, is left for the caller's check to name)
-        _, _, Vt = scipy.linalg.svd(X, full_matrices=True, overwrite_a=True, check_finite=False)
-        null = scipy.linalg.qr(Vt[rank:].T / scale[:, None], mode="economic", check_finite=False)[0]
-        coef -= null @ (null.T @ coef)
+    if rank < d and np.all(np.isfinite(coef)):
+        # The minimum-norm solution is the projection of any solution onto X's row space,
+        # range(Xᵀ) = S·range(Vᵣ) for XS⁻¹ = UΣVᵀ: d × rank, from the economy SVD. (A coefficient
+        # beyond float64, for subnormal features, is left for the caller's check to name.)
+        _, _, Vt = scipy.linalg.svd(X, full_matrices=False, overwrite_a=True, check_finite=False)
+        row_space = scipy.linalg.qr(Vt[:rank].T * scale[:, None], mode="economic", check_finite=False)[0]
+        coef = row_space @ (row_space.T @ coef)
     return coef, rank
 
 

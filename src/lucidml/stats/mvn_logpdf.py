@@ -17,7 +17,8 @@ def mvn_logpdf(X, mean, cov, *, allow_singular=False):
     U = L⁻ᵀ, the Mahalanobis term is ‖(x − μ) U‖² and log |Σ| = 2 Σ log Lⱼⱼ, so neither Σ⁻¹ nor
     |Σ| (which under- or overflows in many dimensions) is formed. This is the engine of
     :class:`lucidml.mixture.GaussianMixture` (``lucidml.mixture._gaussian_model``), called with
-    one component; Σ counts as singular when a Cholesky pivot p has p² ≤ d·ε·max p².
+    one component; Σ counts as singular when a Cholesky pivot Lⱼⱼ has Lⱼⱼ² ≤ d·ε·Σⱼⱼ
+    (``lucidml.utils.linalg.pivots_above_roundoff``).
 
     Singular Σ, ``allow_singular=True``: the density lives on the subspace x − μ ∈ range(Σ).
     With the eigendecomposition Σ = V diag(λ) Vᵀ, eigenvalues λ ≤ 10⁶·ε·max λ count as 0 (the

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse
 import scipy.sparse.linalg
 
-from .linalg import FLOAT32_BLOCK_ROWS, blas_gram, blas_product, product_in_precision
+from .linalg import FLOAT32_BLOCK_ROWS, blas_gram, blas_product, product_in_precision, sum_of_row_products
 
 __all__ = ["CenteredMatrix", "centered_gram", "column_means", "column_spreads"]
 
@@ -26,9 +26,12 @@ _CACHE_BLOCK_BYTES = 2**20
 
 
 def column_means(X, sample_weight=None):
-    """The (weighted) mean of each column of a dense or sparse X, in float64."""
+    """The (weighted) mean of each column of a dense or sparse X, in float64, without an n × d
+    temporary (NumPy's weighted average broadcasts the weights to one)."""
     if not scipy.sparse.issparse(X):
-        return np.average(X, axis=0, weights=sample_weight).astype(np.float64, copy=False)
+        if sample_weight is not None:
+            return sum_of_row_products(X, sample_weight[:, None])[:, 0] / sample_weight.sum()
+        return np.average(X, axis=0).astype(np.float64, copy=False)
     if sample_weight is None:
         return np.asarray(X.sum(axis=0, dtype=np.float64)).ravel() / X.shape[0]
     return np.asarray(X.T @ sample_weight, dtype=np.float64) / sample_weight.sum()
@@ -36,19 +39,29 @@ def column_means(X, sample_weight=None):
 
 def column_spreads(X, x_mean, sample_weight=None):
     """The (weighted) root mean square of each column of a dense or sparse X about ``x_mean``, in
-    float64: blocks of rows are centred in a small buffer, so nothing cancels (Σx² − n x̄² would
-    lose every digit of a feature of mean 1e7 and spread 1) and no n × d copy is made."""
+    float64, without an n × d copy. A dense X is centred block by block in a small buffer, so
+    nothing cancels (Σx² − n x̄² loses every digit of a feature of mean 1e7 and spread 1). A sparse
+    X stays sparse: Σsx² − 2x̄Σsx + (Σs)x̄², whose cancellation, for columns with large means beside
+    their spread, only blurs a scale (the callers': a preconditioner's)."""
     n, d = X.shape
+    total_weight = float(n if sample_weight is None else sample_weight.sum())
+    if scipy.sparse.issparse(X):
+        squares = X.multiply(X)
+        if sample_weight is None:
+            sums, square_sums = np.asarray(X.sum(axis=0)).ravel(), np.asarray(squares.sum(axis=0)).ravel()
+        else:
+            sums, square_sums = X.T @ sample_weight, squares.T @ sample_weight
+        moment = square_sums - 2.0 * x_mean * sums + total_weight * x_mean**2
+        return np.sqrt(np.maximum(np.asarray(moment, dtype=np.float64), 0.0) / total_weight)
     block = max(1, _CACHE_BLOCK_BYTES // (8 * max(d, 1)))
     total = np.zeros(d)
     for start in range(0, n, block):
-        rows = X[start : start + block]
-        centred = (rows.toarray() if scipy.sparse.issparse(rows) else rows) - x_mean
+        centred = X[start : start + block] - x_mean
         if sample_weight is None:
             total += np.einsum("ij,ij->j", centred, centred)
         else:
             total += np.einsum("i,ij,ij->j", sample_weight[start : start + block], centred, centred)
-    return np.sqrt(total / (n if sample_weight is None else float(sample_weight.sum())))
+    return np.sqrt(total / total_weight)
 
 
 class CenteredMatrix:
@@ -127,8 +140,9 @@ def centered_gram(X, Y, sample_weight, x_mean, y_mean, at_means=True):
     whose s changes while the centre stays). XᵀSX − (Σs)x̄x̄ᵀ (at the means; else XᵀSX − cx̄ᵀ − x̄cᵀ
     + (Σs)x̄x̄ᵀ with c = XᵀS1) from one product of X with itself is fastest, and exact enough when
     every centre is at most its feature's spread: it loses about log₁₀(1 + x̄ⱼ²/varⱼ) digits, under
-    half a digit then. It is used for unweighted float64 and for sparse X when that holds. Otherwise X is
-    centred block by block into a small buffer (densified, for a sparse X), where nothing cancels.
+    half a digit then. It is used for unweighted float64 and for sparse X when that holds, and for
+    every sparse X about other centres (a Newton or IRLS system). Otherwise X is centred block by
+    block into a small buffer (densified, for a sparse X), where nothing cancels.
     A dense float32 X is centred and multiplied in float32 (single-precision BLAS, twice as fast),
     in blocks of a few thousand rows whose products are summed in float64: each block's sums are
     short, so they lose no more than a float32 product of that length does.
@@ -142,7 +156,9 @@ def centered_gram(X, Y, sample_weight, x_mean, y_mean, at_means=True):
         # The Gram matrix's diagonal, Σᵢ sᵢxᵢⱼ², decides the path before the d² product is paid for.
         squares = (np.asarray(weighted.multiply(X).sum(axis=0)).ravel() if sparse
                    else np.einsum("ij,ij->j", X, X))
-        if np.all(total * x_mean**2 <= 0.5 * squares):
+        # About any centre (a Newton or IRLS system, which only sets a step's direction) a sparse X is
+        # never densified: one dense-ish column would turn the whole product into dense blocks.
+        if (sparse and not at_means) or np.all(total * x_mean**2 <= 0.5 * squares):
             # Dense products by blas_gram/blas_product, which choose their BLAS pool (see utils.linalg).
             gram = np.asarray((X.T @ weighted).toarray() if sparse else blas_gram(X), dtype=np.float64)
             if not at_means:
