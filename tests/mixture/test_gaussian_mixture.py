@@ -259,3 +259,28 @@ def test_float32_fit_is_float32_and_agrees_with_float64(covariance_type):
     assert single.sample(10)[0].shape == (10, 4)
     single.set_params(warm_start=True, max_iter=5).fit(X32)
     assert single.means_.dtype == np.float32
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "tied", "diag"])
+def test_the_jitter_of_a_singular_covariance_follows_each_features_units(covariance_type):
+    """A covariance that is not positive definite gets diag(τ) with τⱼ from feature j's own variance:
+    in other units the same fix, in those units (D Σ D). One τ for all features, from their mean
+    variance, swamped the features in small units (float32 breast cancer: scores 213 nats off)."""
+    from lucidml.mixture._gaussian_model import precision_cholesky
+
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(200, 3))
+    X = np.c_[Z, Z[:, 0]]  # a duplicated feature: every covariance of it is singular
+    units = np.array([1.0, 1e-4, 1e4, 1.0])
+    variance = X.var(axis=0)
+    for scale in (np.ones(4), units):
+        cov = np.cov((X * scale).T, bias=True)
+        stacked = {"full": cov[None], "tied": cov, "diag": np.diag(cov)[None] * np.r_[1.0, 1.0, 1.0, 0.0]}
+        fixed, _, n_fixed = precision_cholesky(stacked[covariance_type].copy(), covariance_type,
+                                               lambda scale=scale: variance * scale**2)
+        assert n_fixed >= 1
+        if np.all(scale == 1.0):
+            reference = fixed
+        else:
+            expected = reference * (np.outer(scale, scale) if covariance_type != "diag" else scale**2)
+            np.testing.assert_allclose(fixed, expected, rtol=1e-6)

@@ -151,8 +151,8 @@ class GaussianMixture(DaskEstimator):
         kind = self.covariance_type
         local._dtype, local._shift, local._n_regularized = X.dtype, shift, 0
 
-        def data_variance():  # the mean squared centred value, for the jitter of a singular covariance
-            return float(m2.sum() / (count[0] * d))
+        def data_variance():  # the features' variances, for the jitter of a singular covariance
+            return np.asarray(m2, dtype=np.float64).reshape(-1, d)[0] / count[0]
 
         def e_step(_, params):
             parts = map_chunks(_chunk_e_step, X, None, shift, params, kind)

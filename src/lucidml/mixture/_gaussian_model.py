@@ -39,7 +39,7 @@ def estimate_gaussians(X, resp, covariance_type, reg_covar):
     regularization than reg_covar).
     """
     return gaussians_from_sums(responsibility_sums(X, resp, covariance_type), covariance_type, reg_covar,
-                               lambda: float(np.mean(X**2, dtype=np.float64)))
+                               lambda: np.mean(X**2, axis=0, dtype=np.float64))
 
 
 def responsibility_sums(X, resp, covariance_type):
@@ -90,21 +90,25 @@ def precision_cholesky(covariances, covariance_type, data_variance=None):
     """(covariances, U, n_fixed): U with Σ⁻¹ = UUᵀ, U = L⁻ᵀ for Σ = LLᵀ (one triangular solve, no inverse).
 
     A covariance that is not numerically positive definite (a component collapsed on
-    duplicate points, a constant feature with reg_covar = 0) gets a jitter τ·I added, τ from
-    1e-10 × the mean variance of the data up by factors of 10; n_fixed counts them so the
-    caller can warn. ``data_variance`` is a callable giving that mean variance (only called
-    when needed).
+    duplicate points, a constant feature with reg_covar = 0) gets a jitter diag(τ) added, τⱼ
+    from 1e-10 × feature j's variance in the data (the mean variance for a constant feature) up
+    by factors of 10; n_fixed counts them so the caller can warn. ``data_variance`` is a callable
+    giving the features' variances (only called when needed). One τ for all features (the rule
+    until stop 55) swamped the features in small units: raw breast cancer in float32, whose
+    covariances round to singular, scored up to 213 nats off.
     """
     def jitter():
-        scale = data_variance() if data_variance is not None else 1.0
-        return 1e-10 * scale if scale > 0 else 1e-10
+        variance = np.asarray(data_variance() if data_variance is not None else 1.0, dtype=np.float64)
+        fallback = variance.mean() if np.any(variance > 0) else 1.0
+        return 1e-10 * np.where(variance > 0, variance, fallback)
 
     if covariance_type in ("diag", "spherical"):
         covariances = np.array(covariances, dtype=np.float64)
+        tau = jitter().mean() if covariance_type == "spherical" else np.broadcast_to(jitter(), covariances.shape)
         # A variance at rounding level of the data's is a collapse, not a measurement.
-        bad = ~(covariances > 1e-3 * jitter())
+        bad = ~(covariances > 1e-3 * tau)
         if bad.any():
-            covariances[bad] = jitter()
+            covariances[bad] = np.broadcast_to(tau, covariances.shape)[bad]
         return covariances, 1.0 / np.sqrt(covariances), int(bad.sum())
     stacked = covariances[None] if covariance_type == "tied" else covariances
     factors, fixed = np.empty_like(stacked), 0
@@ -134,7 +138,7 @@ def lower_cholesky(cov):
 def _jitter_until_definite(cov, tau):
     if np.all(np.isfinite(cov)):
         for power in range(12):
-            candidate = cov + (tau * 10.0**power) * np.eye(len(cov))
+            candidate = cov + np.diag(np.broadcast_to(tau, len(cov)) * 10.0**power)
             lower = lower_cholesky(candidate)
             if lower is not None:
                 return candidate, lower
