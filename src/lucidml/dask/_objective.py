@@ -24,19 +24,21 @@ class ChunkedObjective:
     """f and ∇f of a penalized mean loss over the row chunks of the (persisted) dask arrays X, y.
 
     ``chunk_loss(X_chunk, y_chunk, *args, theta) -> (Σ ℓᵢ, Σ ∂ℓᵢ/∂θ)`` runs on the workers; ``l2``
-    is λ. ``objective``/``gradient`` are aliases of ``fun``/``grad`` (the GLM solvers' names).
+    is λ. ``x_spread``: the features' spreads about the chunk function's centre, the scales of
+    ``preconditioned`` (``_moments.feature_moments``). ``objective``/``gradient`` are aliases of
+    ``fun``/``grad`` (the GLM solvers' names).
     """
 
-    def __init__(self, X, y, chunk_loss, args, l2, fit_intercept, n_vectors):
+    def __init__(self, X, y, chunk_loss, args, l2, fit_intercept, n_vectors, x_spread=None):
         self.X, self.y, self.chunk_loss, self.args = X, y, chunk_loss, tuple(args)
-        self.l2, self.fit_intercept, self.n_vectors = l2, fit_intercept, n_vectors
+        self.l2, self.fit_intercept, self.n_vectors, self.x_spread = l2, fit_intercept, n_vectors, x_spread
         self.n = float(X.shape[0])
         self.size = n_vectors * (X.shape[1] + fit_intercept)
         self._cached = None
 
     def unpack(self, theta):
         """(W of shape (n_vectors, d), b′ of shape (n_vectors,)): θ's intercepts, those of the
-        features centred on the chunk function's centre (``lucidml.linear._log_loss.uncentred``)."""
+        features centred on the chunk function's centre (``lucidml.utils.centered.uncentred``)."""
         theta = theta.reshape(self.n_vectors, -1)
         if self.fit_intercept:
             return theta[:, :-1], theta[:, -1]

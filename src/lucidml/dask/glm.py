@@ -9,6 +9,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ..linear import PoissonRegressor as _LocalPoissonRegressor
 from ..linear._glm_solvers import GLMProblem, first_order
 from ..optim.scaling import linear_model_scales
+from ..utils.centered import uncentred
 from ..utils.linalg import in_precision
 from ._base import DaskEstimator
 from ._chunks import as_dask_X, as_dask_y, compute
@@ -95,7 +96,7 @@ class PoissonRegressor(DaskEstimator):
                                    self.fit_intercept, 1)
         scales = linear_model_scales(x_spread, self.alpha, self.fit_intercept)
         beta, losses, converged = first_order(problem, start, "lbfgs", self.max_iter, self.tol, scales=scales)
-        coef, intercept = (beta[:-1], beta[-1] - float(beta[:-1] @ x_mean)) if self.fit_intercept else (beta, 0.0)
+        coef, intercept = uncentred(beta[:-1], beta[-1], x_mean) if self.fit_intercept else (beta, 0.0)
         local.coef_, local.intercept_ = in_precision(coef, X.dtype), in_precision(intercept, X.dtype)
         local.loss_curve_, local.n_iter_ = losses, len(losses)
         if not converged:

@@ -9,12 +9,12 @@ from ..linear._log_loss import (
     ALL,
     LogLoss,
     preconditioned,
-    uncentred,
     weight_mask,
 )
 from ..linear.logistic import _warn_if_unconverged
 from ..optim.quasi_newton import lbfgs
 from ..utils import Options
+from ..utils.centered import uncentred
 from ._base import DaskEstimator
 from ._classify import classification_data
 from ._moments import class_index, feature_moments, finite
@@ -43,10 +43,8 @@ def log_loss(X, y, classes, model, positive, l2, fit_intercept, x_mean, x_spread
     """The chunked penalized mean log loss of LogLoss's ``model`` ("binary", "full" or "reference"),
     about the centre ``x_mean``; ``x_spread`` scales ``preconditioned`` (``_moments.feature_moments``)."""
     n_vectors = {"binary": 1, "full": len(classes), "reference": len(classes) - 1}[model]
-    loss = ChunkedObjective(X, y, _chunk_loss, (classes, model, positive, fit_intercept, x_mean), l2, fit_intercept,
-                            n_vectors)
-    loss.x_spread = x_spread
-    return loss
+    return ChunkedObjective(X, y, _chunk_loss, (classes, model, positive, fit_intercept, x_mean), l2, fit_intercept,
+                            n_vectors, x_spread)
 
 
 class LogisticRegression(DaskEstimator):

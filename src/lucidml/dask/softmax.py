@@ -3,9 +3,10 @@
 import numpy as np
 
 from ..linear import SoftmaxRegression as _LocalSoftmaxRegression
-from ..linear._log_loss import _FTOL, preconditioned, uncentred, weight_mask
+from ..linear._log_loss import _FTOL, preconditioned, weight_mask
 from ..linear.logistic import _warn_if_unconverged
 from ..optim.quasi_newton import lbfgs
+from ..utils.centered import uncentred
 from ._base import DaskEstimator
 from ._classify import classification_data
 from ._moments import feature_moments

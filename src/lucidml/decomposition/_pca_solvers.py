@@ -11,7 +11,7 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 
-from ..utils.centered import CenteredMatrix, centered_gram
+from ..utils.centered import CenteredMatrix, centered_gram, centred_blocks
 from ..utils.linalg import factorization_threads
 from ._randomized import randomized_svd
 
@@ -34,8 +34,7 @@ def column_moments(X, scale=1.0):
         return mean, np.maximum(second - mean**2, 0.0)
     mean = X.mean(axis=0, dtype=np.float64)
     sum_sq = np.zeros(X.shape[1])
-    for start in range(0, n, _CHUNK):  # two-pass variance, block by block: no cancellation
-        block = X[start:start + _CHUNK] - mean
+    for _, block in centred_blocks(X, mean, _CHUNK):  # two-pass variance, block by block: no cancellation
         if scale != 1.0:
             block *= scale
         sum_sq += np.einsum("ij,ij->j", block, block)

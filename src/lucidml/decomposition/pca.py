@@ -16,6 +16,7 @@ from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
+from ..utils.centered import centred_blocks
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from . import _pca_solvers as solvers
 from ._randomized import resolve_power_iterations
@@ -402,11 +403,8 @@ def _residual_sum_of_squares(X, mean, scale, components):
     """Σᵢ ‖zᵢ − zᵢVᵀV‖² for the centred (standardized) rows zᵢ of X and the components V, by blocks of
     rows in float64 (a sparse X densified one block at a time)."""
     V = components.astype(np.float64)
-    block = max(1, 2**22 // (8 * X.shape[1]))
     total = 0.0
-    for start in range(0, X.shape[0], block):
-        rows = X[start : start + block]
-        Z = (rows.toarray() if scipy.sparse.issparse(rows) else rows) - mean
+    for _, Z in centred_blocks(X, np.asarray(mean, dtype=np.float64), max(1, 2**22 // (8 * X.shape[1]))):
         if scale is not None:
             Z = Z / scale
         R = Z - (Z @ V.T) @ V

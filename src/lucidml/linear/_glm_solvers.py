@@ -19,7 +19,7 @@ from ..optim.gradient_descent import gradient_descent
 from ..optim.quasi_newton import lbfgs
 from ..optim.result import stopping_test
 from ..optim.scaling import diagonally_scaled, linear_model_scales
-from ..utils.centered import centered_gram, column_means, column_spreads
+from ..utils.centered import CentredFeatures, centered_gram, centred, uncentred
 from ..utils.linalg import cholesky_or_none, product_in_precision
 
 __all__ = ["GLMProblem", "first_order", "irls"]
@@ -29,7 +29,7 @@ __all__ = ["GLMProblem", "first_order", "irls"]
 _FTOL = 64 * np.finfo(np.float64).eps
 
 
-class GLMProblem:
+class GLMProblem(CentredFeatures):
     """F, ∇F and the IRLS system of one fit, on validated arrays; β = (w, b′) with b′ last, the
     intercept of the centred features (see the module's docstring)."""
 
@@ -38,27 +38,25 @@ class GLMProblem:
         whole table's, so that every chunk reads β alike). Without an intercept, no centring."""
         self.X, self.y, self.s, self.offset = X, y, weights, offset
         self.family, self.link, self.alpha, self.fit_intercept = family, link, alpha, fit_intercept
-        if not fit_intercept:
-            x_mean = np.zeros(X.shape[1])
-        self.x_mean = column_means(X, weights) if x_mean is None else np.asarray(x_mean, dtype=np.float64)
-        self.x_spread = None  # read by `scales`, computed when a first-order solver asks
+        self._set_centre(X, weights, fit_intercept, x_mean)
         self._last = (None, None, None)  # (β, η, μ) of the latest evaluation: L-BFGS asks for F and ∇F at one β
 
     def scales(self):
         """The scales D of ``first_order``'s variables u = Dβ (``linear_model_scales``), from the
         features' weighted spreads about the centre."""
-        if self.x_spread is None:
-            self.x_spread = column_spreads(self.X, self.x_mean, self.s)
         return linear_model_scales(self.x_spread, self.alpha, self.fit_intercept)
 
     def split(self, beta):
         """(w, b) of η = b + w·x, the model's own coefficients, from the solver's β = (w, b′)."""
-        return (beta[:-1], beta[-1] - float(beta[:-1] @ self.x_mean)) if self.fit_intercept else (beta, 0.0)
+        if not self.fit_intercept:
+            return beta, 0.0
+        coef, intercept = uncentred(beta[:-1], beta[-1], self.x_mean)
+        return coef, float(intercept)
 
     def join(self, coef, intercept):
         """β = (w, b′) of the coefficients w and intercept b (a warm start); ``split``'s inverse."""
         coef = np.asarray(coef, dtype=np.float64)
-        return np.append(coef, intercept + float(coef @ self.x_mean)) if self.fit_intercept else coef.copy()
+        return np.append(*centred(coef, intercept, self.x_mean)) if self.fit_intercept else coef.copy()
 
     def initial_beta(self):
         """w = 0 and b = link(ȳ), scikit-learn's start; without intercept, the w fitting η ≈ link(ȳ)."""

@@ -31,10 +31,10 @@ from ..optim.proximal_gradient import proximal_gradient, soft_threshold
 from ..optim.quasi_newton import lbfgs
 from ..optim.scaling import diagonally_scaled, linear_model_scales
 from ..optim.sgd import sgd
-from ..utils.centered import centered_gram, column_means, column_spreads
+from ..utils.centered import CentredFeatures, centered_gram, uncentred
 from ..utils.linalg import blas_threads
 
-__all__ = ["LogLoss", "minimize_log_loss", "preconditioned", "uncentred", "weight_mask"]
+__all__ = ["LogLoss", "minimize_log_loss", "preconditioned", "weight_mask"]
 
 # L-BFGS and Newton stop on the gradient; the change of f only stops them when it is at round-off
 # level (SciPy's L-BFGS-B uses the same 64ε guard).
@@ -49,7 +49,7 @@ SGD_PLAIN_EPOCHS = 1
 BLOCK_ROWS = 32_768
 
 
-class LogLoss:
+class LogLoss(CentredFeatures):
     """f, ∇f and ∇²f of the penalized mean log loss; the last evaluation is cached.
 
     ``y`` holds class indices 0 … k−1 (0/1 for ``"binary"``).
@@ -71,19 +71,8 @@ class LogLoss:
         self.unweighted = sample_weight is None  # then sᵢ = 1: no products with the weights, no array of ones
         self.weight_sum = float(X.shape[0] if sample_weight is None else sample_weight.sum())
         self.size = self.n_vectors * (X.shape[1] + fit_intercept)
-        if not fit_intercept:
-            x_mean = np.zeros(X.shape[1])
-        self.x_mean = column_means(X, sample_weight) if x_mean is None else np.asarray(x_mean, dtype=np.float64)
-        self._x_spread = None
+        self._set_centre(X, sample_weight, fit_intercept, x_mean)
         self._cached = None
-
-    @property
-    def x_spread(self):
-        """The features' (weighted) spreads about the centre: the scales of :func:`preconditioned`,
-        computed when it first asks (one pass over X that Newton and SGD do not need)."""
-        if self._x_spread is None:
-            self._x_spread = column_spreads(self.X, self.x_mean, self.weight)
-        return self._x_spread
 
     def unpack(self, theta):
         """(W of shape (n_vectors, d), b′ of shape (n_vectors,)): θ's own intercepts, those of the
@@ -234,11 +223,6 @@ class LogLoss:
     def weight_mask(self):
         """True on the entries of θ that are weights (penalized), False on intercepts."""
         return weight_mask(self.n_vectors, self.X.shape[1], self.fit_intercept)
-
-
-def uncentred(W, b, x_mean):
-    """(W, b) of z = Wx + b from θ's (W, b′) of z = W(x − x̄) + b′."""
-    return W, b - W @ x_mean
 
 
 def weight_mask(n_vectors, n_features, fit_intercept):

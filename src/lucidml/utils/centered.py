@@ -16,13 +16,24 @@ import scipy.sparse.linalg
 
 from .linalg import FLOAT32_BLOCK_ROWS, blas_gram, blas_product, product_in_precision, sum_of_row_products
 
-__all__ = ["CenteredMatrix", "centered_gram", "column_means", "column_spreads"]
+__all__ = ["CenteredMatrix", "CentredFeatures", "centered_gram", "centred", "centred_blocks", "column_means",
+           "column_spreads", "uncentred"]
 
 # Rows per block of the passes that must not copy X: a few MiB of float64 at a time, large enough
 # for BLAS-3 speed.
 _BLOCK_BYTES = 2**25
 # Rows per block of an element-wise pass (no BLAS): a block that stays in the cache.
 _CACHE_BLOCK_BYTES = 2**20
+
+
+def centred_blocks(X, centre, rows_per_block):
+    """(rows, X[rows] − centre) for consecutive slices of at most ``rows_per_block`` rows: every pass
+    that needs X centred without a centred copy of it. The block is dense (a sparse X's rows are
+    densified one block at a time) and in the precision of X and ``centre`` (NumPy's promotion)."""
+    for start in range(0, X.shape[0], rows_per_block):
+        rows = slice(start, start + rows_per_block)
+        block = X[rows]
+        yield rows, (block.toarray() if scipy.sparse.issparse(block) else block) - centre
 
 
 def column_means(X, sample_weight=None):
@@ -53,15 +64,46 @@ def column_spreads(X, x_mean, sample_weight=None):
             sums, square_sums = X.T @ sample_weight, squares.T @ sample_weight
         moment = square_sums - 2.0 * x_mean * sums + total_weight * x_mean**2
         return np.sqrt(np.maximum(np.asarray(moment, dtype=np.float64), 0.0) / total_weight)
-    block = max(1, _CACHE_BLOCK_BYTES // (8 * max(d, 1)))
     total = np.zeros(d)
-    for start in range(0, n, block):
-        centred = X[start : start + block] - x_mean
+    for rows, block in centred_blocks(X, x_mean, max(1, _CACHE_BLOCK_BYTES // (8 * max(d, 1)))):
         if sample_weight is None:
-            total += np.einsum("ij,ij->j", centred, centred)
+            total += np.einsum("ij,ij->j", block, block)
         else:
-            total += np.einsum("i,ij,ij->j", sample_weight[start : start + block], centred, centred)
+            total += np.einsum("i,ij,ij->j", sample_weight[rows], block, block)
     return np.sqrt(total / total_weight)
+
+
+class CentredFeatures:
+    """Mixin of the smooth linear models' objectives (``linear._log_loss``, ``linear._glm_solvers``):
+    their solvers see the features centred, x − x̄, and θ's intercepts b′ are those of the centred
+    features (:func:`uncentred` converts). ``x_spread``, the features' weighted spreads about x̄ (the
+    scales of ``optim.scaling``), is computed when a first-order solver first asks: one pass over
+    X that Newton and IRLS do not need."""
+
+    def _set_centre(self, X, sample_weight, fit_intercept, x_mean=None):
+        """x̄: X's (weighted) means, or ``x_mean`` (a chunk of a larger X passes the whole table's,
+        so that every chunk reads θ alike); 0 without an intercept (no centring)."""
+        if not fit_intercept:
+            x_mean = np.zeros(X.shape[1])
+        self.x_mean = column_means(X, sample_weight) if x_mean is None else np.asarray(x_mean, dtype=np.float64)
+        self._spread_weight = sample_weight
+        self._x_spread = None
+
+    @property
+    def x_spread(self):
+        if self._x_spread is None:
+            self._x_spread = column_spreads(self.X, self.x_mean, self._spread_weight)
+        return self._x_spread
+
+
+def uncentred(W, b, x_mean):
+    """(W, b) of z = Wx + b from the (W, b′) of z = W(x − x̄) + b′."""
+    return W, b - W @ x_mean
+
+
+def centred(W, b, x_mean):
+    """(W, b′) of z = W(x − x̄) + b′ from the (W, b) of z = Wx + b: :func:`uncentred`'s inverse."""
+    return W, b + W @ x_mean
 
 
 class CenteredMatrix:
@@ -184,16 +226,13 @@ def centered_gram(X, Y, sample_weight, x_mean, y_mean, at_means=True):
     single = not sparse and X.dtype == np.float32
     dtype = np.float32 if single else np.float64
     block = FLOAT32_BLOCK_ROWS if single else max(1, _BLOCK_BYTES // (8 * max(d, 1)))
-    x_mean = x_mean.astype(dtype)
-    for start in range(0, n, block):
-        rows = X[start : start + block]
-        centred = (rows.toarray() if sparse else rows) - x_mean
-        weights = None if sample_weight is None else np.sqrt(sample_weight[start : start + block])[:, None]
+    for rows, centred in centred_blocks(X, x_mean.astype(dtype), block):
+        weights = None if sample_weight is None else np.sqrt(sample_weight[rows])[:, None]
         if weights is not None:
             centred *= weights.astype(dtype)
         gram += blas_gram(centred)
         if Y is not None:
-            target = Y[start : start + block] - y_mean
+            target = Y[rows] - y_mean
             moment += blas_product(centred, (target if weights is None else target * weights).astype(dtype),
                                     transpose_a=True)
     return gram, moment
