@@ -34,9 +34,12 @@ def primal_newton(X, y, C, tol, max_iter):
 
     and the step d = −H⁻¹∇P is followed by the exact minimiser of P along d (Keerthi & DeCoste 2005, the
     "modified finite Newton" method; Mangasarian 2002). It terminates exactly once I stops changing. X
-    already carries the constant bias column (float64 or float32, C-ordered; or ``SparseRows``). Stops when
-    ‖∇P‖∞ ≤ tol·max(1, ‖∇P(0)‖∞).
-    Returns (w, objective after each iteration, converged).
+    already carries the constant bias column (float64 or float32, C-ordered; or ``SparseRows``).
+
+    Stops when ‖∇P(w)‖₂ ≤ tol·‖w‖₂. P is 1-strongly convex (its ½‖w‖²), so ‖w − w*‖₂ ≤ ‖∇P(w)‖₂:
+    the test bounds w's relative error by tol, whatever C and the weights are. (A test against
+    ‖∇P(0)‖, liblinear's, reads a gradient that grows with C: at C = 1e5 it stopped on the first
+    step, at 160 times the minimum.) Returns (w, objective after each iteration, converged).
     """
     n = X.shape[0]
     w = np.zeros(X.shape[1])
@@ -45,14 +48,11 @@ def primal_newton(X, y, C, tol, max_iter):
     curve = np.empty(max_iter)
     breakpoints = np.empty(n)  # work space of the line search
     samples = np.empty(n, dtype=np.int64)
-    grad0 = -1.0
     for it in range(max_iter):
         viol = margins < 1.0
         coef = np.where(viol, 2.0 * C * (1.0 - margins) * y, 0.0)
         grad = w - weighted_row_sum(X, coef)
-        gnorm = np.abs(grad).max()
-        grad0 = gnorm if grad0 < 0.0 else grad0
-        if gnorm <= tol * max(1.0, grad0):
+        if np.sqrt(grad @ grad) <= tol * np.sqrt(w @ w) or not np.any(grad != 0.0):
             return w, curve[:it].copy(), True
         # H = I + XsᵀXs, rows xᵢ√(2Cᵢ) for violators and 0 otherwise
         H = scaled_gram(X, np.where(viol, root_2c, 0.0))

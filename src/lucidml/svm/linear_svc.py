@@ -78,7 +78,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         Inverse regularisation strength (> 0).
     tol : float, default=1e-4
         Dual: stop when max PG − min PG ≤ tol over a pass (PG: projected dual gradient). Primal: stop
-        when ‖∇P‖∞ ≤ tol·max(1, ‖∇P(0)‖∞).
+        when ‖∇P(w)‖₂ ≤ tol·‖w‖₂, which bounds w's relative error by tol.
     max_iter : int, default=1000
         Passes over the data (dual) or Newton steps (primal) at most, per one-vs-rest problem.
     fit_intercept : bool, default=True
