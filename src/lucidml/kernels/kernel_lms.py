@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 from ._kernel_lms_kernels import klms_epoch
-from .pairwise import KERNELS, _kernel_params, kernel_times, pairwise_kernels
+from .pairwise import KERNELS, _kernel_params, finite_gram, finite_values, kernel_times, pairwise_kernels
 
 
 class KernelLMS(RegressorMixin, BaseEstimator):
@@ -121,7 +121,7 @@ class KernelLMS(RegressorMixin, BaseEstimator):
             check_magnitude(X, self)
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"kernel='precomputed' needs a square Gram matrix, got shape {X.shape}.")
-        K = np.ascontiguousarray(self._gram(X))
+        K = np.ascontiguousarray(finite_gram(self._gram(X), self))
         eta = self.learning_rate
         if eta is None:
             eta = 1.0 / _step_scale(K, self.alpha, self.mode)
@@ -141,7 +141,8 @@ class KernelLMS(RegressorMixin, BaseEstimator):
         X = check_predict_data(self, X, bounded=self.kernel != "precomputed")
         if self.kernel == "precomputed":
             return X @ self.dual_coef_
-        return kernel_times(lambda rows: self._gram(rows, self.X_fit_), X, self.X_fit_.shape[0], self.dual_coef_)
+        return finite_values(kernel_times(lambda rows: self._gram(rows, self.X_fit_), X, self.X_fit_.shape[0],
+                                          self.dual_coef_), self, X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -19,7 +19,7 @@ from ..utils.validation import (
     check_predict_data,
     check_square_fits,
 )
-from .pairwise import KERNELS, _kernel_params, kernel_times, pairwise_kernels, takes_sparse
+from .pairwise import KERNELS, _kernel_params, finite_gram, finite_values, kernel_times, pairwise_kernels, takes_sparse
 
 
 class KernelRidge(RegressorMixin, BaseEstimator):
@@ -122,15 +122,14 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         if alpha.ndim != 1 or alpha.size not in (1, n_targets) or np.any(alpha < 0) or not np.all(np.isfinite(alpha)):
             raise ValueError(f"alpha must be a non-negative float or one per target ({n_targets}), got {self.alpha!r}.")
         y = np.array(y, dtype=np.float64)
-        self.y_mean_ = np.average(y, axis=0, weights=sample_weight) if self.center_y else np.zeros(y.shape[1:])
+        y_mean = np.average(y, axis=0, weights=sample_weight) if self.center_y else np.zeros(y.shape[1:])
         if self.center_y:
-            y -= self.y_mean_
-        if y.ndim == 1:
-            self.y_mean_ = float(self.y_mean_)
-        self.y_mean_ = in_precision(self.y_mean_, X.dtype)  # so that predict keeps X's precision
+            y -= y_mean
         # A K of our own may be weighted and factored in its place, and made again if it must.
         remake = (lambda: self._gram(X)) if owned else None
-        self.dual_coef_ = in_precision(_kernel_ridge_solve(self._gram(X), y, alpha, sample_weight, remake), X.dtype)
+        K = finite_gram(self._gram(X), self)
+        self.dual_coef_ = in_precision(_kernel_ridge_solve(K, y, alpha, sample_weight, remake), X.dtype)
+        self.y_mean_ = in_precision(float(y_mean) if y.ndim == 1 else y_mean, X.dtype)  # predict keeps X's precision
         self.X_fit_ = X
         return self
 
@@ -141,11 +140,12 @@ class KernelRidge(RegressorMixin, BaseEstimator):
                                dtype=FLOAT_DTYPES)
         if self.kernel == "linear" and not self.kernel_params:
             # Σᵢ βᵢ xᵢᵀx = (Xᵀβ)ᵀx: the primal weights, d numbers, instead of an n_test × n_train Gram matrix.
-            return X @ (self.X_fit_.T @ self.dual_coef_) + self.y_mean_
+            with np.errstate(over="ignore", invalid="ignore"):
+                return finite_values(X @ (self.X_fit_.T @ self.dual_coef_) + self.y_mean_, self, X)
         if self.kernel == "precomputed":
             return X @ self.dual_coef_ + self.y_mean_
-        return kernel_times(lambda rows: self._gram(rows, self.X_fit_), X, self.X_fit_.shape[0],
-                            self.dual_coef_) + self.y_mean_
+        return finite_values(kernel_times(lambda rows: self._gram(rows, self.X_fit_), X, self.X_fit_.shape[0],
+                                          self.dual_coef_), self, X) + self.y_mean_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -164,6 +164,10 @@ def _kernel_ridge_solve(K, y, alpha, sample_weight, remake=None):
     Y = y.reshape(len(y), -1)
     weighted = sample_weight is not None
     if weighted:
+        # Weights c·s with λ are weights s with λ/c (the same β): scaled to at most 1, so that √s of
+        # weights near 1e300 stays finite in a float32 K.
+        top = float(sample_weight.max())
+        sample_weight, alpha = sample_weight / top, alpha / top
         root = np.sqrt(sample_weight)
         root_k = root.astype(K.dtype, copy=False)  # no float64 n × n temporary for a float32 K
         if remake is None:

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from sklearn.utils import check_array
 
-from ..utils.validation import FLOAT_DTYPES
+from ..utils.validation import FLOAT_DTYPES, largest_magnitude
 from .functions import (
     _check_pair,
     exponential_kernel,
@@ -20,7 +20,8 @@ from .functions import (
     sum_of_powers_kernel,
 )
 
-__all__ = ["KERNELS", "KernelReport", "check_kernel", "kernel_times", "pairwise_kernels"]
+__all__ = ["KERNELS", "KernelReport", "check_kernel", "finite_gram", "finite_values", "kernel_times",
+           "pairwise_kernels"]
 
 #: Kernel name → function ``f(X, Y=None, **params)``; "poly" is scikit-learn's alias of "polynomial".
 KERNELS = {
@@ -49,9 +50,28 @@ def kernel_times(kernel_rows, X, n_train, W, block=PREDICT_BLOCK):
     100,000 × 100,000 rows would be 75 GiB). ``kernel_rows(rows)``: the rows' kernel values against
     the training rows (for kernel="precomputed", the rows themselves), as the model uses them."""
     step = max(1, block // max(1, n_train))
-    if X.shape[0] <= step:
-        return kernel_rows(X) @ W
-    return np.concatenate([kernel_rows(X[start:start + step]) @ W for start in range(0, X.shape[0], step)])
+    with np.errstate(over="ignore", invalid="ignore"):  # (refused by finite_values)
+        if X.shape[0] <= step:
+            return kernel_rows(X) @ W
+        return np.concatenate([kernel_rows(X[start:start + step]) @ W for start in range(0, X.shape[0], step)])
+
+
+def finite_gram(K, model):
+    """The training Gram matrix K of ``model``, or a ValueError if its kernel values overflowed (a
+    polynomial kernel of large features): the solve would answer NaN. A finite sum proves K finite."""
+    if not np.isfinite(K.sum()) and not np.all(np.isfinite(K)):
+        raise ValueError(f"{type(model).__name__}: the kernel matrix of X overflowed (kernel={model.kernel!r}); "
+                         "rescale the features (e.g. StandardScaler).")
+    return K
+
+
+def finite_values(values, model, X):
+    """``values``, computed by ``model`` from X's kernel values, or a ValueError if they overflowed
+    (features far larger than at fit, or a polynomial kernel's power): never NaN answers."""
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{type(model).__name__}: the kernel values of X with the training samples overflowed "
+                         f"(kernel={model.kernel!r}, features up to {largest_magnitude(X):.3g}); rescale X as at fit.")
+    return values
 
 
 def pairwise_kernels(X, Y=None, kernel="linear", **params):

@@ -10,10 +10,11 @@ import scipy.sparse
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ..kernels.pairwise import KERNELS, _kernel_params, kernel_times, pairwise_kernels
+from ..kernels.pairwise import KERNELS, _kernel_params, finite_values, kernel_times, pairwise_kernels
 from ..utils import Interval, Options, cancel_flag
+from ..utils._interrupt import unfit
 from ..utils.linalg import blas_threads
-from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
+from ..utils.validation import check_fit_data, check_magnitude, check_predict_data, largest_magnitude
 from ._cache import kernel_data
 from ._kernel import KIND, block_rows, kernel_block
 from ._simplified_smo import simplified_smo
@@ -141,7 +142,11 @@ class _BaseSVM(BaseEstimator):
         gamma = self.gamma
         if gamma == "scale":
             variance = _variance_of_all_entries(X)
-            gamma = 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
+            with np.errstate(over="ignore"):
+                gamma = 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
+            if not np.isfinite(gamma):
+                raise ValueError(f"gamma='scale' is 1 / (n_features · Var(X)) and X's variance, {variance:.3g}, is too "
+                                 "small for it to be finite; rescale the features (e.g. StandardScaler) or set gamma.")
         elif gamma == "auto":
             gamma = 1.0 / X.shape[1]
         self._gamma = float(gamma)
@@ -189,7 +194,16 @@ class _BaseSVM(BaseEstimator):
         small = X.shape[0] * n_sv * X.shape[1] <= _SMALL_PREDICT_WORK
         with blas_threads(1) if small else nullcontext():
             # blocks that stay in cache for their product with W
-            return kernel_times(kernel_rows, X, n_sv, W, block=_PREDICT_BLOCK)
+            return finite_values(kernel_times(kernel_rows, X, n_sv, W, block=_PREDICT_BLOCK), self, X)
+
+    def _check_solution(self, coef, intercept, X):
+        """Refuse a fit whose kernel values overflowed (its dual coefficients or intercepts are not
+        finite: every prediction would be NaN), and leave the estimator unfitted."""
+        if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(intercept))):
+            unfit(self)
+            raise ValueError(f"{type(self).__name__}: the dual coefficients or intercepts are not finite: the kernel "
+                             f"values overflowed (kernel={self.kernel!r}, gamma={self._gamma:.3g}, features up to "
+                             f"{largest_magnitude(X):.3g}). Rescale the features (e.g. StandardScaler).")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -218,3 +232,4 @@ def _variance_of_all_entries(X):
     size = X.shape[0] * X.shape[1]
     mean = X.sum() / size
     return max(float(X.multiply(X).sum() / size - mean * mean), 0.0)
+

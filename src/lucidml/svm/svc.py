@@ -233,8 +233,10 @@ class SVC(ClassifierMixin, _BaseSVM):
         problems = binary_problems(y_idx, n_classes, upper > 0, scheme)
         solutions = self._solve_all(source, [(samples, y_pm, upper[samples]) for _, samples, y_pm in problems], rng)
 
-        self.support_, self.n_support_, coef = collect_support(y_idx, n_classes, problems, solutions)
+        support, n_support, coef = collect_support(y_idx, n_classes, problems, solutions)
         intercept = np.array([sol.intercept for sol in solutions])
+        self._check_solution(coef, intercept, X)
+        self.support_, self.n_support_ = support, n_support
         if n_classes == 2:  # scikit-learn's sign: positive decision values mean classes_[1]
             coef, intercept = -coef, -intercept
         self._pair_coef = coef

@@ -126,6 +126,7 @@ class SVR(RegressorMixin, _BaseSVM):
             sol = solve_dual(source, samples, signs, linear, np.concatenate([bound[samples], bound[samples]]),
                              tol=self.tol, max_iter=self.max_iter, shrinking=self.shrinking)
         beta = sol.alpha[:n] - sol.alpha[n:]
+        self._check_solution(beta, sol.intercept, X)
         nonzero = beta != 0
         self.support_ = samples[nonzero]
         self.dual_coef_ = beta[nonzero][None, :]

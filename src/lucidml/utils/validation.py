@@ -243,6 +243,12 @@ def check_fit_is_finite(estimator, X, *fitted, solver=None):
                      f"{span}; rescale the features (e.g. with StandardScaler).")
 
 
+def largest_magnitude(X):
+    """max |x| over a dense or sparse X's values (0 when it has none), without an |X| copy."""
+    values = X.data if scipy.sparse.issparse(X) else X
+    return max(float(values.max()), -float(values.min())) if values.size else 0.0
+
+
 def check_magnitude(X, estimator):
     """Refuse features so large that the estimator's squares, kernels or variances overflow.
 
@@ -250,8 +256,7 @@ def check_magnitude(X, estimator):
     Gram matrices), values beyond ``MAX_MAGNITUDE`` would come back as NaN or infinity; a
     clear error is better than a silent one. (The neighbour searches rescale exactly instead.)
     """
-    values = X.data if scipy.sparse.issparse(X) else X
-    largest = max(float(values.max()), -float(values.min())) if values.size else 0.0  # no |X| copy
+    largest = largest_magnitude(X)
     if largest > MAX_MAGNITUDE:
         raise ValueError(
             f"{type(estimator).__name__}: X has values of magnitude up to {largest:.3g}; beyond "
