@@ -1,6 +1,7 @@
 """What loading refuses: each malformed or forged file raises ModelFileError, saying what is wrong."""
 
 import copy
+import hashlib
 import io
 import json
 import pickle
@@ -212,6 +213,69 @@ def test_views_that_reach_outside_their_base_are_refused(tmp_path, ridge_file):
         forged["arrays"]["v"] = {"dtype": "<f8", "shape": [2], "view": {"of": base, "offset": offset, "strides": strides}}
         forged["objects"][0]["state"]["extra_"] = {"$array": "v"}
         _refused(tmp_path, rebuilt(ridge_file, forged), "reaches outside its base")
+
+
+def test_a_view_of_an_array_of_objects_is_refused(tmp_path):
+    """A string array may load as Python objects; a numeric view of it would read and write the
+    objects' pointers (a forged Perceptron's _steps over its classes_: training then crashed the
+    process). Such a view is refused, as is a view that would itself load as objects."""
+    from lucidml.linear import Perceptron
+
+    path = tmp_path / "perceptron.lucid"
+    lucidml.save(Perceptron(random_state=0).fit([[0.0], [1.0], [2.0], [3.0]], ["no", "no", "yes", "yes"]), path)
+    spec = manifest(path)
+    state = spec["objects"][0]["state"]
+    classes, steps = state["classes_"]["$array"], state["_steps"]["$array"]
+    for view_spec in ({"dtype": "<i8", "shape": [1]}, {"dtype": "<U3", "shape": [1], "object": True}):
+        forged = copy.deepcopy(spec)
+        forged["arrays"][classes]["object"] = True
+        forged["arrays"][steps] = dict(view_spec, view={"of": classes, "offset": 0, "strides": [8]})
+        _refused(tmp_path, rebuilt(path, forged, drop=(f"arrays/{steps}.npy",)), "a view of an array of objects")
+
+
+def test_a_function_transformer_with_a_function_is_refused(tmp_path):
+    """FunctionTransformer loads only as it is saved, without a function (a ColumnTransformer's
+    "passthrough"): a file that names one, even a harmless type, would have it called on the data."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    from lucidml.naive_bayes import GaussianNB
+
+    path = tmp_path / "function.lucid"
+    lucidml.save(make_pipeline(FunctionTransformer(feature_names_out="one-to-one"), GaussianNB())
+                 .fit([[0.0], [1.0], [2.0], [3.0]], [0, 0, 1, 1]), path)
+    spec = manifest(path)
+    (index,) = [i for i, entry in enumerate(spec["objects"]) if entry["class"].endswith("FunctionTransformer")]
+    for name, value in (("func", {"$type": "builtins.str"}), ("inverse_func", {"$type": "builtins.str"}),
+                        ("feature_names_out", {"$type": "builtins.object"}), ("func", "print")):
+        forged = copy.deepcopy(spec)
+        forged["objects"][index]["params"][name] = value
+        _refused(tmp_path, rebuilt(path, forged), f"{name}: a model file may not set it|not allowed|refer")
+    assert isinstance(load(path).steps[0][1], FunctionTransformer)
+
+
+def test_an_old_boosting_file_with_forged_tree_roots_is_refused_before_allocating(tmp_path):
+    """Old gradient boosting files are upgraded by expanding tree_roots_ over nodes_; roots that are
+    not the trees' increasing first node ids are refused before that (a 7 KB file asked for 2.3 GB)."""
+    from pathlib import Path
+
+    path = Path(__file__).parent / "fixtures" / "format_1" / "gradient_boosting.lucid"
+    spec = manifest(path)
+    roots_name = spec["objects"][0]["state"]["tree_roots_"]["$array"]
+    roots = np.load(io.BytesIO(dict(members(path))[f"arrays/{roots_name}.npy"]))
+    for bad in (-300_000_000, 10**9):
+        forged_roots = roots.copy()
+        forged_roots.flat[0 if bad < 0 else -1] = bad
+        forged = copy.deepcopy(spec)
+        forged["arrays"][roots_name]["sha256"] = hashlib.sha256(_npy(forged_roots)).hexdigest()
+        data = rebuilt(path, forged, replace={f"arrays/{roots_name}.npy": _npy(forged_roots)})
+        tracemalloc.start()
+        try:
+            _refused(tmp_path, data, "tree_roots_")
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < 50_000_000
 
 
 def test_malformed_manifests_are_refused(tmp_path, ridge_file):

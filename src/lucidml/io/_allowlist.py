@@ -23,7 +23,7 @@ from importlib import import_module
 
 from ._legacy import RETIRED_CLASSES
 
-__all__ = ["CLASS_VALUES", "ESTIMATORS", "OBJECTS", "class_path", "resolve", "settable"]
+__all__ = ["CLASS_VALUES", "ESTIMATORS", "OBJECTS", "PARAMETER_VALUES", "class_path", "resolve", "settable"]
 
 # Estimators: built with their constructor from validated parameters.
 ESTIMATORS = frozenset({
@@ -101,6 +101,13 @@ ESTIMATORS = frozenset({
     "sklearn.preprocessing._label.LabelBinarizer",
     "sklearn.preprocessing._label.LabelEncoder",
 })
+
+# Parameters of listed estimators whose other values would be code run on the data: the only
+# values a file may give them (a ColumnTransformer's "passthrough" is such a FunctionTransformer).
+PARAMETER_VALUES = {
+    "sklearn.preprocessing._function_transformer.FunctionTransformer": {
+        "func": (None,), "inverse_func": (None,), "feature_names_out": (None, "one-to-one")},
+}
 
 # Other objects: created without their constructor, then given their saved attributes.
 OBJECTS = frozenset({

@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from ..utils._param_validation import validate_params
-from ._allowlist import CLASS_VALUES, ESTIMATORS, OBJECTS, resolve, settable
+from ._allowlist import CLASS_VALUES, ESTIMATORS, OBJECTS, PARAMETER_VALUES, resolve, settable
 from ._encode import FORMAT_NAME, FORMAT_VERSION, TYPES, dtype_allowed
 from ._errors import ModelFileError
 from ._legacy import OLD_NAMES, upgrade
@@ -93,6 +93,9 @@ def _array_spec(name, spec, table):
     _expect(isinstance(view, dict) and set(view) == {"of", "offset", "strides"}, f"{where}: not a valid view")
     base = table.get(view["of"]) if isinstance(view["of"], str) else None
     _expect(isinstance(base, dict) and "view" not in base, f"{where}: a view of an array the file does not hold")
+    # An array that loads as Python objects holds pointers, not its file's bytes: a view of it would
+    # read and write them as numbers (and crash the process, or worse). Only plain arrays have views.
+    _expect(not base.get("object") and not spec.get("object"), f"{where}: a view of an array of objects")
     strides = view["strides"]
     _expect(isinstance(strides, list) and len(strides) == len(shape) and all(type(s) is int for s in strides)
             and type(view["offset"]) is int, f"{where}: not a valid view")
@@ -231,6 +234,7 @@ class Reader:
         if "view" in spec:
             base = self.array(spec["view"]["of"], where)
             _expect(base.flags.c_contiguous or base.flags.f_contiguous, f"{where}: a view of a non-contiguous array")
+            _expect(not base.dtype.hasobject, f"{where}: a view of an array of objects")
             array = np.ndarray(spec["shape"], dtype=spec["dtype"], buffer=base, offset=spec["view"]["offset"],
                                strides=tuple(spec["view"]["strides"]))
         else:
@@ -299,6 +303,10 @@ class Reader:
         unknown = set(raw) - set(known)
         _expect(not unknown, f"{where}: unknown parameters {sorted(unknown)}")
         params = {name: self.value(value, f"{where}.{name}", 1) for name, value in raw.items()}
+        for name, allowed in PARAMETER_VALUES.get(path, {}).items():
+            value = params.get(name)
+            _expect(value is None or (type(value) is str and value in allowed),
+                    f"{where}.{name}: a model file may not set it (allowed: {', '.join(map(repr, allowed))})")
         try:
             estimator = cls(**params)
             if cls.__module__.startswith("lucidml."):

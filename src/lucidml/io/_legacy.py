@@ -16,6 +16,8 @@ from collections import namedtuple
 
 import numpy as np
 
+from ._errors import ModelFileError
+
 __all__ = ["OLD_NAMES", "RETIRED_CLASSES", "upgrade"]
 
 # The boosting walk table's tuple (lucidml.tree._traversal.Splits); only decoded, then dropped.
@@ -85,6 +87,10 @@ def _boosting(state):
     old = state.pop("nodes_")
     state.pop("_table", None)
     roots = np.asarray(state["tree_roots_"]).ravel()
+    # Checked before the repeat below, whose size the roots set (a 7 KB file asked for 2.3 GB).
+    if not (roots.dtype.kind in "iu" and roots.size and roots[0] == 0 and np.all(np.diff(roots) > 0)
+            and roots[-1] < old.size):
+        raise ModelFileError("tree_roots_: not the increasing first node ids of the trees in nodes_")
     base = np.repeat(roots, np.diff(np.append(roots, old.size)))
     nodes = np.zeros(old.size, dtype=NODE_DTYPE)
     internal = old["left"] >= 0
