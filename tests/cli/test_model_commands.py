@@ -224,3 +224,13 @@ def test_an_unexpected_error_is_still_one_line(monkeypatch, capsys, tmp_path):
     assert err == "lucidml fit: error: RuntimeError: something inside (unexpected: --debug shows where)"
     with pytest.raises(RuntimeError):
         main(["fit", str(tmp_path / "x.csv"), "--debug"])
+
+
+def test_fit_saves_the_model_before_a_closed_output_can_stop_it(wine, tmp_path):
+    """`lucidml fit … | head -1` closes the command's output after one line: the model is saved
+    before anything is printed, so the file exists and the command succeeds."""
+    model = tmp_path / "piped.lucid"
+    done = subprocess.run(f'"{sys.executable}" -m lucidml fit "{wine / "train.csv"}" --target cultivar --model {MODEL} '
+                          f'-o "{model}" --quiet | head -1', shell=True, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and model.exists(), done.stderr
+    assert lucidml.load(model).predict(pd.read_csv(wine / "new.csv").drop(columns="cultivar")).size > 0

@@ -247,3 +247,13 @@ def test_a_confusion_matrix_of_many_classes_is_left_out():
     many = np.arange(MAX_MATRIX_CLASSES + 1)
     text = format_metrics({"confusion matrix": (many, np.eye(len(many), dtype=int))})
     assert text == f"confusion matrix     left out: {MAX_MATRIX_CLASSES + 1} classes"
+
+
+def test_text_cells_lose_their_trailing_spaces_as_the_names_do(tmp_path):
+    """"red " and "red" are one category and "yes " and "yes" one class, at fit and at predict
+    alike (skipinitialspace strips only the leading spaces); numbers read as before."""
+    frame = _table(tmp_path, "a , color , y\n1 ,red ,yes \n2, blue,no\n3,red,yes\n")
+    assert list(frame.columns) == ["a", "color", "y"]
+    assert frame["color"].tolist() == ["red", "blue", "red"] and frame["y"].tolist() == ["yes", "no", "yes"]
+    assert frame["a"].tolist() == [1, 2, 3]
+    assert pd.isna(_table(tmp_path, "a,b\n1,x \n2,\n")["b"][1])

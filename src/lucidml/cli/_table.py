@@ -149,6 +149,12 @@ def _parsed(text, sep, decimal, na_values, thousands, dtype, name):
         raise TableError(f"{name}: cannot be read as a table ({_first_line(error)})") from None
     if any(issubclass(w.category, pd.errors.ParserWarning) for w in caught):
         _refuse_extra_fields(text, sep, name)
+    # Cells lose their trailing spaces as the header's names do (skipinitialspace strips only the
+    # leading ones): "red " in one row and "red" in another are one category, one class.
+    for column in frame.columns:
+        if frame[column].dtype.kind in "OU" or isinstance(frame[column].dtype, pd.StringDtype):
+            if pd.api.types.infer_dtype(frame[column], skipna=True) == "string":  # (not True/False/NaN)
+                frame[column] = frame[column].str.strip()
     return frame
 
 

@@ -89,16 +89,20 @@ def run_fit(args, note):
     X_train, X_test, y_train, y_test = _hold_out(X, y, task, test_size, args.seed, note)
     with working(sys.stderr, f"fitting {entry.name} on {len(X_train):,} rows", quiet=args.quiet):
         pipeline.fit(X_train, y_train)
-    print(f"{entry.name} on {args.data}: {task}, {X.shape[0]} rows, {X.shape[1]} feature columns"
-          + (f", {len(X_train)} for training and {len(X_test)} held out" if X_test is not None else ""))
+    values = None
     if X_test is not None or task == "clustering":
         rows = X_train if X_test is None else X_test
         with working(sys.stderr, f"measuring on {len(rows):,} rows", quiet=args.quiet):
             values = metrics(task, pipeline, rows, y_test, note)
-        print(format_metrics(values))
     from ..io import save
 
+    # Saved before anything is printed: a reader that closes the output early (`| head -1`) ends
+    # the command after the model is on disk, not before.
     save(pipeline, output)
+    print(f"{entry.name} on {args.data}: {task}, {X.shape[0]} rows, {X.shape[1]} feature columns"
+          + (f", {len(X_train)} for training and {len(X_test)} held out" if X_test is not None else ""))
+    if values is not None:
+        print(format_metrics(values))
     print(f"saved to {output}")
 
 
