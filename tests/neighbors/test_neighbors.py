@@ -21,12 +21,13 @@ def test_classifier_predictions_equal_sklearn(name, algorithm, weights):
     ours = KNeighborsClassifier(algorithm=algorithm, weights=weights).fit(X, y)
     ref = skn.KNeighborsClassifier(algorithm=algorithm, weights=weights).fit(X, y)
     np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
-    # Where the 5th and 6th nearest points are at exactly the same distance the neighbour set is
-    # not unique (lucidml keeps the lower index, scikit-learn's choice depends on its chunking):
+    # Where the 5th and 6th nearest points are at the same distance (to rounding: iris's values have
+    # one decimal, and √0.21 comes out in two last digits) the neighbour set is not unique (lucidml
+    # keeps the lower index, scikit-learn's choice depends on its chunking and its rounding):
     # compare probabilities everywhere else.
     distances, _ = ours.kneighbors(X, n_neighbors=6)
-    unique_set = distances[:, 4] != distances[:, 5]
-    assert unique_set.mean() > 0.9  # most rows are compared (iris, with its rounded values, has 7 % ties)
+    unique_set = ~np.isclose(distances[:, 4], distances[:, 5], rtol=1e-12, atol=0.0)
+    assert unique_set.mean() > 0.75  # most rows are compared (iris, with its rounded values, has 19 % ties)
     np.testing.assert_allclose(ours.predict_proba(X)[unique_set], ref.predict_proba(X)[unique_set], atol=1e-4)
 
 
