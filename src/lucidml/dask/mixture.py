@@ -10,7 +10,9 @@ from sklearn.utils import check_random_state
 from ..mixture import GaussianMixture as _LocalGaussianMixture
 from ..mixture._base_em import _em
 from ..mixture._gaussian_model import (
+    _EMPTY,
     Gaussians,
+    first_sums,
     gaussians_from_sums,
     responsibility_sums,
     warn_regularized,
@@ -38,12 +40,14 @@ def _chunk_e_step(X, shift, params, covariance_type):
     resp = weighted_log_prob(X, params, covariance_type)
     log_norm = np.empty(X.shape[0])
     normalize_log_prob(resp, log_norm)  # resp becomes the responsibilities, in place
-    return float(log_norm.sum()), responsibility_sums(X, resp, covariance_type)
+    # The scatter about the current means: the next ones are near them, and nothing cancels.
+    return float(log_norm.sum()), responsibility_sums(X, resp, covariance_type, params.means)
 
 
-def _chunk_initial_sums(X, labels_or_seed, shift, n_components, covariance_type):
+def _chunk_initial_sums(X, labels_or_seed, shift, n_components, covariance_type, centres):
     """The M-step's sums for the starting responsibilities: one-hot on k-means labels, or uniform
-    draws normalized per row (an int: the chunk's seed)."""
+    draws normalized per row (an int: the chunk's seed). Without ``centres``, only (Σᵢ rᵢₖ, Σᵢ rᵢₖ xᵢ):
+    the pass that finds the means the second one takes the scatter about."""
     X = np.ascontiguousarray(X) - shift
     if np.ndim(labels_or_seed) == 0:
         resp = np.random.RandomState(int(labels_or_seed)).uniform(size=(X.shape[0], n_components))
@@ -51,7 +55,9 @@ def _chunk_initial_sums(X, labels_or_seed, shift, n_components, covariance_type)
     else:
         resp = np.zeros((X.shape[0], n_components))
         resp[np.arange(X.shape[0]), labels_or_seed] = 1.0
-    return responsibility_sums(X, resp, covariance_type)
+    if centres is None:
+        return first_sums(X, resp)
+    return responsibility_sums(X, resp, covariance_type, centres)
 
 
 def _add_sums(a, b):
@@ -157,10 +163,12 @@ class GaussianMixture(DaskEstimator):
         def e_step(_, params):
             parts = map_chunks(_chunk_e_step, X, None, shift, params, kind)
             log_likelihood, sums = compute(tree_reduce(parts, _add_e_steps))[0]
-            return sums, log_likelihood / n
+            return (sums, params.means), log_likelihood / n
 
-        def m_step(_, sums):
-            params, n_fixed = gaussians_from_sums(sums, kind, self.reg_covar, data_variance)
+        def m_step(_, sums_and_centres):
+            sums, centres = sums_and_centres
+            params, n_fixed = gaussians_from_sums(sums, kind, self.reg_covar, data_variance, np.finfo(X.dtype).eps,
+                                                  centres)
             local._n_regularized += n_fixed
             return params
 
@@ -199,13 +207,19 @@ class GaussianMixture(DaskEstimator):
                 with warnings.catch_warnings():  # a k-means start need not have converged
                     warnings.simplefilter("ignore", ConvergenceWarning)
                     labels = KMeans(K, n_init=1, random_state=rng).fit(X).labels_
-                parts = map_chunks(_chunk_initial_sums, X, labels, shift, K, self.covariance_type)
+
+                def sums(centres):
+                    return map_chunks(_chunk_initial_sums, X, labels, shift, K, self.covariance_type, centres)
             else:
                 seeds = rng.randint(_MAX_SEED, size=len(X.chunks[0]))
                 task = dask.delayed(_chunk_initial_sums, pure=True)
-                parts = [task(block, int(seed), shift, K, self.covariance_type)
-                         for block, seed in zip(X.to_delayed().ravel(), seeds)]
-            params = m_step(X, compute(tree_reduce(parts, _add_sums))[0])
+
+                def sums(centres):
+                    return [task(block, int(seed), shift, K, self.covariance_type, centres)
+                            for block, seed in zip(X.to_delayed().ravel(), seeds)]
+            counts, first = compute(tree_reduce(sums(None), _add_sums))[0]
+            centres = first / (counts + _EMPTY)[:, None]
+            params = m_step(X, (compute(tree_reduce(sums(centres), _add_sums))[0], centres))
         if weights is not None:
             params = params._replace(weights=weights)
         if means is not None:

@@ -16,6 +16,8 @@ from ..utils.linalg import pivots_above_roundoff, sum_of_row_products
 from ._mixture_kernels import diagonal_log_prob, projected_log_prob
 
 _LOG_2PI = np.log(2.0 * np.pi)
+# Added to the responsibility sums n_k: an emptied component divides by a tiny number, not by zero.
+_EMPTY = 10 * np.finfo(np.float64).eps
 # Rows of X per BLAS product in the full-covariance E-step: X_block [U₁ … U_K] stays ~8 MB.
 _BLOCK_ELEMENTS = 1 << 20
 
@@ -30,83 +32,100 @@ class Gaussians(NamedTuple):
 
 
 def estimate_gaussians(X, resp, covariance_type, reg_covar):
-    """The M-step: φ_k = n_k / n, μ_k = Σᵢ rᵢₖ xᵢ / n_k, Σ_k = Σᵢ rᵢₖ xᵢxᵢᵀ / n_k − μ_kμ_kᵀ + reg_covar·I.
+    """The M-step: φ_k = n_k / n, μ_k = Σᵢ rᵢₖ xᵢ / n_k, Σ_k = Σᵢ rᵢₖ (xᵢ − μ_k)(xᵢ − μ_k)ᵀ / n_k + reg_covar·I.
 
     n_k = Σᵢ rᵢₖ (+ 10ε, so that an emptied component divides by a tiny number, not by zero).
-    The scatter comes from one weighted product XᵀRX per component (one BLAS call) instead
-    of a centred copy of X per component; the caller centres X once so the subtraction of
-    μ_kμ_kᵀ loses no digits. Returns (Gaussians, number of covariances that needed more
-    regularization than reg_covar).
+    Two passes: the means, then each component's scatter about its own mean (Σᵢ rᵢₖ xᵢxᵢᵀ / n_k −
+    μ_kμ_kᵀ cancels for a component far from the data's centre, or in float32: variances 2,500
+    times too large for clusters 1e7 apart, negative ones on float32 digits). Returns
+    (Gaussians, number of covariances that needed more regularization than reg_covar).
     """
-    return gaussians_from_sums(responsibility_sums(X, resp, covariance_type), covariance_type, reg_covar,
-                               lambda: np.mean(X**2, axis=0, dtype=np.float64))
+    counts, first = first_sums(X, resp)
+    centres = first / (counts + _EMPTY)[:, None]
+    return gaussians_from_sums(responsibility_sums(X, resp, covariance_type, centres), covariance_type, reg_covar,
+                               lambda: np.mean(X**2, axis=0, dtype=np.float64), np.finfo(X.dtype).eps, centres)
 
 
-def responsibility_sums(X, resp, covariance_type):
+def first_sums(X, resp):
+    """(Σᵢ rᵢₖ, Σᵢ rᵢₖ xᵢ): what the components' means come from."""
+    # sum_of_row_products: a float32 X is multiplied in float32 blocks summed in float64, never
+    # copied to float64; the parameters are float64 either way.
+    return resp.sum(axis=0), sum_of_row_products(X, resp).T
+
+
+def responsibility_sums(X, resp, covariance_type, centres):
     """The sufficient statistics of the M-step, sums over the samples (so that the sums of row
-    blocks add up to those of all rows): (Σᵢ rᵢₖ, Σᵢ rᵢₖ xᵢ, second moments), the second moments
-    Σᵢ rᵢₖ xᵢxᵢᵀ (K, d, d) for "full", Σᵢ xᵢxᵢᵀ (d, d) for "tied", Σᵢ rᵢₖ xᵢ² (K, d) otherwise.
+    blocks add up to those of all rows): (Σᵢ rᵢₖ, Σᵢ rᵢₖ xᵢ, scatter about ``centres``), the
+    scatter Σᵢ rᵢₖ (xᵢ − c_k)(xᵢ − c_k)ᵀ (K, d, d) for "full", its sum over k (d, d) for "tied",
+    Σᵢ rᵢₖ (xᵢ − c_k)² (K, d) otherwise. ``centres`` (K, d): the components' means, or the best
+    guess of them (the previous iteration's, for sums over chunks): the nearer, the fewer digits
+    :func:`gaussians_from_sums` loses taking the means back out.
     """
-    # Sums over the samples through sum_of_row_products: a float32 X is multiplied in float32
-    # blocks summed in float64, never copied to float64; the parameters are float64 either way.
-    counts = resp.sum(axis=0)
-    first = sum_of_row_products(X, resp).T
-    if covariance_type == "full":
-        second = np.stack([sum_of_row_products(X * resp[:, k : k + 1].astype(X.dtype), X)
-                           for k in range(resp.shape[1])])
-    elif covariance_type == "tied":
-        second = sum_of_row_products(X, X)
-    else:
-        second = sum_of_row_products(X * X, resp).T
-    return counts, first, second
+    counts, first = first_sums(X, resp)
+    second = []
+    for k in range(resp.shape[1]):
+        deviations = X - centres[k].astype(X.dtype)
+        weight = resp[:, k : k + 1].astype(X.dtype)
+        if covariance_type in ("full", "tied"):
+            second.append(sum_of_row_products(deviations * weight, deviations))
+        else:
+            second.append(sum_of_row_products(deviations * deviations, weight)[:, 0])
+    second = np.stack(second)
+    return counts, first, second.sum(axis=0) if covariance_type == "tied" else second
 
 
-def gaussians_from_sums(sums, covariance_type, reg_covar, data_variance):
-    """The M-step's parameters from :func:`responsibility_sums` (of all the samples); ``data_variance``
-    is a callable giving the mean of the squared (centred) data, for the jitter of a singular Σ."""
+def gaussians_from_sums(sums, covariance_type, reg_covar, data_variance, resolution, centres):
+    """The M-step's parameters from :func:`responsibility_sums` (of all the samples, about
+    ``centres``). ``data_variance``: a callable giving the features' variances in the data, and
+    ``resolution`` the relative precision of its values (X's machine epsilon), for the test and the
+    jitter of a singular Σ (:func:`precision_cholesky`)."""
     counts, first, second = sums
-    nk = counts + 10 * np.finfo(np.float64).eps
+    nk = counts + _EMPTY
     means = first / nk[:, None]
+    offsets = means - centres  # the scatter about c_k minus n_k (μ_k − c_k)(μ_k − c_k)ᵀ: about μ_k
     n_features = means.shape[1]
     if covariance_type == "full":
-        cov = np.empty((len(nk), n_features, n_features))
-        for k in range(len(nk)):
-            cov[k] = second[k] / nk[k] - np.outer(means[k], means[k])
-            cov[k] = 0.5 * (cov[k] + cov[k].T)  # the two triangles of XᵀRX round differently
-            cov[k].flat[:: n_features + 1] += reg_covar
+        cov = second / nk[:, None, None] - np.einsum("ki,kj->kij", offsets, offsets)
+        cov = 0.5 * (cov + cov.transpose(0, 2, 1))  # the two triangles of XᵀRX round differently
+        cov[:, np.arange(n_features), np.arange(n_features)] += reg_covar
     elif covariance_type == "tied":
-        cov = (second - (means.T * nk) @ means) / nk.sum()
+        cov = (second - (offsets.T * nk) @ offsets) / nk.sum()
         cov = 0.5 * (cov + cov.T)
         cov.flat[:: n_features + 1] += reg_covar
     else:
-        cov = second / nk[:, None] - means**2 + reg_covar
+        cov = second / nk[:, None] - offsets**2 + reg_covar
         if covariance_type == "spherical":
             cov = cov.mean(axis=1)
-    cov, prec_chol, n_fixed = precision_cholesky(cov, covariance_type, data_variance)
+    cov, prec_chol, n_fixed = precision_cholesky(cov, covariance_type, data_variance, resolution)
     return Gaussians(nk / nk.sum(), means, cov, prec_chol), n_fixed
 
 
-def precision_cholesky(covariances, covariance_type, data_variance=None):
+def precision_cholesky(covariances, covariance_type, data_variance=None, resolution=np.finfo(np.float64).eps):
     """(covariances, U, n_fixed): U with Σ⁻¹ = UUᵀ, U = L⁻ᵀ for Σ = LLᵀ (one triangular solve, no inverse).
 
-    A covariance that is not numerically positive definite (a component collapsed on
-    duplicate points, a constant feature with reg_covar = 0) gets a jitter diag(τ) added, τⱼ
-    from 1e-10 × feature j's variance in the data (the mean variance for a constant feature) up
-    by factors of 10; n_fixed counts them so the caller can warn. ``data_variance`` is a callable
-    giving the features' variances (only called when needed). One τ for all features (the rule
-    until stop 55) swamped the features in small units: raw breast cancer in float32, whose
-    covariances round to singular, scored up to 213 nats off.
+    A covariance that is not numerically positive definite (a component collapsed on duplicate
+    points, a constant feature with reg_covar = 0) gets a jitter diag(τ) added, τⱼ from 1e-10 ×
+    feature j's variance in the data (the mean variance for a constant feature) up by factors of
+    10; n_fixed counts them so the caller can warn. ``data_variance`` is a callable giving the
+    features' variances (only called when needed). One τ for all features (the rule until stop 55)
+    swamped the features in small units: raw breast cancer in float32 scored up to 213 nats off.
+
+    A diagonal variance is a collapse when it is at the rounding level of the values it comes
+    from, (1000 · ``resolution`` · σⱼ)², σⱼ² the feature's variance in the data; a component's own
+    scale does not enter (a fixed fraction of σⱼ² took clusters 1e7 apart, of variance 1, for
+    collapsed ones).
     """
-    def jitter():
+    def variances():
         variance = np.asarray(data_variance() if data_variance is not None else 1.0, dtype=np.float64)
-        fallback = variance.mean() if np.any(variance > 0) else 1.0
-        return 1e-10 * np.where(variance > 0, variance, fallback)
+        return np.where(variance > 0, variance, variance.mean() if np.any(variance > 0) else 1.0)
 
     if covariance_type in ("diag", "spherical"):
         covariances = np.array(covariances, dtype=np.float64)
-        tau = jitter().mean() if covariance_type == "spherical" else np.broadcast_to(jitter(), covariances.shape)
-        # A variance at rounding level of the data's is a collapse, not a measurement.
-        bad = ~(covariances > 1e-3 * tau)
+        variance = variances()
+        tau, floor = 1e-10 * variance, (1e3 * resolution) ** 2 * variance
+        if covariance_type == "spherical":
+            tau, floor = tau.mean(), floor.mean()
+        bad = ~(covariances > floor)
         if bad.any():
             covariances[bad] = np.broadcast_to(tau, covariances.shape)[bad]
         return covariances, 1.0 / np.sqrt(covariances), int(bad.sum())
@@ -115,7 +134,7 @@ def precision_cholesky(covariances, covariance_type, data_variance=None):
     for k, cov in enumerate(stacked):
         lower = lower_cholesky(cov)
         if lower is None:
-            cov, lower = _jitter_until_definite(cov, jitter())
+            cov, lower = _jitter_until_definite(cov, 1e-10 * variances())
             stacked[k], fixed = cov, fixed + 1
         factors[k] = lapack.dtrtri(lower, lower=1)[0].T  # L⁻ᵀ (LAPACK directly: SciPy's wrappers cost ms here)
     if covariance_type == "tied":
