@@ -20,6 +20,8 @@ _LOG_2PI = np.log(2.0 * np.pi)
 _EMPTY = 10 * np.finfo(np.float64).eps
 # Rows of X per BLAS product in the full-covariance E-step: X_block [U₁ … U_K] stays ~8 MB.
 _BLOCK_ELEMENTS = 1 << 20
+# Values of X per block of the M-step's scatter: 256 KiB of float64, in the cache for all components.
+_SCATTER_BLOCK_ELEMENTS = 1 << 15
 
 
 class Gaussians(NamedTuple):
@@ -62,16 +64,39 @@ def responsibility_sums(X, resp, covariance_type, centres):
     :func:`gaussians_from_sums` loses taking the means back out.
     """
     counts, first = first_sums(X, resp)
-    second = []
-    for k in range(resp.shape[1]):
-        deviations = X - centres[k].astype(X.dtype)
-        weight = resp[:, k : k + 1].astype(X.dtype)
-        if covariance_type in ("full", "tied"):
-            second.append(sum_of_row_products(deviations * weight, deviations))
-        else:
-            second.append(sum_of_row_products(deviations * deviations, weight)[:, 0])
-    second = np.stack(second)
-    return counts, first, second.sum(axis=0) if covariance_type == "tied" else second
+    if covariance_type in ("full", "tied"):
+        second = _scatter(X, resp, centres, range(resp.shape[1]), full=True)
+        return counts, first, second.sum(axis=0) if covariance_type == "tied" else second
+    # Diagonal: Σᵢ rᵢₖ xᵢ² − 2c_k Σᵢ rᵢₖ xᵢ + n_k c_k² from one BLAS product, exact where Σᵢ rᵢₖ xᵢ²
+    # is within a few digits of the result (X is centred once, ordinary data lose none); the
+    # components where it is not (far from the data's centre, or float32) are summed again about c_k.
+    raw = sum_of_row_products(X * X, resp).T
+    second = raw - 2.0 * centres * first + centres**2 * counts[:, None]
+    lossy = np.flatnonzero(np.any(raw * np.finfo(X.dtype).eps > 1e-7 * second, axis=1))
+    if lossy.size:
+        second[lossy] = _scatter(X, resp, centres, lossy, full=False)
+    return counts, first, second
+
+
+def _scatter(X, resp, centres, components, full):
+    """Σᵢ rᵢₖ (xᵢ − c_k)(xᵢ − c_k)ᵀ (``full``) or Σᵢ rᵢₖ (xᵢ − c_k)² for the ``components`` k, summed
+    over blocks of rows that stay in the cache while each component takes its deviations from them
+    (whole-X temporaries per component doubled the M-step's time): products in X's precision,
+    summed in float64."""
+    n_features = X.shape[1]
+    second = np.zeros((len(components), n_features, n_features) if full else (len(components), n_features))
+    centres = centres.astype(X.dtype)
+    rows = max(1, _SCATTER_BLOCK_ELEMENTS // n_features)
+    for start in range(0, X.shape[0], rows):
+        block = X[start : start + rows]
+        weights = resp[start : start + rows].astype(X.dtype)
+        for slot, k in enumerate(components):
+            deviations = block - centres[k]
+            if full:
+                second[slot] += (deviations * weights[:, k : k + 1]).T @ deviations
+            else:
+                second[slot] += weights[:, k] @ (deviations * deviations)
+    return second
 
 
 def gaussians_from_sums(sums, covariance_type, reg_covar, data_variance, resolution, centres):
