@@ -99,6 +99,40 @@ def test_warm_start_equals_one_fit():
     assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
 
 
+@pytest.mark.parametrize("make", [lambda: RandomForestClassifier(5, max_features=None, warm_start=True, random_state=0),
+                                  lambda: BaggingClassifier(3, max_features=2, warm_start=True, random_state=0)])
+def test_a_warm_start_refuses_other_features_and_other_classes(make):
+    """The kept members read X's columns and vote for the first fit's classes: a narrower X made
+    the compiled traversal read past each row (made-up probabilities), other classes an IndexError
+    or columns of probabilities that meant other classes."""
+    X, y = load_iris(return_X_y=True)
+    model = make().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        model.set_params(n_estimators=model.n_estimators + 1).fit(X[:, :2], y)
+    with pytest.raises(ValueError, match="same classes"):
+        model.set_params(n_estimators=model.n_estimators + 1).fit(X[:100], y[:100])
+    fewer = make().fit(X[:100], y[:100])
+    with pytest.raises(ValueError, match="same classes"):
+        fewer.set_params(n_estimators=fewer.n_estimators + 1).fit(X, y)
+    model.set_params(n_estimators=model.n_estimators + 1).fit(X, y)  # the same X and classes: continues
+    assert len(model.estimators_) == model.n_estimators
+
+
+def test_a_warm_start_with_oob_score_keeps_the_first_fits_samples():
+    """The kept members' out-of-bag rows are drawn again at every fit: with other rows or another
+    max_samples they would be other rows (an OOB score of 0.06 for the same trees that scored 0.31)."""
+    X, y = load_diabetes(return_X_y=True)
+    model = RandomForestRegressor(5, max_samples=0.1, oob_score=True, warm_start=True, random_state=0).fit(X, y)
+    first = model.oob_score_
+    with pytest.raises(ValueError, match="max_samples and bootstrap"):
+        model.set_params(max_samples=None).fit(X, y)
+    with pytest.raises(ValueError, match="max_samples and bootstrap"):
+        model.set_params(max_samples=0.1).fit(X[:300], y[:300])
+    with pytest.warns(UserWarning, match="nothing new"):
+        model.fit(X, y)
+    assert model.oob_score_ == first
+
+
 def test_n_jobs_gives_the_same_forest():
     X, y = load_wine(return_X_y=True)
     a = RandomForestClassifier(n_estimators=10, random_state=0, n_jobs=1).fit(X, y)

@@ -75,8 +75,11 @@ class _BaseForest(BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit ``n_estimators`` members on bootstrap samples of X (n_samples, n_features) and y."""
         validate_params(self)
+        # A warm start keeps the fitted members: X must have their features (reset=False checks the
+        # width), y their classes, and an out-of-bag score their rows and sample sizes.
+        continuing = self.warm_start and hasattr(self, "estimators_")
         X, y = check_fit_data(self, X, y, accept_sparse="csr", float32=True, y_numeric=not self._is_classifier,
-                             ensure_all_finite="allow-nan" if self._nan_allowed() else True)
+                             ensure_all_finite="allow-nan" if self._nan_allowed() else True, reset=not continuing)
         n_samples = X.shape[0]
         sw = check_sample_weight(sample_weight, n_samples)
         # The weights in units of a power of 2 (exact), so that weights near the largest float times
@@ -86,14 +89,22 @@ class _BaseForest(BaseEstimator):
         sw = np.ones(n_samples) if sw is None else sw / self._weight_unit
         if self._is_classifier:
             check_classification_targets(y)
-            self.classes_, y = np.unique(y, return_inverse=True)
-            self.n_classes_ = len(self.classes_)
+            classes, y = np.unique(y, return_inverse=True)
+            if continuing and not np.array_equal(classes, self.classes_):
+                raise ValueError(f"warm_start=True needs the same classes as the first fit ({list(self.classes_)}); "
+                                 f"got {list(classes)}.")
+            self.classes_, self.n_classes_ = classes, len(classes)
             sw = sw * self._class_weights(y)
-        self._n_draw = _n_draw(self.max_samples, n_samples, self.bootstrap)
+        n_draw = _n_draw(self.max_samples, n_samples, self.bootstrap)
+        draws = (n_samples, n_draw, bool(self.bootstrap))
+        if continuing and self.oob_score and getattr(self, "_draws", draws) != draws:
+            raise ValueError("warm_start=True with oob_score=True needs the rows, max_samples and bootstrap of the "
+                             "first fit: the kept members' out-of-bag samples are drawn again from them.")
+        self._n_draw, self._draws = n_draw, draws
         self._n_feat = self._n_member_features(X.shape[1])
 
         rng = check_random_state(self.random_state)
-        if not self.warm_start or not hasattr(self, "estimators_"):
+        if not continuing:
             self.estimators_, self.estimators_features_, self._seeds = [], [], []
         n_more = self.n_estimators - len(self.estimators_)
         if n_more < 0:
