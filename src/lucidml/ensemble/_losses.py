@@ -41,6 +41,22 @@ def weighted_quantile(values, weights, q):
     return values[order[min(k, values.size - 1)]]
 
 
+def start_quantile(y, w, q):
+    """f₀ of the quantile losses (absolute error, Huber, pinball): without weights scikit-learn's,
+    NumPy's linear quantile; with weights :func:`weighted_quantile`, but midway between two values
+    when exactly q·Σw lies below the first. The lower value alone can leave every sign gradient
+    equal: a balanced 0/1 target started at 0, each tree had one working target to fit, and the
+    model stayed constant."""
+    if w is None:
+        return float(np.quantile(y, q))
+    order = np.argsort(y, kind="stable")
+    cumulative = np.cumsum(w[order])
+    k = min(int(np.searchsorted(cumulative, q * cumulative[-1], side="left")), y.size - 1)
+    if k + 1 < y.size and cumulative[k] == q * cumulative[-1]:
+        return 0.5 * (y[order[k]] + y[order[k + 1]])
+    return y[order[k]]
+
+
 def _average(x, w):
     # An all-zero-weight subset (e.g. an out-of-bag sample) has no mean: NaN, not an error.
     return np.average(x, weights=w) if w is None or w.sum() > 0 else np.nan
@@ -182,7 +198,7 @@ class _AbsoluteError:
     constant_hessian = True
 
     def baseline(self, y, w):
-        return np.array([weighted_quantile(y, w, 0.5)])
+        return np.array([start_quantile(y, w, 0.5)])
 
     def gradients(self, y, raw, w):
         g = np.where(raw[:, 0] > y, 1.0, -1.0)  # −sign(y − f), with sign(0) = +1
@@ -206,7 +222,7 @@ class _QuantileError:
         self.alpha = alpha
 
     def baseline(self, y, w):
-        return np.array([weighted_quantile(y, w, self.alpha)])
+        return np.array([start_quantile(y, w, self.alpha)])
 
     def gradients(self, y, raw, w):
         g = np.where(y >= raw[:, 0], -self.alpha, 1.0 - self.alpha)
@@ -236,7 +252,7 @@ class _Huber:
         self.delta = None
 
     def baseline(self, y, w):
-        return np.array([weighted_quantile(y, w, 0.5)])
+        return np.array([start_quantile(y, w, 0.5)])
 
     def gradients(self, y, raw, w):
         r = y - raw[:, 0]

@@ -24,8 +24,11 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     (median start, trees fitted to the sign residuals, leaf = median residual), ``"huber"``
     (δ = the ``alpha`` quantile of |y − f| at each stage, Friedman's one-step leaf) and
     ``"quantile"`` (pinball loss at ``alpha``, leaf = the ``alpha`` quantile of the residuals).
-    Medians and quantiles are the weighted 'inverted_cdf' ones (the lower median for an even
-    count), as in scikit-learn's leaves.
+    The leaves' medians and quantiles are the weighted 'inverted_cdf' ones (the lower median for
+    an even count), as in scikit-learn's leaves; the start is scikit-learn's too, the interpolated
+    quantile of y (with weights: midway between two values where exactly the quantile's share of
+    the weight lies below, so that a balanced 0/1 target starts at ½, not where every sign
+    gradient is the same).
     """ + COMMON_DOC.replace(_PARAMETERS, _PARAMETERS + """    loss : {"squared_error", "absolute_error", "huber", "quantile"}, default="squared_error"
     alpha : float in (0, 1), default=0.9
         Quantile of the "huber" and "quantile" losses.
