@@ -12,9 +12,11 @@ from lucidml.optim import (
     lbfgs,
     levenberg_marquardt,
     newton,
+    proximal_gradient,
     rosenbrock,
     rosenbrock_grad,
     rosenbrock_hess,
+    soft_threshold,
 )
 
 
@@ -190,3 +192,60 @@ def test_logistic_regression_on_xor_stops_at_the_symmetric_optimum():
         model = LogisticRegression(solver=solver).fit(X, y)
         np.testing.assert_array_equal(model.predict_proba(X)[:, 1], 0.5)
         assert model.n_iter_[0] == 0
+
+
+# --- honest results: a run that could not minimize says so -------------------------------------
+
+
+def _wrong_sign(x):
+    return -rosenbrock_grad(x)
+
+
+@pytest.mark.parametrize("method", ["gradient_descent", "lbfgs", "bfgs", "newton"])
+def test_a_gradient_that_is_not_fs_is_a_failure_not_a_minimum(method):
+    """With −∇f for ∇f every line search finds no decrease: the run used to stop at x₀ with
+    success=True ("relative change of f ≤ ftol"); it is a failure that names the gradient."""
+    x0 = np.array([-1.2, 1.0])
+    run = {"gradient_descent": lambda: gradient_descent(rosenbrock, x0, _wrong_sign),
+           "lbfgs": lambda: lbfgs(rosenbrock, x0, _wrong_sign), "bfgs": lambda: bfgs(rosenbrock, x0, _wrong_sign),
+           "newton": lambda: newton(rosenbrock, x0, _wrong_sign, rosenbrock_hess)}[method]
+    result = run()
+    assert not result.success and "gradient" in result.message
+
+
+def test_divergence_and_unboundedness_are_failures():
+    diverged = gradient_descent(lambda x: x @ x, np.ones(2), lambda x: 2 * x, step="fixed", lr=5.0)
+    assert not diverged.success and "not finite" in diverged.message
+    unbounded = bfgs(lambda x: x[0], np.zeros(1), lambda x: np.ones(1))
+    assert not unbounded.success and "unbounded" in unbounded.message
+
+
+def test_a_start_where_f_is_undefined_or_a_gradient_of_another_shape_is_refused():
+    with pytest.raises(ValueError, match="f\\(x0\\) is not finite"):
+        lbfgs(lambda x: np.nan, np.array([-1.2, 1.0]), rosenbrock_grad)
+    target = np.array([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="shape \\(1,\\).*shape \\(3,\\)"):
+        lbfgs(lambda x: np.sum((x - target) ** 2), np.zeros(3), lambda x: np.array([2 * (x[0] - 1)]))
+    with pytest.raises(ValueError, match="lr must be"):
+        gradient_descent(rosenbrock, np.zeros(2), rosenbrock_grad, step="fixed", lr=-1.0)
+    with pytest.raises(ValueError, match="L must be"):
+        gradient_descent(rosenbrock, np.zeros(2), rosenbrock_grad, step="lipschitz", L=0.0)
+
+
+def test_nan_values_away_from_the_start_are_stepped_back_from():
+    """f undefined (NaN) beyond x = 2: the line search treats it as +∞ and keeps inside."""
+    f = lambda x: float((x[0] - 1.5) ** 2) if x[0] < 2 else np.nan  # noqa: E731
+    g = lambda x: np.array([2 * (x[0] - 1.5)])  # noqa: E731
+    result = lbfgs(f, np.array([-3.0]), g)
+    assert result.success and abs(result.x[0] - 1.5) < 1e-6
+
+
+def test_proximal_gradient_refuses_a_wrong_gradient_and_a_bad_step():
+    f = lambda x: 0.5 * np.sum((x - 3.0) ** 2)  # noqa: E731
+    prox = lambda x, t: soft_threshold(x, t)  # noqa: E731
+    wrong = proximal_gradient(f, np.zeros(2), lambda x: -(x - 3.0), prox)
+    assert not wrong.success and "gradient" in wrong.message
+    for lr in (-1.0, 0.0):
+        with pytest.raises(ValueError, match="lr must be"):
+            proximal_gradient(f, np.zeros(2), lambda x: x - 3.0, prox, lr=lr)
+    np.testing.assert_allclose(proximal_gradient(f, np.zeros(2), lambda x: x - 3.0, prox).x, [2.0, 2.0])

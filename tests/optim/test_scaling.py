@@ -56,8 +56,10 @@ def test_column_spreads_keep_a_sparse_x_sparse(monkeypatch):
 
     densified = []
     monkeypatch.setattr(centered, "centred_blocks", lambda *args: densified.append(args) or iter(()))
-    X = scipy.sparse.random(200_000, 5_000, density=1e-4, format="csr", random_state=0)
-    weights = np.random.default_rng(0).uniform(0.5, 2.0, X.shape[0])
+    rng = np.random.default_rng(0)
+    rows, columns = rng.integers(0, 200_000, 100_000), rng.integers(0, 5_000, 100_000)
+    X = scipy.sparse.csr_matrix((rng.normal(size=100_000), (rows, columns)), shape=(200_000, 5_000))
+    weights = rng.uniform(0.5, 2.0, X.shape[0])
     mean = np.asarray(X.T @ weights).ravel() / weights.sum()
     spreads = column_spreads(X, mean, weights)
     assert densified == []

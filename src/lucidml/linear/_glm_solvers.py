@@ -17,7 +17,7 @@ import scipy.sparse.linalg
 
 from ..optim.gradient_descent import gradient_descent
 from ..optim.quasi_newton import lbfgs
-from ..optim.result import stopping_test
+from ..optim.result import NonFiniteStart, stopping_test
 from ..optim.scaling import diagonally_scaled, linear_model_scales
 from ..utils.centered import CentredFeatures, centered_gram, centred, uncentred
 from ..utils.linalg import cholesky_or_none, product_in_precision
@@ -183,6 +183,8 @@ def first_order(problem, beta, solver, max_iter, tol, log=None, scales=None):
 
     try:
         result = diagonally_scaled(run, problem.objective, problem.gradient, beta, d)
+    except NonFiniteStart:  # F overflows at the start (features near 1e300): the fit refuses, by name
+        return np.full_like(beta, np.nan), [problem.objective(beta)], False
     except ValueError as error:
         if "descent direction" not in str(error):
             raise

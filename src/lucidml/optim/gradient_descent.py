@@ -42,26 +42,27 @@ def gradient_descent(fun, x0, grad, hess=None, *, step="backtracking", lr=1e-3, 
     f_count = run.fun
     x = np.array(x0, dtype=np.float64)
     if step == "fixed":
-        gamma = lr
+        gamma = _positive(lr, "lr")
     elif step == "lipschitz":
         if L is None:
             if hess is None:
                 raise ValueError("step='lipschitz' needs L or hess.")
             L = float(np.linalg.norm(np.atleast_2d(hess(x)), 2))
             warnings.warn("L estimated as ‖∇²f(x₀)‖₂: a local value, not a global Lipschitz constant.", stacklevel=2)
-        gamma = 1.0 / L
+        gamma = 1.0 / _positive(L, "L")
     elif step == "backtracking":
-        gamma = lr
+        gamma = _positive(lr, "lr")
     else:
         raise ValueError(f"step must be 'fixed', 'lipschitz' or 'backtracking'; got {step!r}.")
     f, g = f_count(x), grad(x)
     if (done := run.already_stationary(x, f, g)) is not None:
         return done
     for n_iter in range(1, max_iter + 1):
-        f_old = f
+        f_old, predicted = f, None
         if step == "backtracking":
             gamma = min(2 * gamma, _MAX_STEP)
             squared = float(g @ g)
+            predicted = 0.5 * gamma * squared
             for _ in range(50):
                 f_new = f_count(x - gamma * g)
                 if f_new <= f - 0.5 * gamma * squared:
@@ -75,7 +76,14 @@ def gradient_descent(fun, x0, grad, hess=None, *, step="backtracking", lr=1e-3, 
             x = x - gamma * g
             f = f_count(x)
         g = grad(x)
-        done = run.iteration(n_iter, x, f_old, f, g, gamma)
+        done = run.iteration(n_iter, x, f_old, f, g, gamma, predicted)
         if done is not None:
             return done
     return run.exhausted(x, f, g, max_iter)
+
+
+def _positive(value, name):
+    """A step length or a Lipschitz constant: a finite number above 0."""
+    if not (isinstance(value, (int, float, np.floating, np.integer)) and np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0; got {value!r}.")
+    return float(value)

@@ -24,7 +24,12 @@ def backtracking(fun, x, f, g, p, step=1.0, c=1e-4, shrink=0.5, max_halvings=50)
 
 def wolfe(fun, grad, x, f, g, p, c1=1e-4, c2=0.9, max_iter=50):
     """A step α with f(x + αp) ≤ f + c₁αgᵀp and |∇f(x + αp)ᵀp| ≤ c₂|gᵀp| (Nocedal & Wright Alg. 3.5,
-    with bisection in the zoom phase); (α, f_new, g_new). Under it yᵀs > 0, which BFGS needs."""
+    with bisection in the zoom phase); (α, f_new, g_new, unbounded). Under it yᵀs > 0, which BFGS needs.
+
+    After ``max_iter`` trials without both conditions, the longest step found with sufficient
+    decrease, or (0, f, g) when there is none: never a step that was not checked. The fourth
+    value says whether f kept falling however far the steps went (``max_iter`` doublings without
+    a bracket): f looks unbounded below along p."""
     slope0 = float(g @ p)
     if slope0 >= 0:
         raise ValueError("the search direction is not a descent direction (gᵀp ≥ 0).")
@@ -38,11 +43,12 @@ def wolfe(fun, grad, x, f, g, p, c1=1e-4, c2=0.9, max_iter=50):
             g_new = grad(x + step * p)
             slope = float(g_new @ p)
             if abs(slope) <= -c2 * slope0:
-                return step, f_new, g_new
+                return step, f_new, g_new, False
             if slope >= 0:
                 high = step
             else:
                 low, f_low = step, f_new
         step = 2 * step if np.isinf(high) else 0.5 * (low + high)
-    g_new = grad(x + step * p)
-    return step, fun(x + step * p), g_new
+    if low == 0.0:
+        return 0.0, f, g, False
+    return low, f_low, grad(x + low * p), bool(np.isinf(high))

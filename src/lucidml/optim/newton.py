@@ -42,7 +42,7 @@ def newton(fun, x0, grad, hess, *, line_search=True, hessian="full", max_iter=10
             p = -g / np.maximum(np.abs(np.diag(H)), np.finfo(float).eps)
         else:
             p = -scipy.linalg.cho_solve((_modified_cholesky(H), True), g)
-        f_old = f
+        f_old, predicted = f, -float(g @ p)
         if line_search:
             gamma, f = backtracking(f_count, x, f, g, p)
         else:
@@ -50,7 +50,7 @@ def newton(fun, x0, grad, hess, *, line_search=True, hessian="full", max_iter=10
             f = f_count(x + p)
         x = x + gamma * p
         g = grad(x)
-        done = run.iteration(n_iter, x, f_old, f, g, gamma)
+        done = run.iteration(n_iter, x, f_old, f, g, gamma, predicted)
         if done is not None:
             return done
     return run.exhausted(x, f, g, max_iter)

@@ -95,12 +95,13 @@ def quasi_newton_partial(fun, x0, grad, hess_part=None, *, blocks=None, memory=1
         if g @ p >= 0:  # the pairs lost positive definiteness to round-off: restart from P alone
             pairs.clear()
             p = -initial(g)
-        gamma, f_new, g_new = wolfe(f_count, grad, x, f, g, p)
+        gamma, f_new, g_new, unbounded = wolfe(f_count, grad, x, f, g, p)
+        predicted = -float(g @ p)
         s, y = gamma * p, g_new - g
         if memory and not _skip(s, y):
             pairs.append((s, y, 1.0 / float(y @ s)))
         f_old, x, f, g = f, x + s, f_new, g_new
-        done = run.iteration(n_iter, x, f_old, f, g, gamma)
+        done = run.iteration(n_iter, x, f_old, f, g, gamma, predicted, unbounded)
         if done is not None:
             return done
     warnings.warn(f"quasi_newton_partial stopped at max_iter={max_iter} with ‖∇f‖∞ = {np.max(np.abs(g)):.3g} > "

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .result import Counted, OptimizeResult, record
+from .result import Counted, OptimizeResult, check_start, record
 
 __all__ = ["proximal_gradient", "soft_threshold"]
 
@@ -45,16 +45,21 @@ def proximal_gradient(fun, x0, grad, prox, *, h=None, lr=1.0, max_iter=1000, tol
     >>> proximal_gradient(f, np.zeros(2), grad, prox).x            # the minimizer of F: 3 − 1
     array([2., 2.])
     """
+    if not (isinstance(lr, (int, float, np.floating, np.integer)) and np.isfinite(lr) and lr > 0):
+        raise ValueError(f"lr must be a finite number > 0; got {lr!r}.")
     f_count = Counted(fun)
     total = (lambda x, f: f + float(h(x))) if h is not None else (lambda x, f: f)
     x = np.array(x0, dtype=np.float64)
     f, g, gamma, history = f_count(x), grad(x), lr / 2, []
+    check_start(x, f, g)
     mapping = np.inf
     for n_iter in range(1, max_iter + 1):
         gamma = min(2 * gamma, _MAX_STEP)
+        first = None
         for _ in range(60):
             x_new = prox(x - gamma * g, gamma)
             step = x_new - x
+            first = float(np.max(np.abs(step), initial=0.0)) / gamma if first is None else first
             f_new = f_count(x_new)
             if f_new <= f + float(g @ step) + float(step @ step) / (2 * gamma) * (1 + 1e-12):
                 break
@@ -62,6 +67,12 @@ def proximal_gradient(fun, x0, grad, prox, *, h=None, lr=1.0, max_iter=1000, tol
         else:  # no step satisfies the bound (f is not smooth at this scale): stay
             return OptimizeResult(x, total(x, f), n_iter, False, "no step satisfies the descent bound",
                                   mapping, f_count.calls, history)
+        if not np.any(step) and first > tol:
+            # Accepted only once the step rounded to nothing: the gradient promised a move at the
+            # first trial step, and no step of any length kept the bound (a gradient that is not f's).
+            return OptimizeResult(x, total(x, f), n_iter, False, "no step satisfies the descent bound although the "
+                                  f"gradient mapping was {first:.3g}: is grad the gradient of fun?", first,
+                                  f_count.calls, history)
         mapping = float(np.max(np.abs(step))) / gamma
         x, f, g = x_new, f_new, grad(x_new)
         record(history, x, total(x, f), step / gamma, gamma)

@@ -52,7 +52,8 @@ def bfgs(fun, x0, grad, hess=None, *, B0="identity", max_iter=1000, tol=1e-8, ft
         p = -B @ g
         if g @ p >= 0:  # B lost positive definiteness to round-off: restart
             B, p = np.eye(n), -g
-        gamma, f_new, g_new = wolfe(f_count, grad, x, f, g, p)
+        gamma, f_new, g_new, unbounded = wolfe(f_count, grad, x, f, g, p)
+        predicted = -float(g @ p)
         s, y = gamma * p, g_new - g
         if not _skip(s, y):
             if n_iter == 1 and B0 == "identity":
@@ -61,7 +62,7 @@ def bfgs(fun, x0, grad, hess=None, *, B0="identity", max_iter=1000, tol=1e-8, ft
             left = np.eye(n) - rho * np.outer(s, y)
             B = left @ B @ left.T + rho * np.outer(s, s)
         f_old, x, f, g = f, x + s, f_new, g_new
-        done = run.iteration(n_iter, x, f_old, f, g, gamma, B=B.copy())
+        done = run.iteration(n_iter, x, f_old, f, g, gamma, predicted, unbounded, B=B.copy())
         if done is not None:
             return done
     return run.exhausted(x, f, g, max_iter)
@@ -85,12 +86,13 @@ def lbfgs(fun, x0, grad, *, m=10, max_iter=1000, tol=1e-8, ftol=None, callback=N
         return done
     for n_iter in range(1, max_iter + 1):
         p = -_two_loop(g, pairs)
-        gamma, f_new, g_new = wolfe(f_count, grad, x, f, g, p)
+        gamma, f_new, g_new, unbounded = wolfe(f_count, grad, x, f, g, p)
+        predicted = -float(g @ p)
         s, y = gamma * p, g_new - g
         if not _skip(s, y):
             pairs.append((s, y, 1.0 / float(y @ s)))
         f_old, x, f, g = f, x + s, f_new, g_new
-        done = run.iteration(n_iter, x, f_old, f, g, gamma)
+        done = run.iteration(n_iter, x, f_old, f, g, gamma, predicted, unbounded)
         if done is not None:
             return done
     return run.exhausted(x, f, g, max_iter)
