@@ -15,7 +15,7 @@ class GenerativeClassifierMixin:
 
     def predict_log_proba(self, X):
         """log p(c | x), normalized with log-sum-exp."""
-        jll = self.predict_joint_log_proba(X)
+        jll = self._scores(X)
         return jll - logsumexp(jll, axis=1, keepdims=True)
 
     def predict_proba(self, X):
@@ -24,5 +24,16 @@ class GenerativeClassifierMixin:
 
     def predict(self, X):
         """The class of highest posterior probability."""
+        scores = self._scores(X)  # (first: it checks that the model is fitted)
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def _scores(self, X):
+        """The joint log-likelihoods, refused when a row has no finite best class (features so far
+        beyond the training data's that the scores overflowed, or a row no class can produce):
+        its posterior would be 0/0 (NaN) and its class an arbitrary one."""
         jll = self.predict_joint_log_proba(X)
-        return self.classes_[np.argmax(jll, axis=1)]
+        best = np.max(jll, axis=1) if jll.size else np.zeros(0)
+        if np.isnan(jll).any() or not np.all(np.isfinite(best)):
+            raise ValueError(f"{type(self).__name__}: the class scores of some rows of X are not finite (features far "
+                             "beyond the scale of the training data, or a row that no class can produce).")
+        return jll

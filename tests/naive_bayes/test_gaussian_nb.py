@@ -108,3 +108,34 @@ def test_constant_features_give_no_nan():
     proba = GaussianNB().fit(X, y).predict_proba(X)
     assert np.all(np.isfinite(proba))
     np.testing.assert_allclose(proba, 0.5)
+
+
+def test_float32_variances_beyond_float32_are_refused_and_leave_the_model_as_it_was():
+    """The variances are kept in the data's precision: from float32 features near 1e20 they were
+    inf, and predict_proba NaN. Refused, by name; a refused partial_fit changes nothing."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="beyond float32"):
+        GaussianNB().fit((X * 1e20).astype(np.float32), y)
+    model = GaussianNB().fit(X.astype(np.float32), y)
+    before = model.var_.copy(), model.class_count_.copy()
+    with pytest.raises(ValueError, match="beyond float32"):
+        model.partial_fit((X * 1e20).astype(np.float32), y)
+    np.testing.assert_array_equal(model.var_, before[0])
+    np.testing.assert_array_equal(model.class_count_, before[1])
+
+
+def test_rows_whose_class_scores_are_not_finite_are_refused():
+    """A row far beyond the training data's scale made every class score −∞ (or NaN) and
+    predict_proba 0/0: a ValueError, from every generative classifier alike."""
+    from sklearn.datasets import load_iris
+
+    from lucidml.discriminant import LinearDiscriminantAnalysis
+    from lucidml.naive_bayes import MultinomialNB
+
+    X, y = load_iris(return_X_y=True)
+    for model in (MultinomialNB().fit(X, y), LinearDiscriminantAnalysis().fit(X, y)):
+        with np.errstate(all="ignore"), pytest.raises(ValueError, match="class scores"):
+            model.predict_proba(np.full((1, 4), 1e308))
+        assert np.allclose(model.predict_proba(X[:3]).sum(axis=1), 1.0)

@@ -203,3 +203,27 @@ def test_softmax_by_columns_or_by_rows_is_the_formula(shape):
     P = ACTIVATIONS["softmax"].apply_(Z.copy())
     np.testing.assert_allclose(P, expected, rtol=1e-13, atol=1e-300)
     np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-13)
+
+
+def test_lbfgs_says_when_its_line_search_fails_and_refuses_a_loss_that_overflowed():
+    """scipy's L-BFGS-B ends with status 2 when its line search fails: the network was returned
+    untrained (n_iter_ 0, R² 0) with no warning. A loss that overflowed (NaN) is refused."""
+    X, _ = load_iris(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    with pytest.warns(ConvergenceWarning, match="stopped before converging"):
+        MLPRegressor(hidden_layer_sizes=(5,), solver="lbfgs", random_state=0).fit(X, X[:, 0] * 1e50)
+    with pytest.raises(ValueError, match="loss of nan"):
+        MLPRegressor(hidden_layer_sizes=(5,), solver="lbfgs", random_state=0).fit(X, X[:, 0] * 1e160)
+
+
+def test_a_mini_batch_of_zero_weight_is_skipped():
+    """Half the samples of weight 0 and batches of 4: some batches weigh nothing, whose mean loss
+    was 0/0 (reported as non-finite weights). They are skipped; the fit equals the fit on the rest
+    in what it learns."""
+    X, y = load_iris(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    weights = (np.random.RandomState(0).rand(150) < 0.5).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = MLPClassifier((10,), batch_size=4, random_state=0, max_iter=50).fit(X, y, sample_weight=weights)
+    assert np.all(np.isfinite(model.loss_curve_)) and model.score(X, y) > 0.9

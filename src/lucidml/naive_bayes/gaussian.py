@@ -103,16 +103,20 @@ class GaussianNB(_BaseNB):
         (whose moments come merged from the chunks of a Dask array) all end here.
         """
         old_m2 = np.maximum(self.var_ - self.epsilon_, 0.0) * self.class_count_[:, None]
-        self.class_count_, self.theta_, m2 = merge_moments((self.class_count_, self.theta_, old_m2), moments)
-        self._total_moments = merge_moments(self._total_moments, total_moments)
-        total_count, _, total_m2 = self._total_moments
-        self.epsilon_ = self.var_smoothing * float(np.max(total_m2 / total_count))
-
+        counts, theta, m2 = merge_moments((self.class_count_, self.theta_, old_m2), moments)
+        total_moments = merge_moments(self._total_moments, total_moments)
+        total_count, _, total_m2 = total_moments
+        epsilon = self.var_smoothing * float(np.max(total_m2 / total_count))
         with np.errstate(invalid="ignore", divide="ignore"):
-            raw_var = np.where(self.class_count_[:, None] > 0, m2 / self.class_count_[:, None], 0.0)
-        # Accumulated in float64; kept in the data's precision, as scikit-learn does.
-        self.theta_ = self.theta_.astype(dtype, copy=False)
-        self.var_ = np.maximum(raw_var + self.epsilon_, np.finfo(dtype).tiny).astype(dtype)
+            var = np.where(counts[:, None] > 0, m2 / counts[:, None], 0.0) + epsilon
+        # Accumulated in float64; kept in the data's precision, as scikit-learn does (checked before
+        # anything is stored, so that a refused partial_fit leaves the model as it was).
+        if np.any(var > np.finfo(dtype).max):
+            raise ValueError(f"GaussianNB: the class variances of X reach {float(np.max(var)):.3g}, beyond {dtype} "
+                             "(whose precision the model keeps); fit on X as float64, or rescale the features.")
+        self.class_count_, self._total_moments, self.epsilon_ = counts, total_moments, epsilon
+        self.theta_ = theta.astype(dtype, copy=False)
+        self.var_ = np.maximum(var, np.finfo(dtype).tiny).astype(dtype)
         self.class_prior_ = self._class_prior()
 
     def _class_prior(self):

@@ -269,11 +269,17 @@ class _BaseNetwork:
 
         with blas_context(net, X.shape[0]):
             result = self._minimize(fun, curve)
+        if not np.isfinite(result.fun):
+            raise ValueError(f"L-BFGS ended at a loss of {result.fun}: the targets or the features are too large for "
+                             "the network's arithmetic; scale them (e.g. StandardScaler).")
         net.theta[:] = result.x
         self.n_iter_, self.loss_, self.loss_curve_ = int(result.nit), float(result.fun), curve
         if result.status == 1:
             warnings.warn(f"L-BFGS stopped at max_iter={self.max_iter} or max_fun={self.max_fun} before converging.",
                           ConvergenceWarning)
+        elif result.status != 0:  # its line search failed (status 2): the loss is not minimized
+            warnings.warn(f"L-BFGS stopped before converging ({result.message}); the loss is {self.loss_:.4g}. Scale "
+                          "the features and targets, or raise tol.", ConvergenceWarning)
 
     def _minimize(self, fun, curve):
         log = IterationLog(self.verbose)
@@ -379,7 +385,7 @@ def _train_epoch(net, loss, optimizer, X, Y, sample_weight, order, batch_size, a
         X = X[order] if buffer is None else np.take(X, order, axis=0, out=buffer)
         Y = Y[order]
         sample_weight = None if sample_weight is None else sample_weight[order]
-    n, total = X.shape[0], 0.0
+    n, total, counted = X.shape[0], 0.0, 0
     coupled_alpha = 0.0 if decoupled else alpha
     cancel = cancel_flag()  # Ctrl-C between batches (utils._interrupt)
     if per_epoch:
@@ -388,6 +394,8 @@ def _train_epoch(net, loss, optimizer, X, Y, sample_weight, order, batch_size, a
         raise_if_cancelled(cancel)
         rows = slice(start, min(start + batch_size, n))
         sw = None if sample_weight is None else sample_weight[rows]
+        if sw is not None and not sw.any():
+            continue  # a batch of zero weight has no loss to descend (its mean would be 0/0)
         if per_epoch:
             for layer in net.layers:
                 layer.use_rows(rows)
@@ -404,4 +412,5 @@ def _train_epoch(net, loss, optimizer, X, Y, sample_weight, order, batch_size, a
             value += 0.5 * alpha * float(weights @ weights)
             weights *= 1.0 - alpha
         total += value * (rows.stop - rows.start)
-    return total / n
+        counted += rows.stop - rows.start
+    return total / max(counted, 1)
