@@ -47,3 +47,38 @@ def test_data_far_from_the_origin_get_their_true_neighbours(offset, dtype):
     exact = cdist(X[1::2], X[::2])
     fifth = np.sort(exact, axis=1)[:, 4]
     assert np.all(np.take_along_axis(exact, indices, axis=1) <= fifth[:, None] + 1e-9)
+
+
+@pytest.mark.parametrize("algorithm", ["brute", "kd_tree"])
+@pytest.mark.parametrize("p", [1, 2.5, 3])
+@pytest.mark.parametrize("magnitude", [1e200, 1e-200])
+def test_minkowski_distances_of_any_order_are_rescaled(algorithm, p, magnitude):
+    """|x|ᵖ overflowed (p = 3 at 1e200: every distance inf, and the heaps' placeholder indices came
+    back, or an IndexError) or underflowed to 0: every Minkowski order is rescaled by a power of
+    two, as the Euclidean search was."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    plain = KNeighborsClassifier(3, p=p, algorithm=algorithm).fit(X, y)
+    scaled = KNeighborsClassifier(3, p=p, algorithm=algorithm).fit(X * magnitude, y)
+    distances, _ = scaled.kneighbors(X[:20] * magnitude)
+    np.testing.assert_allclose(distances / magnitude, plain.kneighbors(X[:20])[0], rtol=1e-10)
+    np.testing.assert_array_equal(scaled.predict(X * magnitude), plain.predict(X))
+
+
+def test_negative_precomputed_distances_and_weights_that_sum_to_zero_are_refused():
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    negative = -np.abs(X[:, :1] - X[:, 0])
+    with pytest.raises(ValueError, match="negative values"):
+        KNeighborsClassifier(3, metric="precomputed").fit(negative, y)
+    distances = np.abs(X[:, :1] - X[:, 0])
+    model = KNeighborsClassifier(3, metric="precomputed").fit(distances, y)
+    with pytest.raises(ValueError, match="negative values"):
+        model.predict(-distances[:5])
+    for weights in (lambda d: np.zeros_like(d), [1.0, -1.0]):
+        with pytest.raises(ValueError, match="all 0|finite and ≥ 0"):
+            KNeighborsRegressor(2, weights=weights).fit(X, y.astype(float)).predict(X[:3])
+        with pytest.raises(ValueError, match="all 0|finite and ≥ 0"):
+            KNeighborsClassifier(2, weights=weights).fit(X, y).predict_proba(X[:3])

@@ -54,6 +54,7 @@ class _KNeighborsBase(BaseEstimator):
             self._check_sparse_settings()
         if self.metric == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"metric='precomputed' needs a square distance matrix; got shape {X.shape}.")
+        self._check_distances(X)
         if not (isinstance(self.weights, str) or callable(self.weights)) and len(self.weights) != self.n_neighbors:
             raise ValueError(f"weights has {len(self.weights)} per-rank entries but n_neighbors={self.n_neighbors}.")
         self.n_samples_fit_ = X.shape[0]
@@ -107,6 +108,7 @@ class _KNeighborsBase(BaseEstimator):
         else:
             X = check_predict_data(self, X, order="C", dtype=FLOAT_DTYPES, accept_sparse="csr")
             X = X.astype(self._fit_X.dtype, copy=False)  # queries in the training points' precision
+            self._check_distances(X)
         if k > self.n_samples_fit_:
             raise ValueError(
                 f"Expected n_neighbors <= n_samples_fit, but n_neighbors = {k}, n_samples_fit = {self.n_samples_fit_}."
@@ -115,6 +117,11 @@ class _KNeighborsBase(BaseEstimator):
         if query_is_train:
             distances, indices = _drop_self(distances, indices)
         return (distances, indices) if return_distance else indices
+
+    def _check_distances(self, X):
+        """With metric='precomputed', X holds distances: none may be negative."""
+        if self.metric == "precomputed" and (X.data if scipy.sparse.issparse(X) else X).min(initial=0.0) < 0:
+            raise ValueError("metric='precomputed' needs distances; X has negative values.")
 
     def _neighbor_weights(self, distances):
         """Weight of each neighbour: uniform, 1/d, per rank, or a user function of the distances."""
@@ -135,8 +142,14 @@ class _KNeighborsBase(BaseEstimator):
             weights = np.asarray(self.weights(distances), dtype=np.float64)
             if weights.shape != distances.shape:
                 raise ValueError(f"weights(distances) returned shape {weights.shape}; expected {distances.shape}.")
-            return weights
-        return np.broadcast_to(np.asarray(self.weights, dtype=np.float64), distances.shape)
+        else:
+            weights = np.broadcast_to(np.asarray(self.weights, dtype=np.float64), distances.shape)
+        if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+            raise ValueError("the neighbours' weights must be finite and ≥ 0.")
+        if np.any(weights.sum(axis=1) <= 0):
+            raise ValueError("the weights of the neighbours of some rows are all 0: they have no weighted vote or "
+                             "mean.")
+        return weights
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

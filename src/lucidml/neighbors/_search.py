@@ -47,14 +47,17 @@ def _fit_largest(search, X_fit):
     return largest
 
 
-def _exponent(dtype, *magnitudes):
+def _exponent(dtype, *magnitudes, p=2.0):
     """0, or the power of two e with largest · 2⁻ᵉ in [0.5, 1), for magnitudes outside the safe range
-    of ``dtype``.
+    of ``dtype`` for Minkowski distances of order ``p`` (whose sums of |x|ᵖ overflow where the
+    squares' do at p = 2; never for p = ∞, a maximum of differences).
 
     Rescaling by 2⁻ᵉ (``np.ldexp``) is exact, whatever e, even where 2⁻ᵉ itself is not a float
-    (subnormal data need e ≈ −1030)."""
+    (subnormal data need e ≈ −1030), and every Minkowski distance scales with it."""
     largest = max(magnitudes)
-    low, high = SAFE_MAGNITUDE[np.dtype(dtype)]
+    if np.isinf(p):
+        return 0
+    low, high = (bound ** (2.0 / p) for bound in SAFE_MAGNITUDE[np.dtype(dtype)])
     if largest == 0.0 or low <= largest <= high:
         return 0
     return int(np.frexp(largest)[1])
@@ -133,13 +136,13 @@ class BruteSearch:
             index = self.fit_index = _sparse_index(self.X_fit, self.metric)
         return index
 
-    def _tile_distances(self, Q, start, stop):
+    def _tile_distances(self, Q, start, stop, X_fit=None):
         """Distances of the query block Q (already :func:`unit_rows` for a scale-free metric) to
-        the training points start … stop − 1."""
+        the training points start … stop − 1 (of ``X_fit``: the training points rescaled with Q)."""
         if self.metric == "precomputed":
             return np.ascontiguousarray(Q[:, start:stop])
         if self.p is not None:
-            return cdist(Q, self.X_fit[start:stop], "minkowski", p=self.p)
+            return cdist(Q, (self.X_fit if X_fit is None else X_fit)[start:stop], "minkowski", p=self.p)
         distances = cdist(Q, self._fit_rows()[start:stop], self.metric, **self.metric_params)
         if self._scale_free():
             # SciPy's 0/0 for a zero vector (a constant one for correlation): distance 1, as
@@ -160,10 +163,11 @@ class BruteSearch:
         Q = Q.toarray() if scipy.sparse.issparse(Q) else Q
         n_fit = Q.shape[1] if self.metric == "precomputed" else self.X_fit.shape[0]
         X_fit, exponent = self.X_fit, 0
-        if self.euclidean:
-            exponent = _exponent(X_fit.dtype, _largest(Q), _fit_largest(self, self.X_fit))
+        if self.p is not None and self.metric != "precomputed":
+            exponent = _exponent(X_fit.dtype, _largest(Q), _fit_largest(self, self.X_fit), p=self.p)
             if exponent:  # extreme magnitudes: the same search on X·2⁻ᵉ and Q·2⁻ᵉ
                 X_fit, Q = np.ldexp(X_fit, -exponent), np.ldexp(Q, -exponent)
+        if self.euclidean:
             centre, fit_sq_norms = self._fit_centred(X_fit if exponent else None)
             Q_centred = Q - centre
         if self._scale_free():
@@ -176,14 +180,14 @@ class BruteSearch:
             if self.euclidean:
                 push_tile_euclidean(Q_centred @ (X_fit[start:stop] - centre).T, fit_sq_norms, start, values, indices)
             else:
-                push_tile(self._tile_distances(Q, start, stop), start, values, indices)
+                push_tile(self._tile_distances(Q, start, stop, X_fit), start, values, indices)
         sort_heaps(values, indices)
         if self.euclidean:
             # The expanded form cancels badly for large feature values; recompute the k
             # winners' distances directly (k·d work per query).
             diff = X_fit[indices] - Q[:, None, :]
-            values = np.ldexp(np.sqrt(np.einsum("qkd,qkd->qk", diff, diff)), exponent)
-        return values, indices
+            values = np.sqrt(np.einsum("qkd,qkd->qk", diff, diff))
+        return (np.ldexp(values, exponent) if exponent else values), indices
 
     def _query_block_sparse(self, Q, k):
         """The k nearest training points of the CSR queries Q, by the inverted index of X_fit."""
@@ -239,10 +243,10 @@ class KDTreeSearch:
         if scipy.sparse.issparse(X):  # a tree over dense points: the sparse queries densified by blocks
             parts = [self.query(X[s:s + DENSIFY_ROWS].toarray(), k, n_jobs) for s in range(0, X.shape[0], DENSIFY_ROWS)]
             return np.vstack([d for d, _ in parts]), np.vstack([i for _, i in parts])
-        if self.p == 2.0 and _exponent(self.tree.data.dtype, _largest(X), _fit_largest(self, self.tree.data)):
-            # Squared distances would overflow or underflow inside the tree: search by brute
-            # force, which rescales exactly (such data are rare; the answer stays right).
-            return BruteSearch(self.tree.data, "euclidean", 2, None).query(X, k, n_jobs)
+        if _exponent(self.tree.data.dtype, _largest(X), _fit_largest(self, self.tree.data), p=self.p):
+            # Powers of the differences would overflow or underflow inside the tree: search by
+            # brute force, which rescales exactly (such data are rare; the answer stays right).
+            return BruteSearch(self.tree.data, "minkowski", self.p, None).query(X, k, n_jobs)
         distances, indices = self.tree.query(X, k=k, p=self.p, workers=thread_count(n_jobs))
         return distances.reshape(len(X), k), indices.reshape(len(X), k).astype(np.intp)
 

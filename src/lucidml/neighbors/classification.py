@@ -91,9 +91,7 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsBase):
         rows = np.arange(len(indices))
         for j in range(indices.shape[1]):
             votes[rows, labels[:, j]] += weights[:, j]
-        total = votes.sum(axis=1, keepdims=True)
-        total[total == 0.0] = 1.0  # all weights zero: no evidence, all-zero row
-        return votes / total
+        return votes / votes.sum(axis=1, keepdims=True)  # every row's weights sum to > 0 (_neighbor_weights)
 
     def predict(self, X):
         """The class with the largest vote; ties go to the smallest label."""

@@ -46,8 +46,7 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsBase):
         """Weighted mean of the neighbours' targets."""
         distances, indices = self.kneighbors(X)
         weights = self._neighbor_weights(distances)
-        total = weights.sum(axis=1)
-        total[total == 0.0] = 1.0
+        total = weights.sum(axis=1)  # > 0 (_neighbor_weights)
         neighbours = self._y[indices]  # (n_queries, k) or (n_queries, k, n_targets)
         if neighbours.ndim == 2:
             mean = np.einsum("qk,qk->q", weights, neighbours) / total
