@@ -237,3 +237,17 @@ def test_auto_lists_dense_neighbourhoods_by_brute_force():
     np.testing.assert_array_equal(auto.fit(X).labels_, DBSCAN(algorithm="kd_tree").fit(X).labels_)
     np.testing.assert_array_equal(auto.labels_, SkDBSCAN().fit(X).labels_)
     assert isinstance(DBSCAN(eps=0.05)._search(X), dbscan_module._TreeSearch)
+
+
+def test_an_eps_beyond_every_distance_and_features_that_overflow():
+    """eps = 5e154 made Python's eps ** 2 raise OverflowError; features beyond 1e100 (whose squared
+    distances overflow) are refused by name, by DBSCAN and by agglomerative clustering alike."""
+    from lucidml.cluster import AgglomerativeClustering
+
+    X = np.random.default_rng(0).normal(size=(50, 2))
+    for eps in (0.5e155, 1e300):
+        assert np.all(DBSCAN(eps=eps).fit(X).labels_ == 0)
+    with pytest.raises(ValueError, match="magnitude"):
+        DBSCAN(eps=0.5e155).fit(X * 1e155)
+    with pytest.raises(ValueError, match="magnitude"):
+        AgglomerativeClustering(3).fit(X * 1e160)

@@ -10,7 +10,7 @@ from scipy.spatial.distance import pdist, squareform
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from ..utils import Interval, Options, validate_params
-from ..utils.validation import check_fit_data
+from ..utils.validation import check_fit_data, check_magnitude
 from ._linkage_kernels import (
     centroid_generic,
     label_merges,
@@ -158,6 +158,8 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
         """
         validate_params(self)
         X = check_fit_data(self, X, ensure_min_samples=2)
+        if self.metric != "precomputed":
+            check_magnitude(X, self)  # ward and centroid linkage work on squared distances
         check_cut_settings(self)
         if self.linkage in ("ward", "centroid") and self.metric not in ("euclidean", "l2"):
             raise ValueError(f"{self.metric!r} was provided as metric; {self.linkage} linkage works only "

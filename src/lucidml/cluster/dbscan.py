@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from ..neighbors._search import minkowski_p
 from ..utils import N_JOBS, Interval, Options, thread_count, validate_params
 from ..utils.numerics import unit_rows
-from ..utils.validation import check_fit_data
+from ..utils.validation import MAX_MAGNITUDE, check_fit_data, check_magnitude
 from ._dbscan_kernels import (
     P_CHEBYSHEV,
     P_EUCLIDEAN,
@@ -168,6 +168,8 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         validate_params(self)
         X = check_fit_data(self, X, order="C")
         n = X.shape[0]
+        if self.metric != "precomputed":
+            check_magnitude(X, self)
         if self.metric == "precomputed":
             if X.shape[0] != X.shape[1]:
                 raise ValueError(f"metric='precomputed' needs a square distance matrix; got shape {X.shape}.")
@@ -298,7 +300,7 @@ class _GridSearch:
         self.X = np.ascontiguousarray(X[self.order])
         self.threads = threads
         if p == 2.0:
-            p_code, bound = P_EUCLIDEAN, eps**2
+            p_code, bound = P_EUCLIDEAN, _squared(eps)
         elif p == 1.0:
             p_code, bound = P_MANHATTAN, eps
         elif np.isinf(p):
@@ -381,7 +383,8 @@ class _BruteSearch:
             used = rows_within(X[start:stop], eps, lengths, buffer)
         elif self.p == 2.0:  # BLAS for the products, a compiled pass for the rest
             tol = 4.0 * (X.shape[1] + 2) * np.finfo(np.float64).eps
-            used = rows_within_euclidean(X, self.sq_norms, X[start:stop] @ X.T, start, eps**2, tol, lengths, buffer)
+            used = rows_within_euclidean(X, self.sq_norms, X[start:stop] @ X.T, start, _squared(eps), tol, lengths,
+                                         buffer)
         elif self.p is not None:
             used = rows_within(cdist(X[start:stop], X, "minkowski", p=self.p), eps, lengths, buffer)
         else:
@@ -395,3 +398,9 @@ class _BruteSearch:
         rows = max(1, BRUTE_TILE // max(n, 1))
         blocks = (self._block(s, min(s + rows, n)) for s in range(0, n, rows))
         return _keep_core_rows(blocks, n, weight, min_samples)
+
+
+def _squared(eps):
+    """eps², for an eps that may exceed every distance of the data (≤ MAX_MAGNITUDE): capped there,
+    so that its square stays a float (Python's ** raised OverflowError from 1.4e154)."""
+    return min(float(eps), 1e50 * MAX_MAGNITUDE) ** 2
