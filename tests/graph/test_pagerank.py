@@ -98,3 +98,16 @@ def test_dense_and_sparse_inputs_agree():
 def test_bad_input(kwargs, message):
     with pytest.raises(ValueError, match=message):
         pagerank(**kwargs)
+
+
+@pytest.mark.parametrize("method", ["power", "linear"])
+@pytest.mark.parametrize("scale", [1e308, 1e-320])
+def test_the_scores_do_not_depend_on_the_units_of_the_weights(method, scale):
+    """Row sums of weights near 1e308 overflowed (scores 0.05 off), reciprocals of 1e-320 (NaN, or
+    a singular factor): the weights are taken in units of the largest."""
+    rng = np.random.default_rng(0)
+    A = (rng.uniform(size=(8, 8)) < 0.4) * rng.uniform(0.5, 1.0, (8, 8))
+    np.fill_diagonal(A, 0.0)
+    scaled = A * scale  # (near 1e-320 the weights themselves keep only about 11 bits)
+    expected = pagerank(np.ldexp(scaled, -int(np.frexp(scaled.max())[1])), method=method, max_iter=1000).scores
+    np.testing.assert_allclose(pagerank(scaled, method=method, max_iter=1000).scores, expected, rtol=1e-9)

@@ -152,3 +152,29 @@ def test_validation_names_the_bad_row():
         MDP(np.full((3, 2, 3), 1 / 3), np.zeros(4), 0.9)
     with pytest.raises(ValueError, match="one action index per state"):
         policy_evaluation(MDP(np.full((3, 2, 3), 1 / 3), np.zeros(3), 0.9), np.array([0, 1]))
+
+
+def test_bad_rewards_iteration_counts_and_indices_are_refused_by_name():
+    from lucidml.rl import MDP, MDPEnvironment, estimate_mdp, policy_iteration, value_iteration
+
+    P = np.full((2, 1, 2), 0.5)
+    with pytest.raises(ValueError, match="R has NaN"):
+        MDP(P, [np.nan, 0.0], 0.9)
+    with pytest.raises(ValueError, match="at least one action"):
+        MDP(np.zeros((2, 0, 2)), np.zeros(2), 0.9)
+    mdp = MDP(P, [1.0, 0.0], 0.9)
+    for solve in (value_iteration, policy_iteration):
+        with pytest.raises(ValueError, match="max_iter"):
+            solve(mdp, max_iter=0)
+    with pytest.raises(ValueError, match="V0"):
+        value_iteration(mdp, V0=[np.nan, 0.0])
+    with pytest.raises(ValueError, match="state must be in"):
+        mdp.step(0, 7, np.random.RandomState(0))
+    with pytest.raises(ValueError, match="start must be a state"):
+        MDPEnvironment(mdp, start=50)
+    with pytest.raises(ValueError, match="one entry per transition"):
+        estimate_mdp([0, 1], [0], [1.0], [0], 3, 2, 0.9)
+    with pytest.raises(ValueError, match="states must lie in"):
+        estimate_mdp([-1], [0], [1.0], [0], 3, 2, 0.9)
+    with pytest.raises(ValueError, match="n_states"):
+        estimate_mdp([], [], [], [], 0, 2, 0.9)

@@ -98,3 +98,13 @@ def test_margin_vc_dimension():
     assert margin_vc_dimension(2.0, 1.0) == 2  # ⌈4/4⌉ + 1
     assert margin_vc_dimension(2.0, 0.5) == 5  # ⌈16/4⌉ + 1
     assert margin_vc_dimension(1.0, 1.0) == 2  # ⌈0.25⌉ + 1
+
+
+def test_extreme_arguments_give_a_value_or_a_clear_error():
+    """γ near 1e-170 squared to 0 (ZeroDivisionError), and m = 10⁴⁰⁰ overflowed m / d as a float."""
+    with pytest.raises(ValueError, match="beyond any float"):
+        margin_vc_dimension(1.0, 1e-170)
+    with pytest.raises(ValueError, match="beyond any float"):
+        hoeffding_sample_size(1e-200, 0.05, 10)
+    assert vc_bound(10**400, 3, 0.05) == 0.0
+    assert vc_bound(1000, 3, 0.05) == pytest.approx(math.sqrt(3 / 1000 * math.log(1000 / 3) + math.log(20) / 1000))

@@ -73,6 +73,12 @@ def pagerank(A, damping=0.85, personalization=None, dangling=None, tol=1e-8, max
     teleport = _distribution(personalization, n, "personalization")
     dangling_to = teleport if dangling is None else _distribution(dangling, n, "dangling")
 
+    # In units of the largest weight (the walk does not change): weights near 1e308 overflowed their
+    # row sums, and near 1e-320 their reciprocals.
+    largest = float(np.max(links.data, initial=0.0))  # (CSR: _link_matrix)
+    if largest > 0:
+        links = links.copy()
+        links.data /= largest  # (not links / largest: SciPy multiplies by 1/largest, inf for 1e-320)
     out_weight = np.asarray(links.sum(axis=1)).ravel()
     is_dangling = out_weight == 0
     inverse_out = np.divide(1.0, out_weight, out=np.zeros(n), where=~is_dangling)

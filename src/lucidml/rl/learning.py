@@ -22,7 +22,16 @@ class MDPEnvironment:
 
     def __init__(self, mdp, start=0, terminal=None, max_steps=100, random_state=None):
         self.mdp, self.max_steps = mdp, max_steps
-        self.start = np.eye(mdp.n_states)[start] if np.ndim(start) == 0 else np.asarray(start, dtype=np.float64)
+        if np.ndim(start) == 0:
+            if isinstance(start, bool) or not isinstance(start, Integral) or not 0 <= start < mdp.n_states:
+                raise ValueError(f"start must be a state in [0, {mdp.n_states}) or a distribution over them; "
+                                 f"got {start!r}.")
+            self.start = np.eye(mdp.n_states)[start]
+        else:
+            self.start = np.asarray(start, dtype=np.float64)
+            if (self.start.shape != (mdp.n_states,) or np.any(self.start < 0) or not np.all(np.isfinite(self.start))
+                    or not np.isclose(self.start.sum(), 1.0)):
+                raise ValueError(f"start as a distribution must hold {mdp.n_states} probabilities that sum to 1.")
         self.terminal = _absorbing_states(mdp) if terminal is None else set(terminal)
         self.random_state = check_random_state(random_state)
 
@@ -160,8 +169,20 @@ def estimate_mdp(states, actions, rewards, next_states, n_states, n_actions, gam
     tried gets the uniform distribution 1/|S| and reward 0. A ``terminal`` state (where observed
     episodes ended) is made absorbing with zero reward.
     """
-    states, actions, next_states = (np.asarray(v, dtype=np.intp) for v in (states, actions, next_states))
-    rewards = np.asarray(rewards, dtype=np.float64)
+    for name, value in (("n_states", n_states), ("n_actions", n_actions)):
+        if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+            raise ValueError(f"{name} must be an int ≥ 1; got {value!r}.")
+    states, actions, next_states = (np.asarray(v, dtype=np.intp).ravel() for v in (states, actions, next_states))
+    rewards = np.asarray(rewards, dtype=np.float64).ravel()
+    if not len(states) == len(actions) == len(rewards) == len(next_states):
+        raise ValueError(f"states, actions, rewards and next_states must have one entry per transition; got "
+                         f"lengths {len(states)}, {len(actions)}, {len(rewards)} and {len(next_states)}.")
+    for name, values, size in (("states", states, n_states), ("next_states", next_states, n_states),
+                               ("actions", actions, n_actions)):
+        if values.size and (values.min() < 0 or values.max() >= size):
+            raise ValueError(f"{name} must lie in [0, {size}); got values from {values.min()} to {values.max()}.")
+    if not np.all(np.isfinite(rewards)):
+        raise ValueError("rewards must be finite numbers.")
     counts = np.zeros((n_states, n_actions, n_states))
     np.add.at(counts, (states, actions, next_states), 1.0)
     reward_sums = np.zeros((n_states, n_actions))
@@ -169,6 +190,9 @@ def estimate_mdp(states, actions, rewards, next_states, n_states, n_actions, gam
     tried = counts.sum(axis=2)
     P = np.where(tried[:, :, None] > 0, counts / np.maximum(tried, 1)[:, :, None], 1.0 / n_states)
     R = np.where(tried > 0, reward_sums / np.maximum(tried, 1), 0.0)
+    terminal = np.asarray(list(terminal), dtype=np.intp).ravel()
+    if terminal.size and (terminal.min() < 0 or terminal.max() >= n_states):
+        raise ValueError(f"terminal states must lie in [0, {n_states}).")
     for s in terminal:
         P[s] = 0.0
         P[s, :, s] = 1.0
@@ -207,6 +231,10 @@ class ModelBasedLearner:
 
     def fit(self, env):
         _check_verbose(self.verbose)
+        for name in ("n_rounds", "episodes_per_round"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+                raise ValueError(f"{name} must be an int ≥ 1; got {value!r}.")
         table = StageTable(self.verbose, self.n_rounds, ["Mean Return", "Epsilon"])
         n_states, n_actions = _sizes(env)
         rng = check_random_state(self.random_state)

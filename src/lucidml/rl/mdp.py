@@ -49,8 +49,13 @@ class MDP:
         self.transitions = _per_action(P)
         self.n_actions = len(self.transitions)
         self.n_states = self.transitions[0].shape[0]
+        if self.n_states == 0:
+            raise ValueError("an MDP needs at least one state and one action; P has none.")
         _check_stochastic(self.transitions)
-        self.rewards = _expected_rewards(np.asarray(R, dtype=np.float64), self.transitions)
+        R = np.asarray(R, dtype=np.float64)
+        if not np.all(np.isfinite(R)):
+            raise ValueError("R has NaN or infinite rewards: every reward must be a finite number.")
+        self.rewards = _expected_rewards(R, self.transitions)
 
     def q_values(self, V):
         """Q(s, a) = r(s, a) + γ Σ_s' P(s, a, s') V(s') for every state and action."""
@@ -83,6 +88,9 @@ class MDP:
 
     def step(self, state, action, random_state):
         """Sample (next state, reward) from P(s, a, ·); reward is r(s, a)."""
+        if not (0 <= state < self.n_states and 0 <= action < self.n_actions):
+            raise ValueError(f"state must be in [0, {self.n_states}) and action in [0, {self.n_actions}); got "
+                             f"state={state}, action={action}.")
         row = self.transitions[action][[state]]
         probabilities = row.toarray().ravel() if scipy.sparse.issparse(row) else np.asarray(row).ravel()
         next_state = random_state.choice(self.n_states, p=probabilities / probabilities.sum())
@@ -160,8 +168,8 @@ def _per_action(P):
             raise ValueError("P as a list must hold one square (n_states, n_states) matrix per action, all the same size.")
         return matrices
     P = np.asarray(P, dtype=np.float64)
-    if P.ndim != 3 or P.shape[0] != P.shape[2]:
-        raise ValueError(f"P must have shape (n_states, n_actions, n_states); got {P.shape}.")
+    if P.ndim != 3 or P.shape[0] != P.shape[2] or P.shape[1] == 0:
+        raise ValueError(f"P must have shape (n_states, n_actions, n_states) with at least one action; got {P.shape}.")
     return [np.ascontiguousarray(P[:, a, :]) for a in range(P.shape[1])]
 
 

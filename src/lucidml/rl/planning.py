@@ -2,6 +2,7 @@
 
 import warnings
 from dataclasses import dataclass, field
+from numbers import Integral
 
 import numpy as np
 import scipy.linalg
@@ -29,6 +30,11 @@ def _epsilon_optimal_threshold(tol, gamma):
     return tol * (1 - gamma) / (2 * gamma) if gamma > 0 else np.inf
 
 
+def _check_max_iter(max_iter):
+    if isinstance(max_iter, bool) or not isinstance(max_iter, Integral) or max_iter < 1:
+        raise ValueError(f"max_iter must be an int ≥ 1; got {max_iter!r}.")
+
+
 def greedy_policy(mdp, V):
     """π(s) = argmax_a [r(s, a) + γ Σ_s' P(s, a, s') V(s')]; ties go to the lowest action index."""
     return np.argmax(mdp.q_values(V), axis=1)
@@ -49,6 +55,7 @@ def policy_evaluation(mdp, policy, method="exact", tol=1e-10, max_iter=100_000):
         return scipy.linalg.solve(np.eye(mdp.n_states) - mdp.gamma * P_pi, R_pi)
     if method != "iterative":
         raise ValueError(f"method must be 'exact' or 'iterative'; got {method!r}.")
+    _check_max_iter(max_iter)
     V = np.zeros(mdp.n_states)
     for _ in range(max_iter):
         V_new = R_pi + mdp.gamma * (P_pi @ V)
@@ -70,7 +77,10 @@ def value_iteration(mdp, tol=1e-6, max_iter=100_000, V0=None):
     the last V is ``tol``-optimal (‖V^π − V*‖∞ ≤ tol; Puterman 1994, Thm 6.3.1). ``history``
     holds ‖ΔV‖∞ per sweep.
     """
+    _check_max_iter(max_iter)
     V = np.zeros(mdp.n_states) if V0 is None else np.asarray(V0, dtype=np.float64).copy()
+    if V.shape != (mdp.n_states,) or not np.all(np.isfinite(V)):
+        raise ValueError(f"V0 must hold one finite value per state ({mdp.n_states}).")
     threshold = _epsilon_optimal_threshold(tol, mdp.gamma)
     history = []
     for n_iter in range(1, max_iter + 1):
@@ -95,7 +105,9 @@ def policy_iteration(mdp, policy0=None, max_iter=1000):
     the loop cannot cycle between equally good policies. Converges in finitely many steps to
     an optimal policy. ``history`` holds the number of states whose action changed per step.
     """
+    _check_max_iter(max_iter)
     policy = np.zeros(mdp.n_states, dtype=np.intp) if policy0 is None else np.asarray(policy0, dtype=np.intp).copy()
+    mdp.policy_matrix(policy)  # (a policy of the MDP's states and actions)
     history = []
     for n_iter in range(1, max_iter + 1):
         V = policy_evaluation(mdp, policy)
@@ -120,6 +132,9 @@ def modified_policy_iteration(mdp, sweeps=5, tol=1e-6, max_iter=100_000):
     Between value iteration (sweeps = 1) and policy iteration (sweeps → ∞); stops with the same
     ε-optimality rule as :func:`value_iteration`. ``history`` holds ‖ΔV‖∞ per improvement.
     """
+    _check_max_iter(max_iter)
+    if isinstance(sweeps, bool) or not isinstance(sweeps, Integral) or sweeps < 1:
+        raise ValueError(f"sweeps must be an int ≥ 1; got {sweeps!r}.")
     V = np.zeros(mdp.n_states)
     threshold = _epsilon_optimal_threshold(tol, mdp.gamma)
     history = []

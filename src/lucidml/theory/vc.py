@@ -53,7 +53,9 @@ def vc_bound(m, vc_dim, delta, constant=1.0):
     constant = _check_positive(constant, "constant")
     if m < d:
         raise ValueError(f"The VC bound needs m >= vc_dim; got m={m} < vc_dim={d}.")
-    return constant * math.sqrt(d / m * math.log(m / d) + math.log(1.0 / delta) / m)
+    # (math.log of the ints themselves, and 1/m as 0 beyond 1e300: m as a float overflows past 1e308)
+    inverse_m = 1.0 / m if m < 10**300 else 0.0
+    return constant * math.sqrt(inverse_m * (d * (math.log(m) - math.log(d)) + math.log(1.0 / delta)))
 
 
 def margin_vc_dimension(radius, margin):
@@ -83,4 +85,7 @@ def margin_vc_dimension(radius, margin):
     """
     radius = _check_positive(radius, "radius")
     margin = _check_positive(margin, "margin")
-    return math.ceil(radius * radius / (4.0 * margin * margin)) + 1
+    bound = (radius / margin) ** 2 / 4.0 if radius / margin < 1e150 else math.inf
+    if not math.isfinite(bound):
+        raise ValueError(f"R²/(4γ²) is beyond any float for radius={radius} and margin={margin}.")
+    return math.ceil(bound) + 1
