@@ -309,3 +309,20 @@ def test_regressor_spline_frozen_as_a_plain_polynomial_gains_no_knots():
     assert frozen.lam == 0.0  # a polynomial has no jumps to penalize: least squares on its basis
     cubic_fit = np.polyval(np.polyfit(u, wiggly, 3), u)
     np.testing.assert_allclose(frozen(u), cubic_fit - cubic_fit.mean(), atol=1e-8)  # components are centred
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1e-300, 1e300])
+def test_gam_classifier_weights_times_a_constant_fit_the_same_model(scale):
+    """The stopping rule's safeguard, R's 0.1 in |ΔD| / (|D| + 0.1), is taken per unit of mean
+    weight: in the user's units, weights of 1e-6 stopped after 7 iterations (a different model,
+    with no warning), 1e-300 after one."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X[:, :5]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        plain = GAMClassifier(smoother="linear", max_iter=30).fit(X, y)
+        scaled = GAMClassifier(smoother="linear", max_iter=30).fit(X, y, sample_weight=np.full(len(y), scale))
+    assert scaled.n_iter_ == plain.n_iter_
+    np.testing.assert_allclose(scaled.predict_proba(X), plain.predict_proba(X), rtol=1e-9, atol=1e-12)
