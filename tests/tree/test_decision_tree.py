@@ -252,3 +252,19 @@ def test_bad_input():
     assert reg.get_n_leaves() == 1 and reg.predict(X[:2]).tolist() == [3.0, 3.0]
     const = DecisionTreeClassifier().fit(np.ones((10, 3)), [0, 1] * 5)
     assert const.get_n_leaves() == 1 and const.predict_proba([[1.0, 1.0, 1.0]]).tolist() == [[0.5, 0.5]]
+
+
+@pytest.mark.parametrize("scale", [1e200, 8.5e307, 1e-200, 1e-310])
+@pytest.mark.parametrize("criterion, max_bins", [("squared_error", None), ("absolute_error", None),
+                                                 ("squared_error", 16)])  # (histograms: squared error only)
+def test_regression_targets_near_the_float_limits_grow_the_same_tree(scale, criterion, max_bins):
+    """The split proxies S²/W overflowed for |y| near 1e154 and beyond (no split was ever found: a
+    one-leaf tree, R² 0, no warning) and underflowed near 1e-200: y is taken in units of a power
+    of 2, exactly, and the tree is the one of y itself, its values and impurities in y's units."""
+    X = np.arange(10.0)[:, None]
+    y = np.r_[np.zeros(5), np.ones(5)]
+    plain = DecisionTreeRegressor(criterion=criterion, max_bins=max_bins).fit(X, y)
+    scaled = DecisionTreeRegressor(criterion=criterion, max_bins=max_bins).fit(X, y * scale)
+    assert scaled.get_n_leaves() == plain.get_n_leaves() == 2
+    np.testing.assert_array_equal(scaled.predict(X), y * scale)
+    assert np.all(np.isfinite(scaled.predict(X)))

@@ -98,15 +98,21 @@ class _BaseDecisionTree(BaseEstimator):
         # whole-number weights whole (the absolute error's median tests a sum for exactly half).
         unit = power_of_two_unit(weight)
         weight = weight / unit
-        y_offset = 0.0
-        if not self._is_classifier and np.abs(y_values).max() < 1e150:  # (beyond, y − offset might overflow)
-            # Shifting y shifts only the leaf values; centred, the split proxies S²/W are on the
-            # scale of the gains they compare (and of the ties of _criteria.beats), however far
-            # from 0 the targets lie.
+        criterion = self._criterion_code()
+        y_offset, y_unit, impurity_powers = 0.0, 1.0, 0
+        if not self._is_classifier:
+            # y in units of the power of 2 just below its largest |value| (exact: only exponents
+            # change, and every comparison of the search with them), so that the split proxies S²/W
+            # neither overflow for targets near 1e200 (no split was found: a one-leaf tree) nor
+            # underflow near 1e-200; impurities are back in the user's units below. Then centred:
+            # shifting y shifts only the leaf values, and the proxies are on the scale of the gains
+            # they compare (and of the ties of _criteria.beats), however far from 0 the targets lie.
+            y_unit = power_of_two_unit(np.abs(y_values[samples]))
+            impurity_powers = 1 if criterion == ABSOLUTE_ERROR else 2  # (MAE is in y's units, MSE in their square)
             w = weight[samples]
+            y_values = y_values / y_unit
             y_offset = float(w @ y_values[samples] / w.sum())
             y_values = y_values - y_offset
-        criterion = self._criterion_code()
         X = exact_search_input(self, X)
         sparse = scipy.sparse.issparse(X)
         if criterion == ABSOLUTE_ERROR and sparse:
@@ -119,6 +125,11 @@ class _BaseDecisionTree(BaseEstimator):
         is_cat = self._categorical_mask(n_features)
         total_weight = float(weight[samples].sum())
         rules = self._stopping_rules(n_samples, n_features, total_weight)
+        if not self._is_classifier:
+            threshold = rules.min_impurity_decrease
+            for _ in range(impurity_powers):  # (divided once per power: y_unit² may be beyond any float)
+                threshold /= y_unit
+            rules = rules._replace(min_impurity_decrease=threshold)
         max_leaf_nodes = -1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
 
         exact = hist = None  # one of the two modes; Numba compiles only the one given
@@ -142,7 +153,12 @@ class _BaseDecisionTree(BaseEstimator):
         with np.errstate(over="ignore"):  # (a total of weights near the largest float is beyond it: inf)
             tree.nodes["weighted_n_node_samples"] *= unit
             tree.nodes["weighted_n_node_samples"] *= weight_unit
-        tree.value += y_offset
+        with np.errstate(over="ignore"):  # (a squared error of targets near 1e200 is beyond any float: inf)
+            tree.value += y_offset
+            tree.value *= y_unit
+            for _ in range(impurity_powers):  # (once per power: 0 stays 0 where the squared unit is inf)
+                for field in ("impurity", "improvement"):
+                    tree.nodes[field] *= y_unit
         if self.ccp_alpha > 0.0:
             tree = prune_ccp(tree, float(self.ccp_alpha))
         if self.error_prune_lambda is not None:
