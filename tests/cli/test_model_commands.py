@@ -234,3 +234,36 @@ def test_fit_saves_the_model_before_a_closed_output_can_stop_it(wine, tmp_path):
                           f'-o "{model}" --quiet | head -1', shell=True, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and model.exists(), done.stderr
     assert lucidml.load(model).predict(pd.read_csv(wine / "new.csv").drop(columns="cultivar")).size > 0
+
+
+def test_an_id_column_is_left_out_and_a_column_of_many_categories_is_capped(tmp_path):
+    """An id column (every value different) was one-hot encoded into as many dense columns as rows
+    (8,000 rows: 912 MB): it is left out with a note. A column of 300 categories keeps its 100 most
+    common (the rest share one column), and an unseen category counts with the rare ones."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    frame = pd.DataFrame({"id": [f"cust{i:06d}" for i in range(n)],
+                          "city": [f"city{j}" for j in rng.integers(0, 300, n)], "a": rng.normal(size=n)})
+    frame["y"] = np.where(frame["a"] + 0.5 * rng.normal(size=n) > 0, "yes", "no")
+    frame.to_csv(tmp_path / "ids.csv", index=False)
+    frame.drop(columns="y").iloc[:20].assign(city="nowhere").to_csv(tmp_path / "new.csv", index=False)
+    done = lucid("fit", tmp_path / "ids.csv", "--target", "y", "--model", MODEL, "-o", tmp_path / "ids.lucid")
+    assert done.returncode == 0, done.stderr
+    assert "left out 1 text column(s)" in done.stderr and ": id" in done.stderr
+    model = lucidml.load(tmp_path / "ids.lucid")
+    assert model[0].transform(frame.drop(columns="y").iloc[:5]).shape[1] == 1 + 100
+    done = lucid("predict", tmp_path / "ids.lucid", tmp_path / "new.csv")
+    assert done.returncode == 0, done.stderr
+    assert "count with the rare categories" in done.stderr and len(done.stdout.splitlines()) == 21
+
+
+def test_an_output_folder_that_cannot_be_written_is_refused_before_the_fit(wine, tmp_path):
+    """The check made a file there, where os.access said yes to root on a read-only file system
+    (/proc): the fit ran, then failed naming a temporary file. A model whose target has one class
+    names it as the user wrote it (not np.str_('…'))."""
+    done = lucid("fit", wine / "train.csv", "--target", "cultivar", "--model", MODEL, "-o", "/proc/model.lucid")
+    _one_line_error(done, 2, "-o /proc/model.lucid: cannot write in /proc")
+    one = pd.read_csv(wine / "train.csv")
+    one.assign(cultivar="barolo").to_csv(tmp_path / "one.csv", index=False)
+    done = lucid("fit", tmp_path / "one.csv", "--target", "cultivar", "-o", tmp_path / "one.lucid")
+    assert done.returncode != 0 and "('barolo')" in done.stderr and "np.str_" not in done.stderr

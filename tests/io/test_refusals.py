@@ -321,3 +321,13 @@ def test_a_random_state_cannot_point_outside_its_key_table(tmp_path):
     spec = manifest(path)
     next(e for e in spec["objects"] if e["class"].endswith("Generator"))["state"]["has_uint32"] = 7
     _refused(tmp_path, rebuilt(path, spec), "PCG64 state")
+
+
+def test_a_save_that_cannot_write_names_the_file_asked_for(tmp_path, ridge_file):
+    """The model is written to a temporary file beside the target and moved there; an error used to
+    name the temporary file (/proc/.x.lucid.9f7f03aa4179.tmp), which the user never asked for."""
+    model = load(ridge_file)
+    for path in (tmp_path / "no such folder" / "model.lucid", "/proc/model.lucid"):
+        with pytest.raises(OSError) as raised:
+            lucidml.save(model, path)
+        assert raised.value.filename == str(path) and ".tmp" not in str(raised.value)

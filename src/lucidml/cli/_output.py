@@ -6,6 +6,7 @@ data with a model file. :func:`check_output` refuses these at once, as usage err
 """
 
 import os
+import tempfile
 
 from ._pipeline import CliUsageError
 
@@ -22,8 +23,11 @@ def check_output(path, option, *inputs):
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise CliUsageError(f"{option} {path}: no folder {folder}")
-    if not os.access(folder, os.W_OK):
-        raise CliUsageError(f"{option} {path}: cannot write in {folder}")
+    try:  # a file really made there (os.access says yes to root, even on a read-only file system)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        raise CliUsageError(f"{option} {path}: cannot write in {folder} ({error.strerror})") from None
     for source in inputs:
         if source != "-" and os.path.exists(path) and os.path.exists(source) and os.path.samefile(path, source):
             raise CliUsageError(f"{option} {path}: that is the file being read; writing there would replace it")

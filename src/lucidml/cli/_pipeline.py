@@ -2,9 +2,13 @@
 
 Columns of numbers (and booleans) are *numeric*: missing values get the column's median, and,
 for a model that depends on the features' scale, they are standardized. Every other column is
-*categorical*: missing values become their own category and each category a 0/1 column
-(categories unseen in training are ignored when predicting). Both sides are one scikit-learn
-``Pipeline`` (``ColumnTransformer`` → model), which ``lucidml.io`` saves and loads.
+*categorical*: missing values become their own category and each category a 0/1 column, at
+most :data:`MAX_CATEGORIES` per column (the rarer ones share the last); a category unseen in
+training counts as a rare one when predicting, or, where the column has none, is ignored. A text column whose values are nearly all different (an id,
+a name, free text: more than half of its rows and :data:`MAX_CATEGORIES` distinct values) is
+left out: its 0/1 columns would number as its rows, and tell nothing of new ones. Both sides are
+one scikit-learn ``Pipeline`` (``ColumnTransformer`` → model), which ``lucidml.io`` saves and
+loads.
 """
 
 import ast
@@ -14,8 +18,8 @@ import numpy as np
 from ..datasets import infer_task
 from ..registry import entries, get_entry
 
-__all__ = ["DEFAULT_MODELS", "KINDS", "SCALE_FREE", "CliUsageError", "build_pipeline", "column_kinds", "parse_params",
-           "preprocessor", "task_of"]
+__all__ = ["DEFAULT_MODELS", "KINDS", "MAX_CATEGORIES", "SCALE_FREE", "CliUsageError", "build_pipeline", "column_kinds",
+           "identifier_columns", "parse_params", "preprocessor", "task_of"]
 
 DEFAULT_MODELS = {"classification": "RandomForestClassifier", "regression": "RandomForestRegressor",
                   "clustering": "KMeans"}
@@ -24,6 +28,8 @@ SCALE_FREE = {"DecisionTreeClassifier", "DecisionTreeRegressor", "RandomForestCl
               "BaggingClassifier", "BaggingRegressor", "AdaBoostClassifier", "GradientBoostingClassifier",
               "GradientBoostingRegressor", "GaussianNB", "MultinomialNB", "BernoulliNB"}
 KINDS = {"classification": "classifier", "regression": "regressor", "clustering": "cluster"}
+# 0/1 columns of one categorical column at most (the rarer categories share the last).
+MAX_CATEGORIES = 100
 
 
 class CliUsageError(ValueError):
@@ -72,8 +78,21 @@ def choose_model(task, name=None):
     return entry
 
 
-def build_pipeline(frame, entry, params, seed):
-    """The unfitted Pipeline for the feature columns of ``frame`` and the model of ``entry``."""
+def identifier_columns(frame, categorical):
+    """The categorical columns of ``frame`` whose values are nearly all different (see the module
+    docstring): more than half of their non-missing rows, and more than MAX_CATEGORIES, distinct."""
+    found = []
+    for column in categorical:
+        values = frame[column].dropna()
+        distinct = values.nunique()
+        if distinct > MAX_CATEGORIES and distinct > 0.5 * len(values):
+            found.append(column)
+    return found
+
+
+def build_pipeline(frame, entry, params, seed, note=None):
+    """The unfitted Pipeline for the feature columns of ``frame`` and the model of ``entry``;
+    ``note(text)`` hears of the columns left out."""
     from sklearn.pipeline import Pipeline
 
     model = entry.load()()
@@ -84,23 +103,32 @@ def build_pipeline(frame, entry, params, seed):
     if "random_state" in model.get_params() and "random_state" not in params:
         params = {**params, "random_state": seed}
     model.set_params(**params)
-    return Pipeline([("prepare", preprocessor(frame, scale=entry.name not in SCALE_FREE)), ("model", model)])
+    return Pipeline([("prepare", preprocessor(frame, scale=entry.name not in SCALE_FREE, note=note)),
+                     ("model", model)])
 
 
-def preprocessor(frame, scale):
-    """The unfitted ColumnTransformer for ``frame``'s columns (see the module docstring)."""
+def preprocessor(frame, scale, note=None):
+    """The unfitted ColumnTransformer for ``frame``'s columns (see the module docstring);
+    ``note(text)`` hears of the columns left out."""
     from sklearn.compose import ColumnTransformer
     from sklearn.impute import SimpleImputer
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
     numeric, categorical = column_kinds(frame)
+    identifiers = identifier_columns(frame, categorical)
+    if identifiers:
+        categorical = [column for column in categorical if column not in identifiers]
+        if note is not None:
+            note(f"left out {len(identifiers)} text column(s) whose values are nearly all different (an id or free "
+                 f"text?): {', '.join(map(str, identifiers[:5]))}{', …' if len(identifiers) > 5 else ''}")
     numbers = [SimpleImputer(strategy="median", keep_empty_features=True)] + ([StandardScaler()] if scale else [])
     parts = []
     if numeric:
         parts.append(("numeric", make_pipeline(*numbers), numeric))
     if categorical:
         categories = make_pipeline(SimpleImputer(strategy="constant", fill_value="(missing)"),
-                                   OneHotEncoder(handle_unknown="ignore", sparse_output=False, dtype=np.float64))
+                                   OneHotEncoder(handle_unknown="infrequent_if_exist", sparse_output=False,
+                                                 dtype=np.float64, max_categories=MAX_CATEGORIES))
         parts.append(("categorical", categories, categorical))
     return ColumnTransformer(parts, remainder="drop", verbose_feature_names_out=False)

@@ -80,7 +80,7 @@ def run_fit(args, note):
     if limit is not None and X.shape[1] > limit:
         raise DataError(f"{entry.name} takes at most {limit:,} feature columns, the table has {X.shape[1]:,}; "
                         "choose another --model")
-    pipeline = build_pipeline(X, entry, parse_params(args.param), args.seed)
+    pipeline = build_pipeline(X, entry, parse_params(args.param), args.seed, note)
     X = as_categories(X, column_kinds(X)[1])
     test_size = args.test_size
     if task == "clustering" and not hasattr(entry.load(), "predict") and test_size:
@@ -111,7 +111,7 @@ def target_for(task, y, target, name):
     if task == "classification":
         y = labels(y)
         if len(np.unique(y)) < 2:
-            raise DataError(f"{name}: the target {target!r} has a single class ({y[0]!r}); "
+            raise DataError(f"{name}: the target {target!r} has a single class ({str(y[0])!r}); "
                             "a classifier needs at least two")
         return y
     if task == "regression":

@@ -43,8 +43,8 @@ def features_for(model, frame, name, note):
         note(f"ignoring column(s) the model was not fitted on: {', '.join(map(str, extra[:10]))}")
     X = booleans_as_numbers(frame[expected])
     categorical = categorical_columns(model)
-    for column in expected:
-        if column not in categorical and X[column].dtype.kind not in "biuf":
+    for column in _columns(model, "numeric"):
+        if X[column].dtype.kind not in "biuf":
             raise DataError(f"{name}: column {column!r} held numbers when the model was fitted; here it does not")
     return _known_categories(model, as_categories(X, categorical), categorical, note)
 
@@ -52,11 +52,12 @@ def features_for(model, frame, name, note):
 def _known_categories(model, X, categorical, note):
     """Categorical columns with a number written another way than in training ("2.0", "02" for the
     category "2") read as that category; categories the model never saw are noted (they are
-    encoded as none of the known ones)."""
+    encoded as none of the known ones, or as the column's rare ones where it has them)."""
     if not categorical:
         return X
     encoder = model[0].named_transformers_["categorical"][-1]
-    for column, categories in zip(categorical, encoder.categories_):
+    rare = getattr(encoder, "infrequent_categories_", [None] * len(categorical))  # (files before MAX_CATEGORIES)
+    for column, categories, rare_ones in zip(categorical, encoder.categories_, rare):
         known = {str(k) for k in categories}
         by_number = {}
         for text in map(str, categories):  # (in the encoder's sorted order: "01" before "1", every run)
@@ -70,15 +71,22 @@ def _known_categories(model, X, categorical, note):
             unseen = X[column].notna() & ~X[column].isin(known)
         if unseen.any():
             shown = ", ".join(repr(v) for v in X.loc[unseen, column].unique()[:3])
+            counted = "with the rare categories" if rare_ones is not None else "as none of the known ones"
             note(f"column {column!r}: {int(unseen.sum())} row(s) hold a category the model never saw ({shown}); "
-                 "they count as none of the known ones")
+                 f"they count {counted}")
     return X
 
 
 def categorical_columns(model):
     """The columns a pipeline saved by ``lucidml fit`` one-hot encodes."""
+    return _columns(model, "categorical")
+
+
+def _columns(model, kind):
+    """The columns of a pipeline saved by ``lucidml fit`` that its preparation reads as ``kind``
+    ("numeric" or "categorical"; the others, ids and free text, it leaves out)."""
     parts = getattr(model[0], "transformers_", [])  # a pipeline saved by lucidml fit starts with its preparation
-    return [c for part, _, columns in parts if part == "categorical" for c in columns]
+    return [str(c) for part, _, columns in parts if part == kind for c in columns]
 
 
 def run_predict(args, note):

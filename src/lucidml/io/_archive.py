@@ -77,9 +77,12 @@ def write_archive(path, arrays, make_manifest):
             fh.seek(size - _HEX)
             fh.write(seal)
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as error:
         if os.path.exists(temporary):
             os.unlink(temporary)
+        if isinstance(error, OSError) and error.filename == temporary:
+            # Named by the file the user asked for, not by the temporary one beside it.
+            raise type(error)(error.errno, error.strerror, path) from None
         raise
 
 
