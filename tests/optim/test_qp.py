@@ -131,3 +131,31 @@ def test_svm_dual_matches_sklearn_svc(solve):
     svc = SVC(kernel="linear", C=C, tol=1e-10).fit(X, y)
     np.testing.assert_allclose(w, svc.coef_[0], atol=1e-4)
     assert b == pytest.approx(svc.intercept_[0], abs=1e-3)
+
+
+def test_an_objective_of_small_entries_is_solved_not_stopped_early():
+    """G = 1e-8·I: the interior-point tests read residuals in the objective's units and passed at
+    x = (0.43, 0.43) (success=True; the minimum is (0.5, 0.5)); the barrier's gap bound alike."""
+    G, c = 1e-8 * np.eye(2), np.array([-1e-8, -1e-8])
+    for solve in INEQUALITY_SOLVERS:
+        result = solve(G, c, A_ineq=[[1.0, 1.0]], b_ineq=[1.0])
+        assert result.success
+        np.testing.assert_allclose(result.x, [0.5, 0.5], atol=1e-6)
+    scaled = interior_point_qp(1e8 * G, 1e8 * c, A_ineq=[[1.0, 1.0]], b_ineq=[1.0])
+    np.testing.assert_allclose(interior_point_qp(G, c, A_ineq=[[1.0, 1.0]], b_ineq=[1.0]).z * 1e8, scaled.z, rtol=1e-6)
+
+
+def test_unbounded_problems_are_failures_not_crashes_and_bad_settings_are_refused():
+    unbounded = interior_point_qp(np.zeros((2, 2)), [-1.0, 0.0], A_ineq=[[-1.0, 0.0], [0.0, 1.0]], b_ineq=[0.0, 0.0])
+    assert not unbounded.success and "unbounded" in unbounded.message
+    free = barrier_qp(np.diag([1.0, 0.0]), [0.0, -1.0], A_ineq=[[1.0, 0.0]], b_ineq=[1.0])
+    assert not free.success and "unbounded" in free.message
+    G, c = np.eye(2), np.array([-1.0, -1.0])
+    for settings in ({"t0": -1.0}, {"mu": 0.5}, {"max_iter": 0}):
+        with pytest.raises(ValueError, match="must be"):
+            barrier_qp(G, c, A_ineq=[[1.0, 1.0]], b_ineq=[1.0], **settings)
+    with pytest.raises(ValueError, match="max_iter"):
+        interior_point_qp(G, c, A_ineq=[[1.0, 1.0]], b_ineq=[1.0], max_iter=0)
+    for solve in INEQUALITY_SOLVERS:
+        with pytest.raises(ValueError, match="no variables"):
+            solve(np.zeros((0, 0)), np.zeros(0))

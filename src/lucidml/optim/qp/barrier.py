@@ -1,5 +1,7 @@
 """The logarithmic barrier method (Boyd & Vandenberghe §11.3)."""
 
+from numbers import Integral
+
 import numpy as np
 import scipy.linalg
 
@@ -27,6 +29,11 @@ def barrier_qp(G, c, A_eq=None, b_eq=None, A_ineq=None, b_ineq=None, t0=1.0, mu=
     QPResult
         ``history`` holds t, the duality-gap bound m/t and the Newton steps per outer iteration.
     """
+    for name, value, low in (("t0", t0, 0.0), ("mu", mu, 1.0), ("tol", tol, 0.0)):
+        if not (isinstance(value, (int, float, np.integer, np.floating)) and np.isfinite(value) and value > low):
+            raise ValueError(f"{name} must be a finite number > {low:g}; got {value!r}.")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, Integral) or max_iter < 1:
+        raise ValueError(f"max_iter must be an int ≥ 1; got {max_iter!r}.")
     problem = Problem(G, c, A_eq, b_eq, A_ineq, b_ineq)
     problem.require_convex("barrier_qp")
     reduced = problem.independent_equalities()
@@ -38,9 +45,17 @@ def barrier_qp(G, c, A_eq=None, b_eq=None, A_ineq=None, b_ineq=None, t0=1.0, mu=
     A, _ = reduced
     C, d = problem.A_ineq, problem.b_ineq
     m = len(d)
+    # The gap bound m/t is in the objective's units: for an objective of small entries (G = 1e-8·I)
+    # tol is taken relative to them, or the first centring already passed it, far from the minimum.
+    tol = tol * min(1.0, max(np.abs(problem.G).max(initial=0.0), np.abs(problem.c).max(initial=0.0)) or 1.0)
     t, history = t0, []
     for n_iter in range(1, max_iter + 1):
-        x, newton_steps = _centre(problem, A, C, d, x, t)
+        try:
+            x, newton_steps = _centre(problem, A, C, d, x, t)
+        except np.linalg.LinAlgError:
+            return problem.result(x, np.full(len(problem.b_eq), np.nan), np.full(m, np.nan), n_iter, False,
+                                   "the Newton system is singular: the problem looks unbounded below along a "
+                                   "direction G and the constraints leave free", history)
         gap = m / t
         history.append({"t": t, "gap_bound": gap, "newton_steps": newton_steps, "fun": problem.objective(x)})
         if gap < tol:

@@ -1,5 +1,8 @@
 """Primal–dual interior-point method with Mehrotra's predictor–corrector (Nocedal & Wright §16.6)."""
 
+import warnings
+from numbers import Integral
+
 import numpy as np
 import scipy.linalg
 
@@ -10,6 +13,7 @@ __all__ = ["interior_point_qp"]
 _TO_BOUNDARY = 0.995  # fraction of the distance to the boundary a step may go
 
 
+@np.errstate(over="ignore", invalid="ignore", divide="ignore")  # (iterates that leave the floats: a failure result)
 def interior_point_qp(G, c, A_eq=None, b_eq=None, A_ineq=None, b_ineq=None, tol=1e-9, max_iter=200):
     """Minimize ½ xᵀGx + cᵀx subject to A_eq x = b_eq, A_ineq x ≤ b_ineq, G ⪰ 0 (convex).
 
@@ -29,11 +33,13 @@ def interior_point_qp(G, c, A_eq=None, b_eq=None, A_ineq=None, b_ineq=None, tol=
     QPResult
         ``history`` holds μ and the residual norms per iteration.
     """
-    problem = Problem(G, c, A_eq, b_eq, A_ineq, b_ineq)
-    problem.require_convex("interior_point_qp")
+    _check_settings(tol, max_iter)
+    original = Problem(G, c, A_eq, b_eq, A_ineq, b_ineq)
+    original.require_convex("interior_point_qp")
+    problem, unscale = original.scaled()
     reduced = problem.independent_equalities()
     if reduced is None or problem.feasible_point() is None:
-        return problem.infeasible()
+        return original.infeasible()
     A, b = reduced
     C, d = problem.A_ineq, problem.b_ineq
     n, m_eq, m = problem.n, len(b), len(d)
@@ -41,20 +47,27 @@ def interior_point_qp(G, c, A_eq=None, b_eq=None, A_ineq=None, b_ineq=None, tol=
     s = np.maximum(d - C @ x, 1.0)
     z = np.ones(m)
     y = np.zeros(m_eq)
-    history = []
     scale = 1.0 + max(np.abs(problem.c).max(initial=0.0), np.abs(d).max(initial=0.0), np.abs(b).max(initial=0.0))
+    history = []
     for n_iter in range(1, max_iter + 1):
+        if not all(np.all(np.isfinite(v)) for v in (x, s, z, y)):
+            return original.result(x, np.full(len(original.b_eq), np.nan), np.full(m, np.nan), n_iter, False,
+                                   "the iterates are not finite: the problem looks unbounded below (or G is zero "
+                                   "along a direction the constraints leave free)", history)
         r_dual = problem.G @ x + problem.c + A.T @ y + C.T @ z
         r_eq = A @ x - b
         r_ineq = C @ x + s - d
         mu = s @ z / m if m else 0.0
         residual = max(np.abs(r_dual).max(initial=0.0), np.abs(r_eq).max(initial=0.0), np.abs(r_ineq).max(initial=0.0))
         history.append({"mu": mu, "residual": residual, "fun": problem.objective(x)})
-        if residual <= tol * scale and mu <= tol * scale:
-            return _finish(problem, x, y, z, A, n_iter, history, True, "converged: KKT residuals and μ below tol")
+        if residual <= tol * scale / problem.magnification and mu <= tol * scale / problem.magnification:
+            return _finish(problem, original, unscale, x, y, z, A, n_iter, history, True,
+                           "converged: KKT residuals and μ below tol")
 
         kkt = np.block([[problem.G + C.T @ (C * (z / s)[:, None]), A.T], [A, np.zeros((m_eq, m_eq))]])
-        lu = scipy.linalg.lu_factor(kkt)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)  # (a singular one: non-finite steps, above)
+            lu = scipy.linalg.lu_factor(kkt, check_finite=False)
 
         residuals = (r_dual, r_eq, r_ineq)
         dx, dy, ds, dz = _direction(lu, C, s, z, residuals, s * z)  # predictor: σ = 0
@@ -64,7 +77,8 @@ def interior_point_qp(G, c, A_eq=None, b_eq=None, A_ineq=None, b_ineq=None, tol=
         dx, dy, ds, dz = _direction(lu, C, s, z, residuals, s * z + ds * dz - sigma * mu)  # corrector
         step = _max_step(s, ds, z, dz, _TO_BOUNDARY)
         x, y, s, z = x + step * dx, y + step * dy, s + step * ds, z + step * dz
-    return _finish(problem, x, y, z, A, max_iter, history, False, f"not converged in max_iter={max_iter} iterations")
+    return _finish(problem, original, unscale, x, y, z, A, max_iter, history, False,
+                   f"not converged in max_iter={max_iter} iterations")
 
 
 def _direction(lu, C, s, z, residuals, r_sz):
@@ -75,7 +89,7 @@ def _direction(lu, C, s, z, residuals, r_sz):
     r_dual, r_eq, r_ineq = residuals
     n = len(r_dual)
     rhs_x = -r_dual - C.T @ ((-r_sz + z * r_ineq) / s)
-    solution = scipy.linalg.lu_solve(lu, np.concatenate([rhs_x, -r_eq]))
+    solution = scipy.linalg.lu_solve(lu, np.concatenate([rhs_x, -r_eq]), check_finite=False)  # (checked by the caller)
     dx, dy = solution[:n], solution[n:]
     ds = -r_ineq - C @ dx
     dz = (-r_sz - z * ds) / s
@@ -92,6 +106,14 @@ def _max_step(s, ds, z, dz, fraction):
     return step
 
 
-def _finish(problem, x, y, z, A, n_iter, history, success, message):
+def _finish(problem, original, unscale, x, y, z, A, n_iter, history, success, message):
+    """The result for the user's QP (``original``) from the scaled one's iterate."""
     y_all = np.linalg.lstsq(problem.A_eq.T, A.T @ y, rcond=None)[0] if len(y) else np.zeros(len(problem.b_eq))
-    return problem.result(x, y_all, z, n_iter, success, message, history)
+    return original.result(x, *unscale(y_all, z), n_iter, success, message, history)
+
+
+def _check_settings(tol, max_iter):
+    if not (np.isfinite(tol) and tol > 0):
+        raise ValueError(f"tol must be a finite number > 0; got {tol!r}.")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, Integral) or max_iter < 1:
+        raise ValueError(f"max_iter must be an int ≥ 1; got {max_iter!r}.")
