@@ -390,3 +390,15 @@ def test_classifier_early_stopping_reports_every_score():
     assert 10 < model.n_estimators_ < 1000
     assert model.train_score_.dtype == np.float64 and np.all(np.isfinite(model.train_score_))
     assert model.train_score_.shape == (model.n_estimators_,) == (model.tree_roots_.shape[0],)
+
+
+def test_targets_or_steps_that_overflow_are_refused_and_leave_the_model_unfitted():
+    """y near 1e200 overflowed the split gains (a constant model, no warning), y near 1.7e308 or a
+    learning rate of 1e300 the predictions (NaN): each is a ValueError that says so."""
+    X, y = load_diabetes(return_X_y=True)
+    with pytest.raises(ValueError, match="magnitude up to"):
+        GradientBoostingRegressor(n_estimators=5).fit(X, y * 1e200)
+    model = GradientBoostingRegressor(n_estimators=5, learning_rate=1e300)
+    with pytest.raises(ValueError, match="predictions overflowed"):
+        model.fit(X, y)
+    assert not hasattr(model, "nodes_") and not hasattr(model, "baseline_prediction_")

@@ -34,6 +34,7 @@ from ..utils import (
     raise_if_cancelled,
     unsigned,
 )
+from ..utils._interrupt import unfit
 from ..utils.numerics import power_of_two_unit
 from ..utils.validation import FLOAT_DTYPES, check_predict_data
 from ._losses import gradient_arrays
@@ -214,8 +215,14 @@ class _BaseGradientBoosting(BaseEstimator):
         # anyway (_histogram.PARALLEL_MIN_ENTRIES), and a thread team woken for every gradient and
         # leaf pass costs more than the pass (on a busy machine, many times the whole fit).
         small = X.shape[0] * X.shape[1] < PARALLEL_MIN_ENTRIES
-        with kernel_threads(1) if small else nullcontext():
+        with kernel_threads(1) if small else nullcontext(), np.errstate(over="ignore", invalid="ignore"):
             self._boost(X, y, w, loss, raw, stages, scores, oob, validation)
+        leaves_finite = all(np.all(np.isfinite(values)) for stage in stages for _, values in stage)
+        if not (leaves_finite and np.all(np.isfinite(raw))):
+            unfit(self)
+            raise ValueError(f"{type(self).__name__}: the model's predictions overflowed (targets up to "
+                             f"{float(np.max(np.abs(y))):.3g}, learning_rate={self.learning_rate}); rescale y or "
+                             "lower learning_rate.")
         self._finish(stages, scores, oob)
         return self
 

@@ -8,7 +8,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, check_sample_weight, interruptible, validate_params
-from ..utils.validation import check_classification_targets, check_fit_data
+from ..utils.validation import MAX_MAGNITUDE, check_classification_targets, check_fit_data
 from ._boosting import COMMON_DOC, _BaseGradientBoosting
 from ._losses import LOSSES
 
@@ -79,7 +79,13 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         validate_params(self)
         X, y = check_fit_data(self, X, y, accept_sparse="csr", float32=True, ensure_all_finite="allow-nan",
                              y_numeric=True, reset=not self._continuing())
-        return self._fit(X, y.astype(np.float64), sample_weight, LOSSES[self.loss](self.alpha, 1), False)
+        y = y.astype(np.float64)
+        if np.abs(y).max(initial=0.0) > MAX_MAGNITUDE:
+            # Sums of squared gradients in the split gains overflow: no split is found, and the model
+            # would stay constant without a word.
+            raise ValueError(f"{type(self).__name__}: y has values of magnitude up to {np.abs(y).max():.3g}; beyond "
+                             f"{MAX_MAGNITUDE:.0e} the split gains overflow float64. Rescale y.")
+        return self._fit(X, y, sample_weight, LOSSES[self.loss](self.alpha, 1), False)
 
     def predict(self, X):
         """f(x) = f₀ + Σₘ ν·treeₘ(x)."""
