@@ -30,7 +30,11 @@ _PARAMETERS_DOC = """
         Draws the feature order (ties between equally good splits go to the first drawn), the
         features of ``max_features`` and the thresholds of the "random" splitter.
     max_leaf_nodes : int or None, default=None
-        Grow best-first (largest weighted impurity decrease first) up to this many leaves.
+        Grow best-first (largest weighted impurity decrease first) up to this many leaves. A
+        multiway categorical split needs one leaf per branch: a node whose best split has more
+        branches than the budget has room for stays a leaf (a smaller split is not searched for),
+        and the other nodes go on growing; with few leaves to spend, a categorical feature of many
+        categories may be better one-hot encoded.
     min_impurity_decrease : float, default=0.0
         Split only if (W_node/W)·(I − Σ_c (W_c/W_node) I_c) ≥ this value (000 suggests 0.01).
     ccp_alpha : float, default=0.0
