@@ -267,3 +267,12 @@ def test_an_output_folder_that_cannot_be_written_is_refused_before_the_fit(wine,
     one.assign(cultivar="barolo").to_csv(tmp_path / "one.csv", index=False)
     done = lucid("fit", tmp_path / "one.csv", "--target", "cultivar", "-o", tmp_path / "one.lucid")
     assert done.returncode != 0 and "('barolo')" in done.stderr and "np.str_" not in done.stderr
+
+
+def test_a_table_without_a_header_row_is_noted(tmp_path):
+    """A file of numbers only has its first row read as the column names: said, not silent."""
+    rng = np.random.default_rng(0)
+    np.savetxt(tmp_path / "numbers.csv", rng.normal(size=(30, 3)), delimiter=",")
+    done = lucid("fit", tmp_path / "numbers.csv", "--model", "KMeans", "-o", tmp_path / "k.lucid")
+    assert done.returncode == 0, done.stderr
+    assert "every column name of" in done.stderr and "give the table a header" in done.stderr

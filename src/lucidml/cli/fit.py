@@ -66,6 +66,10 @@ def run_fit(args, note):
     check_output(output, "-o" if args.output else "the model file (no -o given)", args.data)
     entry = choose_model(args.task, args.model) if args.task else None  # a wrong name: before reading
     frame = read_table(args.data, **table_options(args, args.categorical or [], categorical_option=True))
+    if frame.shape[1] and all(as_number(name) is not None for name in frame.columns):
+        shown = ", ".join(map(str, list(frame.columns)[:4])) + (", …" if frame.shape[1] > 4 else "")
+        note(f"every column name of {args.data} is a number ({shown}): if the table has no header row, its first "
+             "row was read as the names (and is not fitted on); give the table a header")
     if frame.shape[1] > MAX_COLUMNS:
         raise DataError(f"{args.data}: {frame.shape[1]:,} columns; lucidml fit takes at most {MAX_COLUMNS:,}")
     X, y = split_target(frame, args.target, args.data, note)
