@@ -459,3 +459,15 @@ def test_sparse_kernels_answer_the_same_interpreted(documents):
     np.testing.assert_array_equal(answers[1][0], answers[0][0])
     np.testing.assert_allclose(answers[1][1], answers[0][1], rtol=1e-12)
     np.testing.assert_array_equal(answers[1][2], answers[0][2])
+
+
+def test_float32_values_whose_squares_overflow_float32_are_refused():
+    """k-means squares a float32 X in float32: digits × 1e19 gave an infinite inertia and score
+    (a −inf score, an inf transform) without a word."""
+    from sklearn.datasets import load_digits
+
+    X = (load_digits().data[:200] * 1e19).astype(np.float32)
+    for model in (KMeans(3, random_state=0), BisectingKMeans(3, random_state=0)):
+        with pytest.raises(ValueError, match="overflow float32"):
+            model.fit(X)
+    assert np.isfinite(KMeans(3, random_state=0).fit(X.astype(np.float64)).inertia_)

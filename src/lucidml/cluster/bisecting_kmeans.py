@@ -143,7 +143,7 @@ class BisectingKMeans(_CentroidClusterer):
         """Split X (n_samples, n_features; dense or sparse) into ``n_clusters`` clusters by repeated bisection."""
         validate_params(self)
         X = check_fit_data(self, X, accept_sparse="csr", float32=True, order="C")
-        check_magnitude(X, self)
+        check_magnitude(X, self, in_precision=True)
         self._check_n_samples(X)
         weight = _sample_weight(sample_weight, X.shape[0])
         tree = _bisect(X, weight, self.n_clusters, self._two_means(X, weight), self.bisecting_strategy,

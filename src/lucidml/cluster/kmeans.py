@@ -218,7 +218,7 @@ default="k-means++"
         Lloyd's algorithm, the lowest SSE kept."""
         validate_params(self)
         X = check_fit_data(self, X, accept_sparse="csr", float32=True, order="C")
-        check_magnitude(X, self)
+        check_magnitude(X, self, in_precision=True)
         self._check_n_samples(X)
         rng = check_random_state(self.random_state)
         n_init = self._effective_n_init()
@@ -257,7 +257,7 @@ default="k-means++"
             X = check_fit_data(self, X, accept_sparse="csr", float32=True, order="C")
         else:  # the batch in the precision of the fitted centres
             X = check_predict_data(self, X, order="C", dtype=self.cluster_centers_.dtype, accept_sparse="csr")
-        check_magnitude(X, self)
+        check_magnitude(X, self, in_precision=True)
         if first:
             self._check_n_samples(X)
         data = self._samples(X, sample_weight)

@@ -224,6 +224,8 @@ def check_sample_weight(sample_weight, n_samples, dtype=np.float64):
 
 # Squares and products of features beyond this overflow float64 (about 1.8e308) once summed.
 MAX_MAGNITUDE = 1e100
+# The same for arithmetic in float32 (range 3.4e38): squares summed over thousands of features.
+MAX_MAGNITUDE_FLOAT32 = 1e16
 
 
 def check_fit_is_finite(estimator, X, *fitted, solver=None):
@@ -249,18 +251,23 @@ def largest_magnitude(X):
     return max(float(values.max()), -float(values.min())) if values.size else 0.0
 
 
-def check_magnitude(X, estimator):
+def check_magnitude(X, estimator, in_precision=False):
     """Refuse features so large that the estimator's squares, kernels or variances overflow.
 
     For the models whose arithmetic squares the features (distances, variances, kernels,
     Gram matrices), values beyond ``MAX_MAGNITUDE`` would come back as NaN or infinity; a
     clear error is better than a silent one. (The neighbour searches rescale exactly instead.)
+    ``in_precision``: the model squares a float32 X in float32 (k-means' distances), whose range
+    ends near 3.4e38: the limit is then MAX_MAGNITUDE_FLOAT32 (float32 digits × 1e19 gave an
+    infinite inertia and score).
     """
     largest = largest_magnitude(X)
-    if largest > MAX_MAGNITUDE:
+    single = in_precision and X.dtype == np.float32
+    limit = MAX_MAGNITUDE_FLOAT32 if single else MAX_MAGNITUDE
+    if largest > limit:
         raise ValueError(
             f"{type(estimator).__name__}: X has values of magnitude up to {largest:.3g}; beyond "
-            f"{MAX_MAGNITUDE:.0e} the squares and products this model computes overflow float64. "
+            f"{limit:.0e} the squares and products this model computes overflow {'float32' if single else 'float64'}. "
             "Rescale the features (e.g. StandardScaler)."
         )
     return X
