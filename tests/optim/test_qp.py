@@ -145,6 +145,17 @@ def test_an_objective_of_small_entries_is_solved_not_stopped_early():
     np.testing.assert_allclose(interior_point_qp(G, c, A_ineq=[[1.0, 1.0]], b_ineq=[1.0]).z * 1e8, scaled.z, rtol=1e-6)
 
 
+@pytest.mark.parametrize("scale", [1e-8, 1e3, 1e6, 1e10])
+def test_the_interior_point_minimizer_does_not_depend_on_the_objectives_units(scale):
+    """The same QP with G and c times a constant: the same minimizer, to the solver's accuracy
+    (an objective of small entries is solved in units of its largest; larger ones as given)."""
+    G, c, A_eq, b_eq, A_ineq, b_ineq = random_qp(3, n=15, m_eq=2, m_ineq=30)
+    exact = active_set_qp(G, c, A_eq, b_eq, A_ineq, b_ineq).x
+    result = interior_point_qp(G * scale, c * scale, A_eq, b_eq, A_ineq, b_ineq)
+    assert result.success, result.message
+    np.testing.assert_allclose(result.x, exact, atol=1e-4)
+
+
 def test_unbounded_problems_are_failures_not_crashes_and_bad_settings_are_refused():
     unbounded = interior_point_qp(np.zeros((2, 2)), [-1.0, 0.0], A_ineq=[[-1.0, 0.0], [0.0, 1.0]], b_ineq=[0.0, 0.0])
     assert not unbounded.success and "unbounded" in unbounded.message

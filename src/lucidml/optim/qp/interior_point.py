@@ -47,6 +47,7 @@ def interior_point_qp(G, c, A_eq=None, b_eq=None, A_ineq=None, b_ineq=None, tol=
     s = np.maximum(d - C @ x, 1.0)
     z = np.ones(m)
     y = np.zeros(m_eq)
+    # (In the scaled problem's units: there an objective of entries near 1e-8 is read as 1.)
     scale = 1.0 + max(np.abs(problem.c).max(initial=0.0), np.abs(d).max(initial=0.0), np.abs(b).max(initial=0.0))
     history = []
     for n_iter in range(1, max_iter + 1):
@@ -60,7 +61,7 @@ def interior_point_qp(G, c, A_eq=None, b_eq=None, A_ineq=None, b_ineq=None, tol=
         mu = s @ z / m if m else 0.0
         residual = max(np.abs(r_dual).max(initial=0.0), np.abs(r_eq).max(initial=0.0), np.abs(r_ineq).max(initial=0.0))
         history.append({"mu": mu, "residual": residual, "fun": problem.objective(x)})
-        if residual <= tol * scale / problem.magnification and mu <= tol * scale / problem.magnification:
+        if residual <= tol * scale and mu <= tol * scale:
             return _finish(problem, original, unscale, x, y, z, A, n_iter, history, True,
                            "converged: KKT residuals and μ below tol")
 

@@ -65,19 +65,16 @@ class Problem:
             if not np.all(np.isfinite(value)):
                 raise ValueError(f"{name} contains NaN or infinity.")
         self.n = n
-        self.magnification = 1.0  # (see scaled)
 
     def scaled(self):
-        """(the same QP with G and c divided by their largest |entry|, a function mapping that QP's
-        multipliers (y, z) back to this one's). The minimizer does not change; the interior-point
-        tests, which read the dual residual and the duality gap against fixed tolerances, then mean
-        the same for an objective in any units (G = 1e-8·I stopped at a wrong x reported as a
-        success)."""
-        objective = max(np.abs(self.G).max(initial=0.0), np.abs(self.c).max(initial=0.0)) or 1.0
+        """(the same QP with G and c divided by their largest |entry| where that is below 1, a
+        function mapping that QP's multipliers (y, z) back to this one's). The minimizer does not
+        change; the interior-point tests, which read the dual residual and the duality gap against
+        tolerances of at least ``tol``, then mean something for an objective of small entries
+        (G = 1e-8·I stopped at a wrong x reported as a success). Larger objectives are left as
+        they are: their tests already scale with c."""
+        objective = min(1.0, max(np.abs(self.G).max(initial=0.0), np.abs(self.c).max(initial=0.0))) or 1.0
         scaled = Problem(self.G / objective, self.c / objective, self.A_eq, self.b_eq, self.A_ineq, self.b_ineq)
-        # The user's dual residual and gap are the scaled ones times this: a tolerance divided by it
-        # holds in both units (a scale below 1 only tightens the test in the user's).
-        scaled.magnification = max(1.0, objective)
         return scaled, lambda y, z: (y * objective, z * objective)
 
     def objective(self, x):
