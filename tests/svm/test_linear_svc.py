@@ -265,3 +265,21 @@ def test_primal_newton_refuses_features_whose_squares_overflow():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         assert np.isfinite(LinearSVC(dual=True).fit(X, y).decision_function(X)).all()
+
+
+def test_the_primal_converges_on_float32_data():
+    """‖∇P‖ ≤ tol·‖w‖ is out of float32's reach on a float32 X: 1,000 Newton steps ran to max_iter
+    with a ConvergenceWarning. The rounding floor of X's precision ends the run, at float64's model."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(20000, 50, random_state=0)
+    X = X.astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        single = LinearSVC(dual=False).fit(X, y)
+    exact = LinearSVC(dual=False, tol=1e-10).fit(X.astype(np.float64), y)  # the same values, in float64
+    assert single.n_iter_ <= 10
+    w, w_exact = np.r_[single.coef_[0], single.intercept_], np.r_[exact.coef_[0], exact.intercept_]
+    # tol's bound, 1e-4, is out of reach in float32: ∇P = w − Σᵢ cᵢxᵢ cancels sums far larger than w
+    # (here 3.5e-4 apart, relative)
+    assert np.linalg.norm(w - w_exact) <= 1e-3 * np.linalg.norm(w_exact)

@@ -25,7 +25,7 @@ from ..utils.rows import SparseRows
 
 
 @njit(interpret_small=True)
-def primal_newton(X, y, C, tol, max_iter):
+def primal_newton(X, y, C, tol, max_iter, floor):
     """Minimise P(w) = ½‖w‖² + Σᵢ Cᵢ max(0, 1 − yᵢwᵀxᵢ)² by Newton steps with exact line search.
 
     P is convex, piecewise quadratic and once differentiable. On the violator set I = {i : yᵢwᵀxᵢ < 1}
@@ -39,7 +39,9 @@ def primal_newton(X, y, C, tol, max_iter):
     Stops when ‖∇P(w)‖₂ ≤ tol·‖w‖₂. P is 1-strongly convex (its ½‖w‖²), so ‖w − w*‖₂ ≤ ‖∇P(w)‖₂:
     the test bounds w's relative error by tol, whatever C and the weights are. (A test against
     ‖∇P(0)‖, liblinear's, reads a gradient that grows with C: at C = 1e5 it stopped on the first
-    step, at 160 times the minimum.) Returns (w, objective after each iteration, converged).
+    step, at 160 times the minimum.) Or when ‖∇P(w)‖₂ ≤ floor·‖∇P(0)‖₂, the rounding level of X's
+    precision (``floor``: a multiple of its machine epsilon). Returns (w, objective after each
+    iteration, converged).
     """
     n = X.shape[0]
     w = np.zeros(X.shape[1])
@@ -48,11 +50,14 @@ def primal_newton(X, y, C, tol, max_iter):
     curve = np.empty(max_iter)
     breakpoints = np.empty(n)  # work space of the line search
     samples = np.empty(n, dtype=np.int64)
+    start_norm = -1.0
     for it in range(max_iter):
         viol = margins < 1.0
         coef = np.where(viol, 2.0 * C * (1.0 - margins) * y, 0.0)
         grad = w - weighted_row_sum(X, coef)
-        if np.sqrt(grad @ grad) <= tol * np.sqrt(w @ w) or not np.any(grad != 0.0):
+        norm = np.sqrt(grad @ grad)
+        start_norm = norm if start_norm < 0.0 else start_norm
+        if norm <= tol * np.sqrt(w @ w) or norm <= floor * start_norm:
             return w, curve[:it].copy(), True
         # H = I + XsᵀXs, rows xᵢ√(2Cᵢ) for violators and 0 otherwise
         H = scaled_gram(X, np.where(viol, root_2c, 0.0))

@@ -196,7 +196,8 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
             else:  # d×d systems and tall products: one BLAS thread is faster than contended threads
                 with factorization_threads(X.shape[1]):
                     try:
-                        w, curve, ok = primal_newton(X, sign, C, float(self.tol), int(self.max_iter))
+                        w, curve, ok = primal_newton(X, sign, C, float(self.tol), int(self.max_iter),
+                                                     _rounding_floor(X))
                     except np.linalg.LinAlgError:  # H = I + 2ΣCᵢxᵢxᵢᵀ came out infinite: nothing to factor
                         raise ValueError(
                             f"LinearSVC's primal Newton matrix I + 2ΣCᵢxᵢxᵢᵀ overflowed float64 (features up to "
@@ -215,8 +216,9 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         self.loss_curve_ = sum(np.pad(c, (0, self.n_iter_ - len(c)), mode="edge") if len(c) else np.zeros(0)
                                for c in curves)
         if not converged:
-            warnings.warn(f"LinearSVC stopped at max_iter={self.max_iter} before the dual gradients met tol={self.tol};"
-                          " increase max_iter or scale the features.", ConvergenceWarning, stacklevel=2)
+            test = "the dual gradients" if dual else "the primal gradient"
+            warnings.warn(f"LinearSVC stopped at max_iter={self.max_iter} before {test} met tol={self.tol}; "
+                          "increase max_iter or scale the features.", ConvergenceWarning, stacklevel=2)
         return self
 
     def decision_function(self, X):
@@ -237,6 +239,14 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def _rounding_floor(X):
+    """The primal Newton's second stop, ‖∇P‖₂ ≤ floor·‖∇P(0)‖₂: the level below which X's precision
+    cannot bring the gradient (a float32 X: products summed in float32 blocks; ‖∇P‖ ≤ tol·‖w‖ was
+    out of reach, and 1,000 Newton steps ran to max_iter)."""
+    data = X.data if hasattr(X, "indptr") else X
+    return 100.0 * float(np.finfo(data.dtype).eps)
 
 
 def _linear_svc_dual(X, y, C, bias, squared, tol, max_iter, seed):
