@@ -471,3 +471,7 @@ def test_float32_values_whose_squares_overflow_float32_are_refused():
         with pytest.raises(ValueError, match="overflow float32"):
             model.fit(X)
     assert np.isfinite(KMeans(3, random_state=0).fit(X.astype(np.float64)).inertia_)
+    fitted = KMeans(3, random_state=0).fit(load_digits().data[:200].astype(np.float32))  # and at predict
+    for method in (fitted.predict, fitted.transform, fitted.score):
+        with pytest.raises(ValueError, match="overflow float32"):
+            method(X)

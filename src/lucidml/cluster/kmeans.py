@@ -43,7 +43,8 @@ class _CentroidClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clus
 
     def _validate_test_data(self, X):
         check_is_fitted(self)
-        return check_predict_data(self, X, order="C", dtype=FLOAT_DTYPES, accept_sparse="csr", bounded=True)
+        X = check_predict_data(self, X, order="C", dtype=FLOAT_DTYPES, accept_sparse="csr")
+        return check_magnitude(X, self, in_precision=True)  # (float32 distances are taken in float32)
 
     def _samples(self, X, sample_weight=None):
         return samples(X, _sample_weight(sample_weight, X.shape[0]), self.n_clusters, self.n_jobs)
