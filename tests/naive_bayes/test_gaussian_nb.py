@@ -116,8 +116,12 @@ def test_float32_variances_beyond_float32_are_refused_and_leave_the_model_as_it_
     from sklearn.datasets import load_iris
 
     X, y = load_iris(return_X_y=True)
+    refused = GaussianNB()
     with pytest.raises(ValueError, match="beyond float32"):
-        GaussianNB().fit((X * 1e20).astype(np.float32), y)
+        refused.fit((X * 1e20).astype(np.float32), y)
+    with pytest.raises(ValueError, match="beyond float32"):
+        refused.partial_fit((X * 1e20).astype(np.float32), y, classes=[0, 1, 2])
+    assert not hasattr(refused, "classes_") and not hasattr(refused, "var_")  # unfitted, not half-fitted
     model = GaussianNB().fit(X.astype(np.float32), y)
     before = model.var_.copy(), model.class_count_.copy()
     with pytest.raises(ValueError, match="beyond float32"):

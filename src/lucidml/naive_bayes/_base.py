@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..base import GenerativeClassifierMixin
 from ..utils import check_sample_weight, validate_params
+from ..utils._interrupt import unfit
 from ..utils.validation import (
     FLOAT_DTYPES,
     check_classification_targets,
@@ -40,7 +41,7 @@ class _BaseNB(GenerativeClassifierMixin, ClassifierMixin, BaseEstimator):
         validate_params(self)
         X, y = self._validate_Xy(X, y, reset=True)
         self._start(np.unique(y), X.shape[1])
-        return self._update(X, y, sample_weight)
+        return self._first_update(X, y, sample_weight)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Update the model with one batch; ``classes`` (all labels) is required on the first call."""
@@ -51,9 +52,19 @@ class _BaseNB(GenerativeClassifierMixin, ClassifierMixin, BaseEstimator):
         X, y = self._validate_Xy(X, y, reset=first_call)
         if first_call:
             self._start(np.unique(classes), X.shape[1])
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            return self._first_update(X, y, sample_weight)
+        if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(f"classes={classes!r} differs from the classes of the first call {self.classes_!r}.")
         return self._update(X, y, sample_weight)
+
+    def _first_update(self, X, y, sample_weight):
+        """The first batch's update; a refused one leaves the model unfitted (``_start`` has set its
+        empty statistics, which read as fitted)."""
+        try:
+            return self._update(X, y, sample_weight)
+        except ValueError:
+            unfit(self)
+            raise
 
     def _validate_Xy(self, X, y, reset):
         X, y = check_fit_data(self, X, y, order=self._order, accept_sparse="csr" if self._accept_sparse else False,
