@@ -147,7 +147,8 @@ def precision_cholesky(covariances, covariance_type, data_variance=None, resolut
     if covariance_type in ("diag", "spherical"):
         covariances = np.array(covariances, dtype=np.float64)
         variance = variances()
-        tau, floor = 1e-10 * variance, (1e3 * resolution) ** 2 * variance
+        floor = (1e3 * resolution) ** 2 * variance
+        tau = np.maximum(1e-10 * variance, 10.0 * floor)  # (never below what counts as a collapse)
         if covariance_type == "spherical":
             tau, floor = tau.mean(), floor.mean()
         bad = ~(covariances > floor)
