@@ -35,25 +35,31 @@ def weighted_quantile(values, weights, q):
     """
     if weights is None:
         return np.quantile(values, q, method="inverted_cdf")
+    order, cumulative, k = _weighted_position(values, weights, q)
+    return values[order[k]]
+
+
+def _weighted_position(values, weights, q):
+    """(sorting order, cumulative weights in that order, the position k of the smallest value with
+    Σ_{x ≤ v} w ≥ q·Σw)."""
     order = np.argsort(values, kind="stable")
     cumulative = np.cumsum(weights[order])
-    k = np.searchsorted(cumulative, q * cumulative[-1], side="left")
-    return values[order[min(k, values.size - 1)]]
+    return order, cumulative, min(int(np.searchsorted(cumulative, q * cumulative[-1], side="left")), values.size - 1)
 
 
 def start_quantile(y, w, q):
     """f₀ of the quantile losses (absolute error, Huber, pinball): without weights scikit-learn's,
-    NumPy's linear quantile; with weights :func:`weighted_quantile`, but midway between two values
-    when exactly q·Σw lies below the first. The lower value alone can leave every sign gradient
-    equal: a balanced 0/1 target started at 0, each tree had one working target to fit, and the
-    model stayed constant."""
+    NumPy's linear quantile; with weights :func:`weighted_quantile` (scikit-learn's weighted start
+    too), but midway to the next value of positive weight when exactly q·Σw lies at or below the
+    first. The lower value alone can leave every sign gradient equal: a balanced 0/1 target
+    started at 0, each tree had one working target to fit, and the model stayed constant."""
     if w is None:
         return float(np.quantile(y, q))
-    order = np.argsort(y, kind="stable")
-    cumulative = np.cumsum(w[order])
-    k = min(int(np.searchsorted(cumulative, q * cumulative[-1], side="left")), y.size - 1)
-    if k + 1 < y.size and cumulative[k] == q * cumulative[-1]:
-        return 0.5 * (y[order[k]] + y[order[k + 1]])
+    order, cumulative, k = _weighted_position(y, w, q)
+    if cumulative[k] == q * cumulative[-1]:
+        later = np.flatnonzero(w[order[k + 1:]] > 0)
+        if later.size:
+            return 0.5 * (y[order[k]] + y[order[k + 1 + later[0]]])
     return y[order[k]]
 
 
