@@ -131,6 +131,15 @@ def test_a_warm_start_with_oob_score_keeps_the_first_fits_samples():
     with pytest.warns(UserWarning, match="nothing new"):
         model.fit(X, y)
     assert model.oob_score_ == first
+    # Members drawn from other rows without oob_score cannot give one later either.
+    mixed = RandomForestRegressor(5, warm_start=True, random_state=0).fit(X, y)
+    mixed.set_params(n_estimators=8).fit(X[:300], y[:300])
+    with pytest.raises(ValueError, match="max_samples and bootstrap"):
+        mixed.set_params(n_estimators=9, oob_score=True).fit(X[:300], y[:300])
+    assert len(mixed.estimators_) == 8  # the refused fit kept the model
+    with pytest.raises(ValueError, match="at least the 8 members"):
+        mixed.set_params(n_estimators=4, oob_score=False).fit(X, y)
+    assert len(mixed.estimators_) == 8
 
 
 def test_n_jobs_gives_the_same_forest():

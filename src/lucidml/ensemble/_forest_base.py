@@ -82,34 +82,40 @@ class _BaseForest(BaseEstimator):
                              ensure_all_finite="allow-nan" if self._nan_allowed() else True, reset=not continuing)
         n_samples = X.shape[0]
         sw = check_sample_weight(sample_weight, n_samples)
-        # The weights in units of a power of 2 (exact), so that weights near the largest float times
-        # a class weight or a bootstrap count do not overflow; the trees' weighted_n_node_samples are
-        # given back in the user's units (_fit_member).
-        self._weight_unit = 1.0 if sw is None else power_of_two_unit(sw)
-        sw = np.ones(n_samples) if sw is None else sw / self._weight_unit
+        # Every refusal comes before anything is stored: a refused warm start keeps its model.
         if self._is_classifier:
             check_classification_targets(y)
             classes, y = np.unique(y, return_inverse=True)
             if continuing and not np.array_equal(classes, self.classes_):
                 raise ValueError(f"warm_start=True needs the same classes as the first fit ({list(self.classes_)}); "
                                  f"got {list(classes)}.")
-            self.classes_, self.n_classes_ = classes, len(classes)
-            sw = sw * self._class_weights(y)
         n_draw = _n_draw(self.max_samples, n_samples, self.bootstrap)
         draws = (n_samples, n_draw, bool(self.bootstrap))
-        if continuing and self.oob_score and getattr(self, "_draws", draws) != draws:
-            raise ValueError("warm_start=True with oob_score=True needs the rows, max_samples and bootstrap of the "
-                             "first fit: the kept members' out-of-bag samples are drawn again from them.")
-        self._n_draw, self._draws = n_draw, draws
+        # The members' out-of-bag rows are drawn again from (rows, sample size) at each fit: members
+        # drawn otherwise (None) have no out-of-bag score.
+        same_draws = not continuing or getattr(self, "_draws", draws) == draws
+        if self.oob_score and not same_draws:
+            raise ValueError("warm_start=True with oob_score=True needs the rows, max_samples and bootstrap that "
+                             "drew every kept member: their out-of-bag samples are drawn again from them.")
+        kept = len(self.estimators_) if continuing else 0
+        if self.n_estimators < kept:
+            raise ValueError(f"n_estimators={self.n_estimators} must be at least the {kept} members already fitted "
+                             "when warm_start=True.")
+        # The weights in units of a power of 2 (exact), so that weights near the largest float times
+        # a class weight or a bootstrap count do not overflow; the trees' weighted_n_node_samples are
+        # given back in the user's units (_fit_member).
+        self._weight_unit = 1.0 if sw is None else power_of_two_unit(sw)
+        sw = np.ones(n_samples) if sw is None else sw / self._weight_unit
+        if self._is_classifier:
+            self.classes_, self.n_classes_ = classes, len(classes)
+            sw = sw * self._class_weights(y)
+        self._n_draw, self._draws = n_draw, (draws if same_draws else None)
         self._n_feat = self._n_member_features(X.shape[1])
 
         rng = check_random_state(self.random_state)
         if not continuing:
             self.estimators_, self.estimators_features_, self._seeds = [], [], []
-        n_more = self.n_estimators - len(self.estimators_)
-        if n_more < 0:
-            raise ValueError(f"n_estimators={self.n_estimators} must be at least the {len(self.estimators_)} "
-                             "members already fitted when warm_start=True.")
+        n_more = self.n_estimators - kept
         if n_more == 0:
             # stacklevel: past fit's interruptible wrapper, to the caller
             warnings.warn("warm_start=True and n_estimators unchanged: nothing new to fit.", UserWarning, stacklevel=3)
