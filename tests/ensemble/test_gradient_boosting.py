@@ -402,3 +402,8 @@ def test_targets_or_steps_that_overflow_are_refused_and_leave_the_model_unfitted
     with pytest.raises(ValueError, match="predictions overflowed"):
         model.fit(X, y)
     assert not hasattr(model, "nodes_") and not hasattr(model, "baseline_prediction_")
+    kept = GradientBoostingRegressor(n_estimators=5, warm_start=True).fit(X, y)  # a refused warm start
+    before = kept.predict(X[:5])
+    with pytest.raises(ValueError, match="predictions overflowed"):
+        kept.set_params(n_estimators=8, learning_rate=1e300).fit(X, y)
+    assert kept.n_estimators_ == 5 and np.array_equal(kept.predict(X[:5]), before)

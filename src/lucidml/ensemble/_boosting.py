@@ -219,7 +219,8 @@ class _BaseGradientBoosting(BaseEstimator):
             self._boost(X, y, w, loss, raw, stages, scores, oob, validation)
         leaves_finite = all(np.all(np.isfinite(values)) for stage in stages for _, values in stage)
         if not (leaves_finite and np.all(np.isfinite(raw))):
-            unfit(self)
+            if not continuing:  # (a warm start's earlier stages are kept: nothing new was stored)
+                unfit(self)
             raise ValueError(f"{type(self).__name__}: the model's predictions overflowed (targets up to "
                              f"{float(np.max(np.abs(y))):.3g}, learning_rate={self.learning_rate}); rescale y or "
                              "lower learning_rate.")
