@@ -251,3 +251,9 @@ def test_an_eps_beyond_every_distance_and_features_that_overflow():
         DBSCAN(eps=0.5e155).fit(X * 1e155)
     with pytest.raises(ValueError, match="magnitude"):
         AgglomerativeClustering(3).fit(X * 1e160)
+    # Metrics that square nothing take such features as they are.
+    labels = DBSCAN(eps=0.5, metric="manhattan").fit(X).labels_
+    np.testing.assert_array_equal(DBSCAN(eps=0.5e155, metric="manhattan").fit(X * 1e155).labels_, labels)
+    single = AgglomerativeClustering(3, linkage="single", metric="manhattan").fit(X).labels_
+    np.testing.assert_array_equal(AgglomerativeClustering(3, linkage="single", metric="manhattan")
+                                  .fit(X * 1e160).labels_, single)

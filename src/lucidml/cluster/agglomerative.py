@@ -158,8 +158,8 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
         """
         validate_params(self)
         X = check_fit_data(self, X, ensure_min_samples=2)
-        if self.metric != "precomputed":
-            check_magnitude(X, self)  # ward and centroid linkage work on squared distances
+        if self.linkage in ("ward", "centroid") or self.metric in ("euclidean", "l2", "sqeuclidean"):
+            check_magnitude(X, self)  # squared (or Euclidean) distances overflow; manhattan, cosine… do not
         check_cut_settings(self)
         if self.linkage in ("ward", "centroid") and self.metric not in ("euclidean", "l2"):
             raise ValueError(f"{self.metric!r} was provided as metric; {self.linkage} linkage works only "

@@ -168,8 +168,8 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         validate_params(self)
         X = check_fit_data(self, X, order="C")
         n = X.shape[0]
-        if self.metric != "precomputed":
-            check_magnitude(X, self)
+        if self.metric != "precomputed" and minkowski_p(self.metric, 2 if self.p is None else self.p) == 2.0:
+            check_magnitude(X, self)  # (Euclidean distances are found from squares; the other metrics' are not)
         if self.metric == "precomputed":
             if X.shape[0] != X.shape[1]:
                 raise ValueError(f"metric='precomputed' needs a square distance matrix; got shape {X.shape}.")
