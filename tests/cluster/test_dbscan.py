@@ -240,20 +240,23 @@ def test_auto_lists_dense_neighbourhoods_by_brute_force():
 
 
 def test_an_eps_beyond_every_distance_and_features_that_overflow():
-    """eps = 5e154 made Python's eps ** 2 raise OverflowError; features beyond 1e100 (whose squared
-    distances overflow) are refused by name, by DBSCAN and by agglomerative clustering alike."""
+    """eps = 5e154 made Python's eps ** 2 raise OverflowError, and features near 1e155 overflowed
+    DBSCAN's squared distances; agglomerative clustering refuses such features by name."""
     from lucidml.cluster import AgglomerativeClustering
 
     X = np.random.default_rng(0).normal(size=(50, 2))
     for eps in (0.5e155, 1e300):
         assert np.all(DBSCAN(eps=eps).fit(X).labels_ == 0)
-    with pytest.raises(ValueError, match="magnitude"):
-        DBSCAN(eps=0.5e155).fit(X * 1e155)
+    # Searched in units of a power of 2 (exact): the clustering of X itself, for every Minkowski metric.
+    for metric in ("euclidean", "manhattan", "chebyshev"):
+        for algorithm in ("auto", "brute", "kd_tree"):
+            labels = DBSCAN(eps=0.5, metric=metric, algorithm=algorithm).fit(X).labels_
+            for scale in (1e155, 1e-200):
+                scaled = DBSCAN(eps=0.5 * scale, metric=metric, algorithm=algorithm).fit(X * scale)
+                np.testing.assert_array_equal(scaled.labels_, labels)
     with pytest.raises(ValueError, match="magnitude"):
         AgglomerativeClustering(3).fit(X * 1e160)
     # Metrics that square nothing take such features as they are.
-    labels = DBSCAN(eps=0.5, metric="manhattan").fit(X).labels_
-    np.testing.assert_array_equal(DBSCAN(eps=0.5e155, metric="manhattan").fit(X * 1e155).labels_, labels)
     single = AgglomerativeClustering(3, linkage="single", metric="manhattan").fit(X).labels_
     np.testing.assert_array_equal(AgglomerativeClustering(3, linkage="single", metric="manhattan")
                                   .fit(X * 1e160).labels_, single)

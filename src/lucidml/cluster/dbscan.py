@@ -10,10 +10,10 @@ from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, ClusterMixin
 
-from ..neighbors._search import minkowski_p
+from ..neighbors._search import minkowski_p, rescaling_exponent
 from ..utils import N_JOBS, Interval, Options, thread_count, validate_params
 from ..utils.numerics import unit_rows
-from ..utils.validation import MAX_MAGNITUDE, check_fit_data, check_magnitude
+from ..utils.validation import MAX_MAGNITUDE, check_fit_data, largest_magnitude
 from ._dbscan_kernels import (
     P_CHEBYSHEV,
     P_EUCLIDEAN,
@@ -168,8 +168,6 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         validate_params(self)
         X = check_fit_data(self, X, order="C")
         n = X.shape[0]
-        if self.metric != "precomputed" and minkowski_p(self.metric, 2 if self.p is None else self.p) == 2.0:
-            check_magnitude(X, self)  # (Euclidean distances are found from squares; the other metrics' are not)
         if self.metric == "precomputed":
             if X.shape[0] != X.shape[1]:
                 raise ValueError(f"metric='precomputed' needs a square distance matrix; got shape {X.shape}.")
@@ -177,7 +175,7 @@ class DBSCAN(ClusterMixin, BaseEstimator):
                 raise ValueError("Negative values in data passed to metric='precomputed': distances must be "
                                  "non-negative.")
         weight = _check_weight(sample_weight, n)
-        search = self._search(X)
+        search = self._search(*self._in_safe_units(X))
         labels, is_core = _dbscan(search, self.min_samples, weight)
 
         self.labels_ = labels
@@ -190,8 +188,18 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         """Cluster X and return ``labels_``."""
         return self.fit(X, sample_weight=sample_weight).labels_
 
-    def _search(self, X):
-        """The ε-neighbourhood search the ``algorithm`` parameter and the data call for."""
+    def _in_safe_units(self, X):
+        """(X, ε) for the search: for a Minkowski metric both times 2⁻ᵉ (exact, the same neighbours)
+        where X's values lie outside the range whose powers stay floats (features near 1e155: their
+        squared distances overflowed, and ε² raised OverflowError)."""
+        p = minkowski_p(self.metric, 2 if self.p is None else self.p) if self.metric != "precomputed" else None
+        exponent = 0 if p is None else rescaling_exponent(X.dtype, largest_magnitude(X), p=p)
+        return (np.ldexp(X, -exponent), float(np.ldexp(self.eps, -exponent))) if exponent else (X, float(self.eps))
+
+    def _search(self, X, eps=None):
+        """The ε-neighbourhood search the ``algorithm`` parameter and the data call for (ε: ``eps``,
+        or the parameter's)."""
+        eps = self.eps if eps is None else eps
         p = minkowski_p(self.metric, 2 if self.p is None else self.p) if self.metric != "precomputed" else None
         threads = thread_count(self.n_jobs, work=X.shape[0], serial_below=SERIAL_BELOW_ROWS)
         if self.algorithm in ("grid", "kd_tree") and p is None:
@@ -201,15 +209,15 @@ class DBSCAN(ClusterMixin, BaseEstimator):
             raise ValueError(f"algorithm='grid' scans 3^(d−1) cell ranges per cell; with {X.shape[1]} features use "
                              f"'kd_tree' or 'brute' (the grid is for at most {GRID_HARD_MAX_FEATURES}).")
         if self.algorithm == "grid" or (self.algorithm == "auto" and p is not None and X.shape[1] <= GRID_MAX_FEATURES):
-            grid = _GridSearch.build(X, self.eps, p, threads)
+            grid = _GridSearch.build(X, eps, p, threads)
             if grid is not None:
                 return grid
         if self.algorithm in ("grid", "kd_tree") or (
                 self.algorithm == "auto" and p is not None and X.shape[1] <= KD_TREE_MAX_FEATURES):
-            tree = _TreeSearch(X, self.eps, p, self.leaf_size, threads)
+            tree = _TreeSearch(X, eps, p, self.leaf_size, threads)
             if self.algorithm != "auto" or tree.neighbour_share() <= DENSE_SHARE:
                 return tree
-        return _BruteSearch(X, self.eps, self.metric, p, self.metric_params or {})
+        return _BruteSearch(X, eps, self.metric, p, self.metric_params or {})
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -10,6 +10,7 @@ from ..utils import thread_count
 from ..utils._pool import pool_map
 from ..utils.numerics import unit_rows
 from ..utils.sparse import csr_parts, row_sq_norms
+from ..utils.validation import largest_magnitude
 from ._select import push_tile, push_tile_euclidean, sort_heaps, start_heaps
 from ._sparse_scan import InvertedIndex, Queries, sparse_scan, sparse_sq_distances
 
@@ -33,21 +34,16 @@ SAFE_MAGNITUDE = {np.dtype(np.float64): (1e-100, 1e100), np.dtype(np.float32): (
 DENSIFY_ROWS = 4096
 
 
-def _largest(a):
-    a = a.data if scipy.sparse.issparse(a) else a
-    return max(float(a.max()), -float(a.min())) if a.size else 0.0
-
-
 def _fit_largest(search, X_fit):
     """The largest |value| of the training points, computed once per search object (and for
     searches loaded from files saved before it was kept)."""
     largest = search.__dict__.get("fit_largest")
     if largest is None:
-        largest = search.fit_largest = _largest(X_fit)
+        largest = search.fit_largest = largest_magnitude(X_fit)
     return largest
 
 
-def _exponent(dtype, *magnitudes, p=2.0):
+def rescaling_exponent(dtype, *magnitudes, p=2.0):
     """0, or the power of two e with largest · 2⁻ᵉ in [0.5, 1), for magnitudes outside the safe range
     of ``dtype`` for Minkowski distances of order ``p`` (whose sums of |x|ᵖ overflow where the
     squares' do at p = 2; never for p = ∞, a maximum of differences).
@@ -152,7 +148,7 @@ class BruteSearch:
             # An infinite or NaN distance would never enter the heaps (they start at infinity).
             raise ValueError(
                 f"metric={self.metric!r} gives infinite or NaN distances for these features (largest |value| "
-                f"{max(_largest(Q), _fit_largest(self, self.X_fit)):.3g}): rescale X, or use a metric whose "
+                f"{max(largest_magnitude(Q), _fit_largest(self, self.X_fit)):.3g}): rescale X, or use a metric whose "
                 "distances stay finite (e.g. 'euclidean' instead of 'sqeuclidean')."
             )
         return distances
@@ -164,7 +160,7 @@ class BruteSearch:
         n_fit = Q.shape[1] if self.metric == "precomputed" else self.X_fit.shape[0]
         X_fit, exponent = self.X_fit, 0
         if self.p is not None and self.metric != "precomputed":
-            exponent = _exponent(X_fit.dtype, _largest(Q), _fit_largest(self, self.X_fit), p=self.p)
+            exponent = rescaling_exponent(X_fit.dtype, largest_magnitude(Q), _fit_largest(self, self.X_fit), p=self.p)
             if exponent:  # extreme magnitudes: the same search on X·2⁻ᵉ and Q·2⁻ᵉ
                 X_fit, Q = np.ldexp(X_fit, -exponent), np.ldexp(Q, -exponent)
         if self.euclidean:
@@ -191,7 +187,8 @@ class BruteSearch:
 
     def _query_block_sparse(self, Q, k):
         """The k nearest training points of the CSR queries Q, by the inverted index of X_fit."""
-        X_fit, exponent = self.X_fit, _exponent(self.X_fit.dtype, _largest(Q), _fit_largest(self, self.X_fit))
+        X_fit = self.X_fit
+        exponent = rescaling_exponent(X_fit.dtype, largest_magnitude(Q), _fit_largest(self, X_fit))
         if exponent:  # extreme magnitudes: the same search on X·2⁻ᵉ and Q·2⁻ᵉ (the data arrays copied)
             X_fit, Q = _ldexp_sparse(X_fit, -exponent), _ldexp_sparse(Q, -exponent)
             index = _sparse_index(X_fit, self.metric)
@@ -243,7 +240,7 @@ class KDTreeSearch:
         if scipy.sparse.issparse(X):  # a tree over dense points: the sparse queries densified by blocks
             parts = [self.query(X[s:s + DENSIFY_ROWS].toarray(), k, n_jobs) for s in range(0, X.shape[0], DENSIFY_ROWS)]
             return np.vstack([d for d, _ in parts]), np.vstack([i for _, i in parts])
-        if _exponent(self.tree.data.dtype, _largest(X), _fit_largest(self, self.tree.data), p=self.p):
+        if rescaling_exponent(self.tree.data.dtype, largest_magnitude(X), _fit_largest(self, self.tree.data), p=self.p):
             # Powers of the differences would overflow or underflow inside the tree: search by
             # brute force, which rescales exactly (such data are rare; the answer stays right).
             return BruteSearch(self.tree.data, "minkowski", self.p, None).query(X, k, n_jobs)
