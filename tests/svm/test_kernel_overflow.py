@@ -55,3 +55,5 @@ def test_kernel_ridge_weights_near_1e300_on_float32_data():
     scaled = KernelRidge(kernel="rbf", gamma=0.1, alpha=1e-3).fit(X, y, sample_weight=np.full(len(y), 1e3))
     np.testing.assert_allclose(scaled.predict(X[:20]), KernelRidge(kernel="rbf", gamma=0.1, alpha=1e-6).fit(X, y)
                                .predict(X[:20]), rtol=1e-9)
+    with pytest.raises(ValueError, match="beyond any float"):
+        KernelRidge(kernel="rbf", alpha=1e9).fit(X, y, sample_weight=np.full(len(y), 1e-300))

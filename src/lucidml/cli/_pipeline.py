@@ -4,11 +4,11 @@ Columns of numbers (and booleans) are *numeric*: missing values get the column's
 for a model that depends on the features' scale, they are standardized. Every other column is
 *categorical*: missing values become their own category and each category a 0/1 column, at
 most :data:`MAX_CATEGORIES` per column (the rarer ones share the last); a category unseen in
-training counts as a rare one when predicting, or, where the column has none, is ignored. A text column whose values are nearly all different (an id,
-a name, free text: more than half of its rows and :data:`MAX_CATEGORIES` distinct values) is
-left out: its 0/1 columns would number as its rows, and tell nothing of new ones. Both sides are
-one scikit-learn ``Pipeline`` (``ColumnTransformer`` → model), which ``lucidml.io`` saves and
-loads.
+training counts as a rare one when predicting, or, where the column has none, is ignored. A
+text column whose values are nearly all different (an id, a name, free text: more than half of
+its rows and :data:`MAX_CATEGORIES` distinct values) is left out: its 0/1 columns would number
+as its rows, and tell nothing of new ones. Both sides are one scikit-learn ``Pipeline``
+(``ColumnTransformer`` → model), which ``lucidml.io`` saves and loads.
 """
 
 import ast

@@ -168,6 +168,9 @@ def _kernel_ridge_solve(K, y, alpha, sample_weight, remake=None):
         # weights near 1e300 stays finite in a float32 K.
         top = float(sample_weight.max())
         sample_weight, alpha = sample_weight / top, alpha / top
+        if not np.all(np.isfinite(alpha)):
+            raise ValueError(f"alpha / the largest sample weight ({top:.3g}) is beyond any float: with weights this "
+                             "small the penalty is all there is. Rescale the weights (only their ratios matter).")
         root = np.sqrt(sample_weight)
         root_k = root.astype(K.dtype, copy=False)  # no float64 n × n temporary for a float32 K
         if remake is None:

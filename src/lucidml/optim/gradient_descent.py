@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from ..utils.validation import check_positive
 from .result import Run
 
 __all__ = ["gradient_descent"]
@@ -42,16 +43,16 @@ def gradient_descent(fun, x0, grad, hess=None, *, step="backtracking", lr=1e-3, 
     f_count = run.fun
     x = np.array(x0, dtype=np.float64)
     if step == "fixed":
-        gamma = _positive(lr, "lr")
+        gamma = check_positive(lr, "lr")
     elif step == "lipschitz":
         if L is None:
             if hess is None:
                 raise ValueError("step='lipschitz' needs L or hess.")
             L = float(np.linalg.norm(np.atleast_2d(hess(x)), 2))
             warnings.warn("L estimated as ‖∇²f(x₀)‖₂: a local value, not a global Lipschitz constant.", stacklevel=2)
-        gamma = 1.0 / _positive(L, "L")
+        gamma = 1.0 / check_positive(L, "L")
     elif step == "backtracking":
-        gamma = _positive(lr, "lr")
+        gamma = check_positive(lr, "lr")
     else:
         raise ValueError(f"step must be 'fixed', 'lipschitz' or 'backtracking'; got {step!r}.")
     f, g = f_count(x), grad(x)
@@ -80,10 +81,3 @@ def gradient_descent(fun, x0, grad, hess=None, *, step="backtracking", lr=1e-3, 
         if done is not None:
             return done
     return run.exhausted(x, f, g, max_iter)
-
-
-def _positive(value, name):
-    """A step length or a Lipschitz constant: a finite number above 0."""
-    if not (isinstance(value, (int, float, np.floating, np.integer)) and np.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0; got {value!r}.")
-    return float(value)

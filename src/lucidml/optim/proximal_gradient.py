@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ..utils.validation import check_positive
 from .result import Counted, OptimizeResult, check_start, record
 
 __all__ = ["proximal_gradient", "soft_threshold"]
@@ -45,8 +46,7 @@ def proximal_gradient(fun, x0, grad, prox, *, h=None, lr=1.0, max_iter=1000, tol
     >>> proximal_gradient(f, np.zeros(2), grad, prox).x            # the minimizer of F: 3 − 1
     array([2., 2.])
     """
-    if not (isinstance(lr, (int, float, np.floating, np.integer)) and np.isfinite(lr) and lr > 0):
-        raise ValueError(f"lr must be a finite number > 0; got {lr!r}.")
+    lr = check_positive(lr, "lr")
     f_count = Counted(fun)
     total = (lambda x, f: f + float(h(x))) if h is not None else (lambda x, f: f)
     x = np.array(x0, dtype=np.float64)

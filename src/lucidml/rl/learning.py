@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ..utils import StageTable
+from ..utils.validation import check_count
 from .mdp import MDP
 from .planning import value_iteration
 
@@ -169,9 +170,7 @@ def estimate_mdp(states, actions, rewards, next_states, n_states, n_actions, gam
     tried gets the uniform distribution 1/|S| and reward 0. A ``terminal`` state (where observed
     episodes ended) is made absorbing with zero reward.
     """
-    for name, value in (("n_states", n_states), ("n_actions", n_actions)):
-        if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
-            raise ValueError(f"{name} must be an int ≥ 1; got {value!r}.")
+    n_states, n_actions = check_count(n_states, "n_states"), check_count(n_actions, "n_actions")
     states, actions, next_states = (np.asarray(v, dtype=np.intp).ravel() for v in (states, actions, next_states))
     rewards = np.asarray(rewards, dtype=np.float64).ravel()
     if not len(states) == len(actions) == len(rewards) == len(next_states):
@@ -232,9 +231,7 @@ class ModelBasedLearner:
     def fit(self, env):
         _check_verbose(self.verbose)
         for name in ("n_rounds", "episodes_per_round"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
-                raise ValueError(f"{name} must be an int ≥ 1; got {value!r}.")
+            check_count(getattr(self, name), name)
         table = StageTable(self.verbose, self.n_rounds, ["Mean Return", "Epsilon"])
         n_states, n_actions = _sizes(env)
         rng = check_random_state(self.random_state)

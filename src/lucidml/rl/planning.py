@@ -2,13 +2,14 @@
 
 import warnings
 from dataclasses import dataclass, field
-from numbers import Integral
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 from sklearn.exceptions import ConvergenceWarning
+
+from ..utils.validation import check_count
 
 __all__ = ["PlanningResult", "greedy_policy", "modified_policy_iteration", "policy_evaluation",
            "policy_iteration", "value_iteration"]
@@ -28,11 +29,6 @@ class PlanningResult:
 def _epsilon_optimal_threshold(tol, gamma):
     """‖TV − V‖∞ below this makes the greedy policy of V tol-optimal: ‖V^π − V*‖∞ ≤ 2γ‖TV − V‖∞/(1 − γ)."""
     return tol * (1 - gamma) / (2 * gamma) if gamma > 0 else np.inf
-
-
-def _check_max_iter(max_iter):
-    if isinstance(max_iter, bool) or not isinstance(max_iter, Integral) or max_iter < 1:
-        raise ValueError(f"max_iter must be an int ≥ 1; got {max_iter!r}.")
 
 
 def greedy_policy(mdp, V):
@@ -55,7 +51,7 @@ def policy_evaluation(mdp, policy, method="exact", tol=1e-10, max_iter=100_000):
         return scipy.linalg.solve(np.eye(mdp.n_states) - mdp.gamma * P_pi, R_pi)
     if method != "iterative":
         raise ValueError(f"method must be 'exact' or 'iterative'; got {method!r}.")
-    _check_max_iter(max_iter)
+    check_count(max_iter, "max_iter")
     V = np.zeros(mdp.n_states)
     for _ in range(max_iter):
         V_new = R_pi + mdp.gamma * (P_pi @ V)
@@ -77,7 +73,7 @@ def value_iteration(mdp, tol=1e-6, max_iter=100_000, V0=None):
     the last V is ``tol``-optimal (‖V^π − V*‖∞ ≤ tol; Puterman 1994, Thm 6.3.1). ``history``
     holds ‖ΔV‖∞ per sweep.
     """
-    _check_max_iter(max_iter)
+    check_count(max_iter, "max_iter")
     V = np.zeros(mdp.n_states) if V0 is None else np.asarray(V0, dtype=np.float64).copy()
     if V.shape != (mdp.n_states,) or not np.all(np.isfinite(V)):
         raise ValueError(f"V0 must hold one finite value per state ({mdp.n_states}).")
@@ -105,7 +101,7 @@ def policy_iteration(mdp, policy0=None, max_iter=1000):
     the loop cannot cycle between equally good policies. Converges in finitely many steps to
     an optimal policy. ``history`` holds the number of states whose action changed per step.
     """
-    _check_max_iter(max_iter)
+    check_count(max_iter, "max_iter")
     policy = np.zeros(mdp.n_states, dtype=np.intp) if policy0 is None else np.asarray(policy0, dtype=np.intp).copy()
     mdp.policy_matrix(policy)  # (a policy of the MDP's states and actions)
     history = []
@@ -132,9 +128,8 @@ def modified_policy_iteration(mdp, sweeps=5, tol=1e-6, max_iter=100_000):
     Between value iteration (sweeps = 1) and policy iteration (sweeps → ∞); stops with the same
     ε-optimality rule as :func:`value_iteration`. ``history`` holds ‖ΔV‖∞ per improvement.
     """
-    _check_max_iter(max_iter)
-    if isinstance(sweeps, bool) or not isinstance(sweeps, Integral) or sweeps < 1:
-        raise ValueError(f"sweeps must be an int ≥ 1; got {sweeps!r}.")
+    check_count(max_iter, "max_iter")
+    check_count(sweeps, "sweeps")
     V = np.zeros(mdp.n_states)
     threshold = _epsilon_optimal_threshold(tol, mdp.gamma)
     history = []

@@ -95,9 +95,9 @@ def hoeffding_sample_size(gamma, delta, n_hypotheses):
     gamma = _check_positive(gamma, "gamma")
     delta = _check_delta(delta)
     log_term = _log_2k_over_delta(k, delta)
-    if gamma < 1e-150 or not math.isfinite(log_term / (2.0 * gamma * gamma)):
+    if not math.isfinite(log_term / (2.0 * gamma) / gamma):  # (γ² itself may underflow to 0)
         raise ValueError(f"gamma={gamma} is so small that the sample size is beyond any float.")
-    m = max(1, math.ceil(log_term / (2.0 * gamma * gamma)))
+    m = max(1, math.ceil(log_term / (2.0 * gamma) / gamma))
     # The ceiling can be off by one where the formula lands on an integer up to rounding.
     while _gap(log_term, m) > gamma:
         m += 1

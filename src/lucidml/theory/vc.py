@@ -53,8 +53,8 @@ def vc_bound(m, vc_dim, delta, constant=1.0):
     constant = _check_positive(constant, "constant")
     if m < d:
         raise ValueError(f"The VC bound needs m >= vc_dim; got m={m} < vc_dim={d}.")
-    # (math.log of the ints themselves, and 1/m as 0 beyond 1e300: m as a float overflows past 1e308)
-    inverse_m = 1.0 / m if m < 10**300 else 0.0
+    # (math.log of the ints themselves, and 1/m as 0 where m is beyond any float)
+    inverse_m = 1.0 / m if m < 2**1023 else 0.0
     return constant * math.sqrt(inverse_m * (d * (math.log(m) - math.log(d)) + math.log(1.0 / delta)))
 
 

@@ -1,8 +1,9 @@
 """Input checks that scikit-learn keeps private, written once for all lucidml estimators."""
 
+import math
 import os
 import warnings
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse
@@ -14,8 +15,9 @@ from sklearn.utils.validation import validate_data
 from ._param_validation import InvalidParameterError
 
 __all__ = [
-    "FLOAT_DTYPES", "check_class_prior", "check_classification_targets", "check_finite_fit", "check_fit_data",
-    "check_magnitude", "check_methods", "check_predict_data", "check_sample_weight", "class_sums", "class_weights",
+    "FLOAT_DTYPES", "check_class_prior", "check_classification_targets", "check_count", "check_finite_fit",
+    "check_fit_data", "check_magnitude", "check_methods", "check_positive", "check_predict_data", "check_sample_weight",
+    "class_sums", "class_weights", "largest_magnitude",
 ]
 
 # The dtypes an estimator that keeps float32 computes in: float32 input stays float32 (half the
@@ -243,6 +245,21 @@ def check_fit_is_finite(estimator, X, *fitted, solver=None):
     name = type(estimator).__name__ + ("" if solver is None else f" (solver={solver!r})")
     raise ValueError(f"{name} overflowed: its fitted values left float64's range. X's nonzero magnitudes run "
                      f"{span}; rescale the features (e.g. with StandardScaler).")
+
+
+def check_count(value, name, minimum=1):
+    """An int ≥ ``minimum`` (a count of iterations, sweeps, rounds), not a bool; else a ValueError."""
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
+        raise ValueError(f"{name} must be an int ≥ {minimum}; got {value!r}.")
+    return int(value)
+
+
+def check_positive(value, name, above=0.0):
+    """A finite real number > ``above`` (a step, a tolerance, a growth factor), as a float; NaN,
+    infinities and non-numbers get a ValueError that names ``name``."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value <= above:
+        raise ValueError(f"{name} must be a finite number > {above:g}; got {value!r}.")
+    return float(value)
 
 
 def largest_magnitude(X):

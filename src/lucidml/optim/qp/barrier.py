@@ -1,10 +1,9 @@
 """The logarithmic barrier method (Boyd & Vandenberghe §11.3)."""
 
-from numbers import Integral
-
 import numpy as np
 import scipy.linalg
 
+from ...utils.validation import check_count, check_positive
 from .problem import Problem
 
 __all__ = ["barrier_qp"]
@@ -29,11 +28,8 @@ def barrier_qp(G, c, A_eq=None, b_eq=None, A_ineq=None, b_ineq=None, t0=1.0, mu=
     QPResult
         ``history`` holds t, the duality-gap bound m/t and the Newton steps per outer iteration.
     """
-    for name, value, low in (("t0", t0, 0.0), ("mu", mu, 1.0), ("tol", tol, 0.0)):
-        if not (isinstance(value, (int, float, np.integer, np.floating)) and np.isfinite(value) and value > low):
-            raise ValueError(f"{name} must be a finite number > {low:g}; got {value!r}.")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, Integral) or max_iter < 1:
-        raise ValueError(f"max_iter must be an int ≥ 1; got {max_iter!r}.")
+    t0, mu, tol = check_positive(t0, "t0"), check_positive(mu, "mu", above=1.0), check_positive(tol, "tol")
+    max_iter = check_count(max_iter, "max_iter")
     problem = Problem(G, c, A_eq, b_eq, A_ineq, b_ineq)
     problem.require_convex("barrier_qp")
     reduced = problem.independent_equalities()

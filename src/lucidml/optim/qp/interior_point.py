@@ -1,11 +1,11 @@
 """Primal–dual interior-point method with Mehrotra's predictor–corrector (Nocedal & Wright §16.6)."""
 
 import warnings
-from numbers import Integral
 
 import numpy as np
 import scipy.linalg
 
+from ...utils.validation import check_count, check_positive
 from .problem import Problem
 
 __all__ = ["interior_point_qp"]
@@ -33,7 +33,7 @@ def interior_point_qp(G, c, A_eq=None, b_eq=None, A_ineq=None, b_ineq=None, tol=
     QPResult
         ``history`` holds μ and the residual norms per iteration.
     """
-    _check_settings(tol, max_iter)
+    tol, max_iter = check_positive(tol, "tol"), check_count(max_iter, "max_iter")
     original = Problem(G, c, A_eq, b_eq, A_ineq, b_ineq)
     original.require_convex("interior_point_qp")
     problem, unscale = original.scaled()
@@ -111,10 +111,3 @@ def _finish(problem, original, unscale, x, y, z, A, n_iter, history, success, me
     """The result for the user's QP (``original``) from the scaled one's iterate."""
     y_all = np.linalg.lstsq(problem.A_eq.T, A.T @ y, rcond=None)[0] if len(y) else np.zeros(len(problem.b_eq))
     return original.result(x, *unscale(y_all, z), n_iter, success, message, history)
-
-
-def _check_settings(tol, max_iter):
-    if not (np.isfinite(tol) and tol > 0):
-        raise ValueError(f"tol must be a finite number > 0; got {tol!r}.")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, Integral) or max_iter < 1:
-        raise ValueError(f"max_iter must be an int ≥ 1; got {max_iter!r}.")
