@@ -121,7 +121,7 @@ class Run:
             return self._failure(x, f, n_iter, grad, "f fell at every step of the line search, however long: "
                                                      "it looks unbounded below along the search direction")
         reason = stopping_test(grad, f_old, f, self.tol, self.ftol)
-        if step == 0 and predicted is not None and not reason == f"gradient norm ≤ tol={self.tol}":
+        if step == 0 and predicted is not None and np.max(np.abs(grad), initial=0.0) > self.tol:
             if predicted > _ROUNDING * max(1.0, abs(f)):
                 return self._failure(x, f, n_iter, grad, "the line search found no step that decreases f although "
                                      f"∇f promised a decrease of {predicted:.3g}: is grad the gradient of fun?")
