@@ -225,10 +225,14 @@ def _local_scoring(groups, y, sw, params, weighted_alpha, max_iter, tol, log=Non
     # splines' C_p and so the fit what it was; the deviances are reported in the user's units.
     unit = power_of_two_unit(sw)
     sw = sw / unit
-    mean_weight = float(np.mean(sw))
     params = {**params, "dispersion": params["dispersion"] / unit}
     p = np.clip(np.dot(sw, y) / sw.sum(), _EPS, 1 - _EPS)
     alpha = float(np.log(p / (1 - p)))
+    # The stopping rule's safeguard, R's 0.1 in |ΔD| / (|D| + 0.1), as a share of the intercept-only
+    # deviance (about 0.1 for a few hundred samples of weight 1): the same for weights times a
+    # constant (0.1 in the user's units stopped weights of 1e-6 after 7 iterations, 1e-300 after
+    # one) and for integer weights and the rows they repeat.
+    safeguard = 1e-4 * _deviance(y, np.full(len(y), alpha), sw)
     F = np.zeros((len(y), len(groups)))
     components = [None] * len(groups)
     eta = np.full(len(y), alpha)
@@ -279,10 +283,7 @@ def _local_scoring(groups, y, sw, params, weighted_alpha, max_iter, tol, log=Non
         deviances.append(deviance * unit)
         log.iteration(it + 1, deviance=deviances[-1])
         knots_settled = params["kind"] != "spline" or it >= KNOT_SEARCH_SWEEPS
-        # R's glm rule |ΔD| / (|D| + 0.1), its 0.1 for a sample of weight 1: scaled with the mean
-        # weight, so that weights multiplied by a constant fit the same model (with 0.1 in the
-        # user's units, weights of 1e-6 stopped after 7 iterations, 1e-300 after one).
-        change = abs(deviance_old - deviance) / (abs(deviance) + 0.1 * mean_weight)
+        change = abs(deviance_old - deviance) / (abs(deviance) + safeguard)
         if knots_settled and change <= tol and not forced:
             log.converged(it + 1, change, tol, name="relative deviance change")
             return alpha, components, deviances, True
