@@ -82,3 +82,20 @@ def test_negative_precomputed_distances_and_weights_that_sum_to_zero_are_refused
             KNeighborsRegressor(2, weights=weights).fit(X, y.astype(float)).predict(X[:3])
         with pytest.raises(ValueError, match="all 0|finite and ≥ 0"):
             KNeighborsClassifier(2, weights=weights).fit(X, y).predict_proba(X[:3])
+
+
+def test_extreme_queries_over_many_blocks_and_threads_are_rescaled_once():
+    """One exponent for the whole call (the training points rescaled once, not per block of 256
+    queries): blocks of ordinary queries next to one of extreme ones find the same neighbours as
+    each block alone, on one thread and on two."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(2000, 3)) * 1e200
+    queries = rng.normal(size=(2100, 3)) * 1e200  # 4.2 million pairs: threads from 4 million
+    queries[-5:] *= 1e100  # the last block alone is the most extreme
+    model = KNeighborsRegressor(n_neighbors=3, algorithm="brute").fit(X, np.arange(2000.0))
+    expected = [model.kneighbors(queries[s:s + 300]) for s in range(0, 2100, 300)]
+    for n_jobs in (1, 2):
+        model.set_params(n_jobs=n_jobs)
+        distances, indices = model.kneighbors(queries)
+        np.testing.assert_array_equal(indices, np.vstack([i for _, i in expected]))
+        np.testing.assert_allclose(distances, np.vstack([d for d, _ in expected]), rtol=1e-12)

@@ -44,7 +44,8 @@ def estimate_gaussians(X, resp, covariance_type, reg_covar):
     """
     counts, first = first_sums(X, resp)
     centres = first / (counts + _EMPTY)[:, None]
-    return gaussians_from_sums(responsibility_sums(X, resp, covariance_type, centres), covariance_type, reg_covar,
+    sums = responsibility_sums(X, resp, covariance_type, centres, firsts=(counts, first))
+    return gaussians_from_sums(sums, covariance_type, reg_covar,
                                lambda: np.mean(X**2, axis=0, dtype=np.float64), np.finfo(X.dtype).eps, centres)
 
 
@@ -55,15 +56,16 @@ def first_sums(X, resp):
     return resp.sum(axis=0), sum_of_row_products(X, resp).T
 
 
-def responsibility_sums(X, resp, covariance_type, centres):
+def responsibility_sums(X, resp, covariance_type, centres, firsts=None):
     """The sufficient statistics of the M-step, sums over the samples (so that the sums of row
     blocks add up to those of all rows): (Σᵢ rᵢₖ, Σᵢ rᵢₖ xᵢ, scatter about ``centres``), the
     scatter Σᵢ rᵢₖ (xᵢ − c_k)(xᵢ − c_k)ᵀ (K, d, d) for "full", its sum over k (d, d) for "tied",
     Σᵢ rᵢₖ (xᵢ − c_k)² (K, d) otherwise. ``centres`` (K, d): the components' means, or the best
     guess of them (the previous iteration's, for sums over chunks): the nearer, the fewer digits
-    :func:`gaussians_from_sums` loses taking the means back out.
+    :func:`gaussians_from_sums` loses taking the means back out. ``firsts``: :func:`first_sums`
+    when the caller has them already.
     """
-    counts, first = first_sums(X, resp)
+    counts, first = first_sums(X, resp) if firsts is None else firsts
     if covariance_type in ("full", "tied"):
         second = _scatter(X, resp, centres, range(resp.shape[1]), full=True)
         return counts, first, second.sum(axis=0) if covariance_type == "tied" else second

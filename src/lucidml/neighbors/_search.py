@@ -153,18 +153,29 @@ class BruteSearch:
             )
         return distances
 
-    def _query_block(self, Q, k):
+    def _frame(self, X):
+        """(training points, exponent e, (centre, squared norms) or None) of one query call: the
+        training points as stored, or, for magnitudes outside the safe range, all of them and the
+        queries rescaled by 2⁻ᵉ (:func:`rescaling_exponent`), with the centre of the rescaled points
+        for the Euclidean tiles; once per call, not per block of queries."""
+        X_fit, exponent = self.X_fit, 0
+        if self.p is not None and self.metric != "precomputed":
+            exponent = rescaling_exponent(X_fit.dtype, largest_magnitude(X), _fit_largest(self, self.X_fit), p=self.p)
+            if exponent:
+                X_fit = np.ldexp(X_fit, -exponent)
+        centred = self._fit_centred(X_fit if exponent else None) if self.euclidean else None
+        return X_fit, exponent, centred
+
+    def _query_block(self, Q, k, frame):
         if scipy.sparse.issparse(self.X_fit):
             return self._query_block_sparse(Q if scipy.sparse.issparse(Q) else scipy.sparse.csr_matrix(Q), k)
         Q = Q.toarray() if scipy.sparse.issparse(Q) else Q
         n_fit = Q.shape[1] if self.metric == "precomputed" else self.X_fit.shape[0]
-        X_fit, exponent = self.X_fit, 0
-        if self.p is not None and self.metric != "precomputed":
-            exponent = rescaling_exponent(X_fit.dtype, largest_magnitude(Q), _fit_largest(self, self.X_fit), p=self.p)
-            if exponent:  # extreme magnitudes: the same search on X·2⁻ᵉ and Q·2⁻ᵉ
-                X_fit, Q = np.ldexp(X_fit, -exponent), np.ldexp(Q, -exponent)
+        X_fit, exponent, centred = frame
+        if exponent:  # extreme magnitudes: the same search on X·2⁻ᵉ and Q·2⁻ᵉ
+            Q = np.ldexp(Q, -exponent)
         if self.euclidean:
-            centre, fit_sq_norms = self._fit_centred(X_fit if exponent else None)
+            centre, fit_sq_norms = centred
             Q_centred = Q - centre
         if self._scale_free():
             # Both metrics ignore a row's scale, but SciPy's norms underflow to 0/0 for features near
@@ -225,7 +236,8 @@ class BruteSearch:
         # as soon as the blocks are done; joblib's threads, started anew at each call, were polled
         # for results every 10 ms (a median predict of 2,500 queries on 10,000 × 20: 50 ms through
         # joblib, 37 ms through the pool).
-        parts = pool_map(threads, lambda b: self._query_block(X[b], k), blocks)
+        frame = None if scipy.sparse.issparse(self.X_fit) else self._frame(X)
+        parts = pool_map(threads, lambda b: self._query_block(X[b], k, frame), blocks)
         return np.vstack([d for d, _ in parts]).astype(np.float64, copy=False), np.vstack([i for _, i in parts])
 
 

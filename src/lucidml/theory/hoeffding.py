@@ -5,6 +5,8 @@ from numbers import Integral, Real
 
 from sklearn.utils.validation import check_scalar
 
+from ..utils.validation import check_positive
+
 __all__ = ["hoeffding_confidence", "hoeffding_gap", "hoeffding_sample_size"]
 
 
@@ -92,7 +94,7 @@ def hoeffding_sample_size(gamma, delta, n_hypotheses):
     277
     """
     k = _check_hypotheses(n_hypotheses)
-    gamma = _check_positive(gamma, "gamma")
+    gamma = check_positive(gamma, "gamma")
     delta = _check_delta(delta)
     log_term = _log_2k_over_delta(k, delta)
     if not math.isfinite(log_term / (2.0 * gamma) / gamma):  # (γ² itself may underflow to 0)
@@ -134,7 +136,7 @@ def hoeffding_confidence(m, gamma, n_hypotheses):
     """
     k = _check_hypotheses(n_hypotheses)
     m = check_scalar(m, "m", Integral, min_val=1)
-    gamma = _check_positive(gamma, "gamma")
+    gamma = check_positive(gamma, "gamma")
     log_delta = math.log(2) + math.log(k) - 2.0 * gamma * gamma * int(m)  # in logs: k may be huge
     return 1.0 if log_delta >= 0 else math.exp(log_delta)
 
@@ -156,11 +158,3 @@ def _check_delta(delta):
     if math.isnan(delta):  # NaN passes every comparison check_scalar makes
         raise ValueError("delta must be a number in (0, 1); got nan.")
     return float(delta)
-
-
-def _check_positive(value, name):
-    """A finite real number > 0, as float (check_scalar lets NaN and infinity through)."""
-    value = check_scalar(value, name, Real, min_val=0.0, include_boundaries="neither")
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number > 0; got {value}.")
-    return float(value)

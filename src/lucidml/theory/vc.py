@@ -5,7 +5,8 @@ from numbers import Integral
 
 from sklearn.utils.validation import check_scalar
 
-from .hoeffding import _check_delta, _check_positive
+from ..utils.validation import check_positive
+from .hoeffding import _check_delta
 
 __all__ = ["margin_vc_dimension", "vc_bound"]
 
@@ -50,7 +51,7 @@ def vc_bound(m, vc_dim, delta, constant=1.0):
     m = int(check_scalar(m, "m", Integral, min_val=1))
     d = int(check_scalar(vc_dim, "vc_dim", Integral, min_val=1))
     delta = _check_delta(delta)
-    constant = _check_positive(constant, "constant")
+    constant = check_positive(constant, "constant")
     if m < d:
         raise ValueError(f"The VC bound needs m >= vc_dim; got m={m} < vc_dim={d}.")
     # (math.log of the ints themselves, and 1/m as 0 where m is beyond any float)
@@ -83,8 +84,8 @@ def margin_vc_dimension(radius, margin):
     >>> margin_vc_dimension(10.0, 1.0)
     26
     """
-    radius = _check_positive(radius, "radius")
-    margin = _check_positive(margin, "margin")
+    radius = check_positive(radius, "radius")
+    margin = check_positive(margin, "margin")
     bound = (radius / margin) ** 2 / 4.0 if radius / margin < 1e150 else math.inf
     if not math.isfinite(bound):
         raise ValueError(f"R²/(4γ²) is beyond any float for radius={radius} and margin={margin}.")
