@@ -186,17 +186,22 @@ def test_score_samples_of_rank_deficient_data_is_finite():
     assert scores.shape == (300,) and np.isfinite(scores).all()
 
 
-def test_covariance_solver_reads_overflow_off_the_covariance():
+@pytest.mark.parametrize("solver", ["covariance_eigh", "deflation"])
+def test_covariance_solver_reads_overflow_off_the_covariance(solver):
     """The covariance solvers check magnitude only when the covariance overflows: features of 1e120
-    (finite covariance) give the unscaled fit's ratios; features of 1e300 are refused by name."""
+    or 1e-80 (finite covariance) give the unscaled fit's ratios; features of 1e300 are refused by
+    name. (Deflation's ‖Cv‖ overflowed from X near 1e77, every ratio 0, and underflowed near 1e-80:
+    ratios of random directions, without a warning.)"""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 5)) * [5.0, 3.0, 2.0, 1.0, 0.5]
-    plain = PCA(3, svd_solver="covariance_eigh").fit(X)
-    large = PCA(3, svd_solver="covariance_eigh").fit(X * 1e120)
-    np.testing.assert_allclose(large.explained_variance_ratio_, plain.explained_variance_ratio_, rtol=1e-10)
-    np.testing.assert_allclose(np.abs(large.components_), np.abs(plain.components_), atol=1e-10)
+    plain = PCA(3, svd_solver=solver, random_state=0).fit(X)
+    for scale in (1e120, 1e78, 1e-82):
+        scaled = PCA(3, svd_solver=solver, random_state=0).fit(X * scale)
+        np.testing.assert_allclose(scaled.explained_variance_ratio_, plain.explained_variance_ratio_, rtol=1e-8)
+        np.testing.assert_allclose(scaled.explained_variance_, plain.explained_variance_ * scale**2, rtol=1e-8)
+        np.testing.assert_allclose(np.abs(scaled.components_), np.abs(plain.components_), atol=1e-6)
     with pytest.raises(ValueError, match="magnitude"):
-        PCA(3, svd_solver="covariance_eigh").fit(X * 1e300)
+        PCA(3, svd_solver=solver).fit(X * 1e300)
 
 
 @pytest.mark.parametrize("svd_solver", ["full", "covariance_eigh", "randomized", "arpack"])
@@ -214,3 +219,19 @@ def test_float32_fit_scores_samples_as_the_float64_fit(svd_solver):
     np.testing.assert_allclose(single.noise_variance_, double.noise_variance_, rtol=1e-3)
     np.testing.assert_allclose(single.score_samples(X.astype(np.float64)), double.score_samples(X.astype(np.float64)),
                                atol=0.1)
+
+
+@pytest.mark.parametrize("solver", ["randomized", "arpack"])
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_sparse_columns_far_from_zero_have_two_pass_variances(solver, fmt):
+    """E[x²] − μ² cancelled on a sparse X of 1e8 + noise: ratios 0.108 for 0.1145, a noise variance
+    3.85 for 3.55, standardized variances 7.4 for 1.5. Now the dense fit's, as scikit-learn's."""
+    rng = np.random.default_rng(0)
+    D = rng.standard_normal((300, 20)) * np.linspace(1, 3, 20) + 1e8
+    truth = SkPCA(3, svd_solver="full").fit(D)
+    pca = PCA(3, svd_solver=solver, random_state=0, iterated_power=30).fit(sp.csr_matrix(D).asformat(fmt))
+    np.testing.assert_allclose(pca.explained_variance_ratio_, truth.explained_variance_ratio_, rtol=1e-5)
+    np.testing.assert_allclose(pca.noise_variance_, truth.noise_variance_, rtol=1e-5)
+    standardized = PCA(3, svd_solver=solver, random_state=0, iterated_power=30, standardize=True)
+    np.testing.assert_allclose(standardized.fit(sp.csr_matrix(D).asformat(fmt)).explained_variance_,
+                               standardized.fit(D).explained_variance_, rtol=1e-5)
