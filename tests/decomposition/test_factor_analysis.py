@@ -156,3 +156,20 @@ def test_bad_input():
     fa = FactorAnalysis(n_components=2).fit(X)
     with pytest.raises(ValueError, match="features"):
         fa.transform(X[:, :3])
+
+
+def test_warm_start_on_other_shapes_or_data_starts_afresh_without_false_warnings():
+    """warm_start kept the fitted Λ when n_components changed (components_ (2, 6) for 3 asked), failed
+    on fewer features with NumPy's matmul error, and compared the first bound on new data with the
+    old data's last one: "the EM bound decreased by 1.44e+04 … degenerate"."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 3)) @ rng.standard_normal((6, 3)).T + 0.3 * rng.standard_normal((200, 6))
+    fa = FactorAnalysis(2, warm_start=True).fit(X)
+    fa.set_params(n_components=3).fit(X)
+    assert fa.components_.shape == (3, 6) and fa.transform(X).shape == (200, 3)
+    np.testing.assert_allclose(fa.components_, FactorAnalysis(3).fit(X).components_, atol=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fa.fit(5 * X[::-1] + 3)
+        fa.fit(X[:, :5])
+    assert fa.components_.shape == (3, 5)

@@ -323,3 +323,15 @@ def test_the_jitter_of_a_singular_covariance_follows_each_features_units(covaria
         else:
             expected = reference * (np.outer(scale, scale) if covariance_type != "diag" else scale**2)
             np.testing.assert_allclose(fixed, expected, rtol=1e-6)
+
+
+def test_warm_start_with_other_shapes_starts_afresh():
+    """A warm start whose fitted parameters do not fit the new problem (another n_components,
+    covariance_type or number of features) starts afresh, as a cold fit would, instead of failing
+    in the E-step."""
+    X = DATASETS["wine"]
+    gm = GaussianMixture(2, covariance_type="diag", warm_start=True, random_state=0).fit(X)
+    for params, data in (({"n_components": 3}, X), ({"covariance_type": "full"}, X), ({}, X[:, :5])):
+        gm.set_params(**params).fit(data)
+        cold = GaussianMixture(**{**gm.get_params(), "warm_start": False}).fit(data)
+        np.testing.assert_allclose(gm.means_, cold.means_, rtol=1e-10)

@@ -185,6 +185,9 @@ class FactorAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseEM)
     def _fitted_params(self, X):
         return self.components_.T, self.noise_variance_
 
+    def _warm_fits(self, X):
+        return self.components_.shape == (self._k, X.shape[1])
+
     def _set_fitted(self, params):
         loadings, self.noise_variance_ = params
         self.components_ = np.ascontiguousarray(loadings.T)

@@ -30,8 +30,10 @@ class _BaseEM(BaseEstimator):
     of iteration t used (as scikit-learn's ``lower_bound_``); the run stops when it changes by
     less than ``tol`` or after ``max_iter`` iterations (a ``ConvergenceWarning``). With
     ``n_init`` > 1 the run ending at the highest bound is kept; with ``warm_start`` a second
-    ``fit`` starts from the fitted model instead of a fresh initialization. A bound falling by
-    more than rounding raises a ``RuntimeWarning``: it means the model is degenerate.
+    ``fit`` starts from the fitted model instead of a fresh initialization (when its shapes
+    fit). A bound falling by more than rounding raises a ``RuntimeWarning``: it means the model
+    is degenerate. (Not the first bound of a warm start: the previous fit's last bound may be of
+    other data.)
 
     Subclasses supply the model through these hooks, all on validated arrays:
 
@@ -43,6 +45,9 @@ class _BaseEM(BaseEstimator):
         The maximizer of the expected complete-data log-likelihood.
     ``_fitted_params(X) -> params``
         The fitted model as a starting point (for ``warm_start``).
+    ``_warm_fits(X) -> bool``
+        Whether the fitted model has the shapes a start on X needs (the same number of
+        features and of components or factors): otherwise a warm start starts afresh.
     ``_set_fitted(params)``, ``_store_bounds(bounds)``
         Set the public fitted attributes.
 
@@ -56,7 +61,7 @@ class _BaseEM(BaseEstimator):
     def _fit_em(self, X):
         """Run EM on the validated X ``n_init`` times; keep the best run's parameters."""
         rng = check_random_state(getattr(self, "random_state", None))
-        warm = getattr(self, "warm_start", False) and hasattr(self, "converged_")
+        warm = getattr(self, "warm_start", False) and hasattr(self, "converged_") and self._warm_fits(X)
         n_init = 1 if warm else getattr(self, "n_init", 1)
         best, best_final = None, -np.inf
         log = IterationLog(getattr(self, "verbose", 0))
@@ -101,7 +106,7 @@ def _em(X, params, e_step, m_step, max_iter, tol, previous=-np.inf, log=None, na
         if every:
             log.iteration(len(bounds), **{name: bound})
         change = bound - previous
-        if change < -_DROP_TOLERANCE * (1.0 + abs(bound)):
+        if change < -_DROP_TOLERANCE * (1.0 + abs(bound)) and len(bounds) > 1:
             worst_drop = max(worst_drop, -change)
         if abs(change) < tol:
             log.converged(len(bounds), abs(change), tol)

@@ -165,6 +165,9 @@ class BernoulliMixture(_BaseMixture):
     def _fitted_params(self, X):
         return self.weights_, self.means_
 
+    def _warm_fits(self, X):
+        return self.means_.shape == (self.n_components, X.shape[1])
+
     def _set_fitted(self, params):
         self.weights_, self.means_ = params
 

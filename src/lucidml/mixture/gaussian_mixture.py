@@ -216,6 +216,10 @@ class GaussianMixture(_BaseMixture):
     def _fitted_params(self, X):
         return self._float64_params(self._shift)
 
+    def _warm_fits(self, X):
+        K, d = self.n_components, X.shape[1]
+        return self.means_.shape == (K, d) and self.covariances_.shape == covariance_shape(self.covariance_type, K, d)
+
     def _set_fitted(self, params):
         dtype = self._dtype
         self.weights_, self.covariances_, self.precisions_cholesky_ = (
