@@ -194,3 +194,28 @@ def test_default_dbscan_follows_the_scale_of_the_data():
     assert scaled.clusterer_.eps == pytest.approx(1000.0 * model.clusterer_.eps)
     with pytest.raises(ValueError, match="1 sample"):
         ClusterOutlierFilter().fit(X[:1], y[:1])
+
+
+def test_cluster_outlier_mask_checks_its_inputs():
+    """The public function checked nothing: labels shorter than X gave a mask of the wrong length,
+    labels with a gap beside fewer centres an IndexError, NaN rows were all kept, string labels a
+    NumPy type error."""
+    X = np.random.default_rng(0).standard_normal((10, 4))
+    labels = np.repeat([0, 1], 5)
+    for bad, message in (
+        (lambda: cluster_outlier_mask(X, labels[:5], method="distance"), "5 entries for the 10 rows"),
+        (lambda: cluster_outlier_mask(X, np.repeat([0, 3], 5), method="distance", centres=np.zeros((2, 4))),
+         "every label 0 … 3"),
+        (lambda: cluster_outlier_mask(X, labels, method="distance", centres=np.zeros((2, 3))), "4 features"),
+        (lambda: cluster_outlier_mask(np.full((10, 2), np.nan), labels, method="distance"), "NaN"),
+        (lambda: cluster_outlier_mask(X, np.repeat(["a", "b"], 5), method="small_clusters"), "integer cluster labels"),
+        (lambda: cluster_outlier_mask(X, labels - 2, method="noise"), "integer cluster labels"),
+        (lambda: cluster_outlier_mask(X, labels, method="distance", quantile=1.5), "quantile"),
+        (lambda: cluster_outlier_mask(X, labels, method="small_clusters", min_cluster_size=0), "min_cluster_size"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            bad()
+    expected = cluster_outlier_mask(X, labels, method="distance", quantile=0.8)
+    np.testing.assert_array_equal(cluster_outlier_mask(X.tolist(), labels.tolist(), method="distance", quantile=0.8),
+                                  expected)
+    assert expected.sum() == 8  # the farthest fifth of each cluster of 5

@@ -8,7 +8,7 @@ import scipy.spatial
 from sklearn.base import BaseEstimator, ClassifierMixin, ClusterMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted, check_scalar, column_or_1d
 
 from ..utils import HasMethods, Interval, Options, validate_params
 from ..utils.validation import check_classification_targets, check_fit_data, check_predict_data
@@ -248,6 +248,9 @@ def cluster_outlier_mask(X, labels, *, method="noise", min_cluster_size=5, quant
     """
     if method not in ("noise", "small_clusters", "distance"):
         raise ValueError(f"method must be 'noise', 'small_clusters' or 'distance'; got {method!r}.")
+    X, labels, centres = _mask_input(X, labels, centres if method == "distance" else None)
+    min_cluster_size = check_scalar(min_cluster_size, "min_cluster_size", Integral, min_val=1)
+    quantile = check_scalar(quantile, "quantile", Real, min_val=0.0, max_val=1.0)
     keep = labels >= 0
     if method == "noise":
         return keep
@@ -261,3 +264,23 @@ def cluster_outlier_mask(X, labels, *, method="noise", min_cluster_size=5, quant
         distance = np.linalg.norm(X[members] - centre, axis=1)
         keep[members[distance > np.quantile(distance, quantile)]] = False
     return keep
+
+
+def _mask_input(X, labels, centres):
+    """X (finite numbers, 2-d), the labels as integers (one per row, −1 for noise) and the centres
+    (one row of X's width per label 0 … max), checked for :func:`cluster_outlier_mask`."""
+    X = check_array(X, dtype=np.float64, input_name="X")
+    labels = column_or_1d(labels)
+    if labels.shape[0] != X.shape[0]:
+        raise ValueError(f"labels has {labels.shape[0]} entries for the {X.shape[0]} rows of X.")
+    numeric = labels.dtype.kind in "iub" or (labels.dtype.kind == "f" and np.all(np.isfinite(labels)))
+    if not numeric or np.any(labels != np.round(labels)) or np.any(labels < -1):
+        raise ValueError("labels must be integer cluster labels 0, 1, … (−1 for noise), as a clusterer's labels_; "
+                         f"got values such as {labels[:3].tolist()}.")
+    labels = labels.astype(np.intp)
+    if centres is not None:
+        centres = check_array(centres, dtype=np.float64, input_name="centres")
+        if centres.shape[1] != X.shape[1] or centres.shape[0] <= labels.max(initial=-1):
+            raise ValueError(f"centres must have a row of X's {X.shape[1]} features for every label 0 … "
+                             f"{labels.max(initial=-1)}; got shape {centres.shape}.")
+    return X, labels, centres
