@@ -99,6 +99,24 @@ def test_counts_of_any_scale_give_the_scale_one_vectors(algorithm, sparse):
         np.testing.assert_allclose(lsi.transform(X * scale), expected, atol=1e-10)
 
 
+
+@pytest.mark.parametrize("weighting", ["tf", "none", "tfidf"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_similarities_do_not_depend_on_the_scale_of_the_counts(weighting, sparse):
+    """Cosine similarities from dot products and products of norms overflowed for weights near
+    1e160 ("tf", "none": every score NaN); a tf-idf query near 1e308 times the idf overflowed."""
+    X = np.random.default_rng(0).poisson(0.5, size=(30, 12)).astype(float)
+    make = sp.csr_matrix if sparse else np.asarray
+    expected = LatentSemanticIndexing(3, weighting=weighting, random_state=0).fit(make(X)).similarity(X[:5])
+    for scale in (1e160, 1e200, 1e-200):
+        lsi = LatentSemanticIndexing(3, weighting=weighting, random_state=0).fit(make(X * scale))
+        np.testing.assert_allclose(lsi.similarity(make(X[:5] * scale)), expected, atol=1e-9)
+    lsi = LatentSemanticIndexing(3, weighting=weighting, random_state=0).fit(make(X))
+    np.testing.assert_allclose(lsi.similarity(np.full((1, 12), 1e308)), lsi.similarity(np.ones((1, 12))), atol=1e-12)
+    if weighting != "tfidf":  # the folded row itself is beyond float64: said, not returned as inf
+        with pytest.raises(ValueError, match="overflow float64"):
+            lsi.transform(np.full((1, 12), 1e308))
+
 def test_bad_input():
     X = CountVectorizer().fit_transform(DOCS)
     with pytest.raises(ValueError, match="n_components"):

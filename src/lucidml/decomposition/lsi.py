@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ..utils.numerics import unit_rows
-from ..utils.validation import check_fit_data, check_predict_data
+from ..utils.validation import check_fit_data, check_predict_data, largest_magnitude
 from .svd_tools import _flip_signs
 from .truncated_svd import _truncated_svd
 
@@ -134,7 +134,6 @@ class LatentSemanticIndexing(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         self.singular_values_ = s
         self.n_components_ = k
         self.document_vectors_ = np.asarray(A @ self.components_.T)
-        self._document_norms = np.linalg.norm(self.document_vectors_, axis=1)
         return self
 
     def _weight(self, X):
@@ -145,7 +144,8 @@ class LatentSemanticIndexing(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
             return (X > 0).astype(np.float64)
         if self.weighting == "tf":
             return X
-        W = unit_rows(X.multiply(self.idf_).tocsr() if scipy.sparse.issparse(X) else X * self.idf_)
+        X = unit_rows(X)  # (before the idf's factors: counts near 1e308 times them overflowed)
+        W = X.multiply(self.idf_).tocsr() if scipy.sparse.issparse(X) else X * self.idf_
         norms = np.sqrt(np.asarray(W.multiply(W).sum(axis=1)).ravel() if scipy.sparse.issparse(W)
                         else np.einsum("ij,ij->i", W, W))
         norms[norms == 0] = 1.0
@@ -156,16 +156,26 @@ class LatentSemanticIndexing(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         check_is_fitted(self)
         X = check_predict_data(self, X, accept_sparse=("csr", "csc"))
         _check_non_negative(X)
+        with np.errstate(over="ignore", invalid="ignore"):
+            folded = self._fold(X)
+        if not np.isfinite(folded).all():
+            raise ValueError(f"LatentSemanticIndexing: the folded documents overflow float64 (counts up to "
+                             f"{largest_magnitude(X):.3g}); rescale them. (similarity and query do not depend on "
+                             f"the scale of a row.)")
+        return folded
+
+    def _fold(self, X):
         return np.asarray(self._weight(X) @ self.components_.T)
 
     def similarity(self, Q):
         """Cosine similarities (n_queries, n_documents) between folded queries and the indexed documents."""
         check_is_fitted(self)
-        Qk = self.transform(Q)
-        dots = Qk @ self.document_vectors_.T
-        norms = np.outer(np.linalg.norm(Qk, axis=1), self._document_norms)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(norms > 0, dots / np.where(norms > 0, norms, 1.0), 0.0)
+        Q = check_predict_data(self, Q, accept_sparse=("csr", "csc"))
+        _check_non_negative(Q)
+        # Every weighting leaves a row's cosines unchanged by its scale: each query is folded at a
+        # largest count in [0.5, 1), and the folded rows taken to unit length (a zero row stays 0).
+        # Dot products and norms of weights near 1e160 overflowed (every similarity NaN).
+        return _unit_length(self._fold(unit_rows(Q))) @ _unit_length(self.document_vectors_).T
 
     def query(self, q, top_n=10):
         """The top_n documents for query q, best first: (indices, cosine scores).
@@ -201,3 +211,10 @@ def _check_non_negative(X):
         raise ValueError("Negative values in data passed to LatentSemanticIndexing: it expects non-negative "
                          "term counts or weights.")
 
+
+def _unit_length(V):
+    """The rows of V divided by their Euclidean lengths (zero rows stay zero), scaled by a power of
+    two first (:func:`unit_rows`) so that the squares neither overflow nor underflow."""
+    U = unit_rows(V)
+    norms = np.sqrt(np.einsum("ij,ij->i", U, U))
+    return U / np.where(norms > 0, norms, 1.0)[:, None]
