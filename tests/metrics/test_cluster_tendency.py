@@ -45,6 +45,15 @@ def test_hopkins_is_invariant_to_translation_and_scaling(shift, scale, seed):
     assert hopkins_statistic(X * scale + shift, random_state=seed) == pytest.approx(hopkins_statistic(X, random_state=seed), rel=1e-6)
 
 
+
+@pytest.mark.parametrize("scale", [1e-170, 1e-300, 1e160, 1e300])
+def test_hopkins_holds_at_extreme_scales(scale):
+    """The k-d tree's squared distances overflowed from about 1e154 (H was NaN) and underflowed
+    below 1e-162 ("All samples are identical")."""
+    X = _blobs(3)
+    assert hopkins_statistic(X * scale, random_state=0) == pytest.approx(hopkins_statistic(X, random_state=0),
+                                                                          rel=1e-12)
+
 def test_hopkins_is_reproducible_and_does_not_mutate():
     X = _blobs(3)
     X_copy = X.copy()

@@ -6,6 +6,8 @@ import numpy as np
 from scipy.spatial import cKDTree
 from sklearn.utils import check_array, check_random_state
 
+from ..utils.validation import largest_magnitude
+
 __all__ = ["hopkins_statistic"]
 
 
@@ -70,6 +72,11 @@ def hopkins_statistic(X, sample_size=None, random_state=None, *, power="dimensio
     m = _check_sample_size(sample_size, n_samples)
     p = _check_power(power, n_features)
     rng = check_random_state(random_state)
+    # H is scale-free: X in units of a power of two near its largest |value| (exact), whose squared
+    # distances in the tree neither overflow (from 1e154: H was NaN) nor underflow (below 1e-162:
+    # "all samples identical").
+    largest = largest_magnitude(X)
+    X = np.ldexp(X, -int(np.frexp(largest)[1])) if largest > 0 else X
 
     low, high = X.min(axis=0), X.max(axis=0)
     probes = low + rng.uniform(size=(m, n_features)) * (high - low)
