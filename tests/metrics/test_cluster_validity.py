@@ -289,3 +289,28 @@ def test_silhouette_stays_exact_for_data_far_from_the_origin():
     labels = rng.integers(0, 3, size=300)
     D = cdist(X - 1e7, X - 1e7)  # the exact distances
     np.testing.assert_allclose(ours(X, labels), ours(D, labels, metric="precomputed"), atol=1e-9)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "manhattan", "cosine"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_scale_free_measures_hold_at_extreme_magnitudes(metric, sparse):
+    """Silhouettes and the proximity–incidence correlation are ratios and correlations of
+    distances: squared distances of values from 1e154 overflowed (silhouette 0.0, as scikit-learn's;
+    correlation NaN). X is now measured in units of a power of two."""
+    X, y = load_iris(return_X_y=True)
+    make = scipy.sparse.csr_matrix if sparse else np.asarray
+    for scale in (1e160, 1e300, 1e-200):
+        np.testing.assert_allclose(silhouette_score(make(X * scale), y, metric=metric),
+                                   silhouette_score(X, y, metric=metric), rtol=1e-10)
+        np.testing.assert_allclose(proximity_incidence_correlation(make(X * scale), y, metric=metric),
+                                   proximity_incidence_correlation(X, y, metric=metric), rtol=1e-10)
+
+
+def test_sums_of_squares_beyond_float64_are_refused_by_name():
+    """WSS of values near 1e160 is beyond float64: it came back as inf without a word."""
+    X = np.random.default_rng(0).standard_normal((30, 3))
+    y = np.repeat([0, 1, 2], 10)
+    np.testing.assert_allclose(sse(X * 1e120, y), sse(X, y) * 1e240, rtol=1e-12)
+    for call in (lambda: sse(X * 1e160, y), lambda: wss_bss_tss(X * 1e160, y)):
+        with pytest.raises(ValueError, match="overflowed float64.*2.33e\\+160"):
+            call()

@@ -10,6 +10,7 @@ from lucidml.stats import (
     box_muller,
     gaussian_conditional,
     gaussian_marginal,
+    gaussian_mle,
     mvn_logpdf,
     sample_multivariate_normal,
 )
@@ -269,3 +270,23 @@ def test_gaussian_mle_closed_forms_and_likelihood_maximum():
         gaussian_mle(X, "tied")
     with pytest.raises(ValueError, match="NaN|infinity"):
         gaussian_mle([[np.nan, 1.0]])
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "diag", "spherical"])
+def test_gaussian_mle_refuses_a_covariance_beyond_float64(covariance_type):
+    """Values near 1e160 have variances near 1e320: returned as inf without a word."""
+    X = np.random.default_rng(0).standard_normal((30, 3))
+    scaled = gaussian_mle(X * 1e120, covariance_type).covariance
+    np.testing.assert_allclose(scaled, np.asarray(gaussian_mle(X, covariance_type).covariance) * 1e240, rtol=1e-12)
+    with pytest.raises(ValueError, match="covariance overflowed float64"):
+        gaussian_mle(X * 1e160, covariance_type)
+    with pytest.raises(ValueError, match="mean overflowed float64"):
+        gaussian_mle(np.full((4, 2), 1.7e308), covariance_type)
+
+
+def test_a_covariance_with_entries_near_the_float64_limit_is_symmetrized_without_overflow():
+    """cov + covᵀ overflowed for diag(1e308, 1): "cov is singular", and −inf samples."""
+    cov = np.diag([1e308, 1.0])
+    expected = stats.norm(0, 1e154).logpdf(1.0) + stats.norm(0, 1).logpdf(1.0)
+    np.testing.assert_allclose(mvn_logpdf([1.0, 1.0], np.zeros(2), cov), expected, rtol=1e-12)
+    assert np.all(np.isfinite(sample_multivariate_normal(np.zeros(2), cov, 5, random_state=0)))

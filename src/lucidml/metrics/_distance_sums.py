@@ -20,6 +20,27 @@ from ..utils.linalg import blas_threads
 _WORKING_MEMORY = 4 * 2**20
 
 _EUCLIDEAN = ("euclidean", "l2")
+# Metrics that scale with X (d(cx, cy) = cᵖ d(x, y)) or ignore its scale: the silhouette and the
+# proximity–incidence correlation, ratios and correlations of their distances, are the same on X
+# in units of a power of two (exact), where squared distances neither overflow nor underflow.
+_SCALE_FREE_RATIOS = _EUCLIDEAN + ("sqeuclidean", "manhattan", "cityblock", "l1", "minkowski", "chebyshev",
+                                    "cosine", "correlation", "braycurtis", "canberra")
+_SAFE_MAGNITUDES = (1e-100, 1e100)
+
+
+def _in_safe_units(X):
+    """X, or X · 2⁻ᵉ with its largest |value| in [0.5, 1) when that value is outside _SAFE_MAGNITUDES
+    (squares of values from 1e154 overflowed: every silhouette 0, a NaN correlation)."""
+    values = X.data if scipy.sparse.issparse(X) else X
+    largest = float(np.abs(values).max(initial=0.0))
+    if largest == 0.0 or _SAFE_MAGNITUDES[0] <= largest <= _SAFE_MAGNITUDES[1]:
+        return X
+    exponent = int(np.frexp(largest)[1])
+    if scipy.sparse.issparse(X):
+        X = X.copy()
+        X.data = np.ldexp(X.data, -exponent)
+        return X
+    return np.ldexp(X, -exponent)
 
 
 @njit(fastmath=True)
@@ -134,6 +155,8 @@ def check_distance_input(X, labels, metric):
             raise ValueError(f"A precomputed distance matrix must be square; got shape {X.shape}.")
         if np.any(np.abs(X.diagonal()) > 100 * np.finfo(np.float64).eps):
             raise ValueError("The precomputed distance matrix has nonzero entries on its diagonal.")
+    elif metric in _SCALE_FREE_RATIOS:
+        X = _in_safe_units(X)
     _, codes = np.unique(labels, return_inverse=True)
     sizes = np.bincount(codes)
     if not 1 < sizes.size < n:

@@ -5,6 +5,7 @@ import scipy.sparse
 from sklearn.utils import check_array, check_X_y
 
 from ..utils import check_sample_weight
+from ..utils.validation import check_overflow
 
 
 def sse(X, labels, centers=None, *, sample_weight=None):
@@ -48,7 +49,8 @@ def sse(X, labels, centers=None, *, sample_weight=None):
         codes = labels
         if not (np.issubdtype(codes.dtype, np.integer) and codes.min() >= 0 and codes.max() < centers.shape[0]):
             raise ValueError(f"With centers given, labels must be integers 0 … {centers.shape[0] - 1}.")
-    return _weighted_sq_sum(X - centers[codes], weight)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return check_overflow(_weighted_sq_sum(X - centers[codes], weight), X, "The sum of squares")
 
 
 def wss_bss_tss(X, labels):
@@ -84,12 +86,13 @@ def wss_bss_tss(X, labels):
     """
     X, labels = check_X_y(X, labels, dtype=np.float64)
     _, codes = np.unique(labels, return_inverse=True)
-    means = _cluster_means(X, codes)
-    mean = X.mean(axis=0)
-    wss = _weighted_sq_sum(X - means[codes], None)
-    bss = _weighted_sq_sum(means - mean, np.bincount(codes).astype(np.float64))
-    tss = _weighted_sq_sum(X - mean, None)
-    return wss, bss, tss
+    with np.errstate(over="ignore", invalid="ignore"):
+        means = _cluster_means(X, codes)
+        mean = X.mean(axis=0)
+        wss = _weighted_sq_sum(X - means[codes], None)
+        bss = _weighted_sq_sum(means - mean, np.bincount(codes).astype(np.float64))
+        tss = _weighted_sq_sum(X - mean, None)
+    return check_overflow((wss, bss, tss), X, "The sums of squares")
 
 
 def _cluster_means(X, codes, weight=None):

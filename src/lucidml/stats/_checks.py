@@ -17,7 +17,7 @@ def check_mean_cov(mean, cov):
     scale = max(np.abs(cov).max(), np.finfo(np.float64).tiny)
     if not np.allclose(cov, cov.T, rtol=0.0, atol=1e-10 * scale):
         raise ValueError("cov must be symmetric.")
-    cov = 0.5 * (cov + cov.T)
+    cov = 0.5 * cov + 0.5 * cov.T  # (cov + covᵀ overflows for entries near 1e308)
     smallest = np.linalg.eigvalsh(cov)[0]
     if smallest < -1e-10 * scale:
         raise ValueError(f"cov must be positive semidefinite; it has the eigenvalue {smallest:.3g}.")

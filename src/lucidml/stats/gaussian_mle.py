@@ -5,6 +5,8 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.utils import check_array
 
+from ..utils.validation import check_overflow
+
 __all__ = ["GaussianFit", "gaussian_mle"]
 
 _TYPES = ("full", "diag", "spherical")
@@ -60,12 +62,15 @@ def gaussian_mle(X, covariance_type="full"):
     if covariance_type not in _TYPES:
         raise ValueError(f"covariance_type must be one of {_TYPES}; got {covariance_type!r}.")
     X = check_array(X, dtype=np.float64)
-    mean = X.mean(axis=0)
-    centred = X - mean
-    n_samples, n_features = X.shape
-    if covariance_type == "full":
-        return GaussianFit(mean, centred.T @ centred / n_samples)
-    variances = np.einsum("ij,ij->j", centred, centred) / n_samples
-    if covariance_type == "diag":
-        return GaussianFit(mean, variances)
-    return GaussianFit(mean, float(variances.mean()))
+    n_samples = X.shape[0]
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = X.mean(axis=0)
+        centred = X - mean
+        if covariance_type == "full":
+            covariance = centred.T @ centred / n_samples
+        else:
+            covariance = np.einsum("ij,ij->j", centred, centred) / n_samples
+            if covariance_type == "spherical":
+                covariance = float(covariance.mean())
+    check_overflow(mean, X, "The mean")
+    return GaussianFit(mean, check_overflow(covariance, X, "The covariance"))

@@ -290,6 +290,16 @@ def check_magnitude(X, estimator, in_precision=False):
     return X
 
 
+def check_overflow(value, X, what):
+    """``value`` (numbers computed from X) if all finite, else a ValueError: ``what`` overflowed
+    float64, and X's largest |value|. For results that are themselves beyond float64 (a sum of
+    squares of values near 1e160), where no rescaling can help."""
+    if not np.all(np.isfinite(value)):
+        raise ValueError(f"{what} overflowed float64: X has values of magnitude up to {largest_magnitude(X):.3g}. "
+                         "Rescale X.")
+    return value
+
+
 def check_methods(estimator, methods, needed_by, what="an estimator"):
     """Refuse, before any work, an object that lacks a method ``needed_by`` calls.
 
