@@ -131,3 +131,11 @@ def test_features_in_small_units_are_not_taken_for_missing_directions(dtype):
                                atol=2e-2 if dtype == np.float32 else 1e-8)
     with pytest.raises(ValueError, match="rank"):  # a real missing direction is still refused
         ICA().fit(np.c_[X[:, :1], 2 * X[:, :1]].astype(dtype))
+
+
+def test_plain_gradient_driven_singular_is_a_divergence():
+    """Unwhitened X near 1e20 drove W singular: NumPy's LinAlgError from W⁻ᵀ inside the kernel."""
+    rng = np.random.default_rng(0)
+    X = rng.laplace(size=(1000, 3)) @ rng.standard_normal((3, 3)).T
+    with pytest.raises(ValueError, match="ICA diverged"):
+        ICA(algorithm="gradient", whiten=False, max_iter=20, random_state=0).fit(X * 1e20)

@@ -10,6 +10,7 @@ from sklearn.decomposition import PCA as SkPCA
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
+from lucidml.decomposition import ICA, KernelPCA, TruncatedSVD
 from lucidml.decomposition.pca import PCA
 
 # n_components where the kept eigenvalues are well separated (digits has zero-variance pixels)
@@ -235,3 +236,34 @@ def test_sparse_columns_far_from_zero_have_two_pass_variances(solver, fmt):
     standardized = PCA(3, svd_solver=solver, random_state=0, iterated_power=30, standardize=True)
     np.testing.assert_allclose(standardized.fit(sp.csr_matrix(D).asformat(fmt)).explained_variance_,
                                standardized.fit(D).explained_variance_, rtol=1e-5)
+
+
+@pytest.mark.parametrize("model", [
+    lambda: PCA(2, svd_solver="arpack", random_state=0),
+    lambda: TruncatedSVD(2, algorithm="arpack", random_state=0),
+])
+def test_arpack_on_a_constant_x_gives_zero_variances(model):
+    """ARPACK stopped with "starting vector is zero" (an ArpackError) where the other solvers give 0."""
+    X = np.full((20, 5), 3.0) if isinstance(model(), PCA) else np.zeros((20, 5))
+    fitted = model().fit(X)
+    np.testing.assert_array_equal(fitted.explained_variance_, [0.0, 0.0])
+    np.testing.assert_allclose(fitted.components_ @ fitted.components_.T, np.eye(2))
+
+
+@pytest.mark.parametrize("solver", ["auto", "covariance_eigh", "full"])
+def test_zero_components_give_empty_scores(solver):
+    """n_components=0: covariance_eigh (the default for n ≥ 10·d) raised SciPy's index message."""
+    X = np.random.default_rng(0).random((60, 5))
+    assert PCA(0, svd_solver=solver).fit_transform(X).shape == (60, 0)
+
+
+@pytest.mark.parametrize("model", [
+    lambda: PCA(2), lambda: TruncatedSVD(2, random_state=0), lambda: ICA(2, random_state=0),
+    lambda: KernelPCA(2, fit_inverse_transform=True),
+])
+def test_inverse_transform_names_the_width_it_expects(model):
+    X = load_iris().data
+    fitted = model().fit(X)
+    with pytest.raises(ValueError, match=r"shape \(n, 2\); got shape \(5, 3\)"):
+        fitted.inverse_transform(np.ones((5, 3)))
+    assert fitted.inverse_transform(fitted.transform(X[:5])).shape == (5, 4)

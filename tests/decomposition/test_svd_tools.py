@@ -82,3 +82,12 @@ def test_bad_input():
         pinv(A, rcond=-1.0)
     with pytest.raises(ValueError, match="tol"):
         numerical_rank(A, tol=-1.0)
+
+
+def test_pinv_beyond_float64_and_a_nan_tolerance_are_refused():
+    """pinv(1e-310·I) returned inf and NaN; numerical_rank(tol=nan) returned 0."""
+    with pytest.raises(ValueError, match="overflows float64"):
+        pinv(np.eye(2) * 1e-310)
+    np.testing.assert_allclose(pinv(np.eye(2) * 1e-300), np.eye(2) * 1e300)
+    with pytest.raises(ValueError, match="tol"):
+        numerical_rank(np.eye(3), tol=np.nan)

@@ -102,3 +102,12 @@ def test_projection_errors():
         ProjectionDisplay.from_estimator(PCA(n_components=2).fit(X), X, components=(0, 2))
     with pytest.raises(ValueError, match="one entry per sample"):
         ProjectionDisplay(np.zeros((3, 2)), labels=[0, 1]).plot()
+
+
+def test_shares_of_a_constant_kernel_pca_and_fractional_components():
+    """KernelPCA of a constant X (eigenvalues all 0) drew NaN bars; components=(0.5, 1) raised an IndexError."""
+    display = ExplainedVarianceDisplay.from_estimator(KernelPCA(2).fit(np.zeros((10, 3))))
+    np.testing.assert_array_equal(display.ratios, [0.0, 0.0])
+    X = load_iris().data
+    with pytest.raises(ValueError, match="not columns of the transform"):
+        ProjectionDisplay.from_estimator(PCA(2).fit(X), X, components=(0.5, 1))

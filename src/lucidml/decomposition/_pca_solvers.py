@@ -15,8 +15,8 @@ from ..utils.centered import CenteredMatrix, centered_gram, centred_blocks
 from ..utils.linalg import factorization_threads
 from ._randomized import randomized_svd
 
-__all__ = ["arpack", "arpack_exponent", "column_moments", "covariance", "covariance_eigh", "deflation", "full_svd",
-           "ldexp", "randomized"]
+__all__ = ["arpack", "arpack_exponent", "arpack_svds", "column_moments", "covariance", "covariance_eigh", "deflation",
+           "full_svd", "ldexp", "randomized"]
 
 _CHUNK = 4096  # rows per block when a pass over X must not allocate a copy of X
 
@@ -110,6 +110,8 @@ def covariance_eigh(C, n_components=None):
     Round-off can make a zero eigenvalue slightly negative; it is clipped to 0.
     """
     d = C.shape[0]
+    if n_components == 0:  # (LAPACK's index range would be empty: SciPy refuses it)
+        return np.zeros(0), np.zeros((0, d))
     subset = None if n_components is None else [d - n_components, d - 1]
     with factorization_threads(d):
         values, vectors = scipy.linalg.eigh(C, subset_by_index=subset, check_finite=False, overwrite_a=True)
@@ -159,11 +161,25 @@ def arpack(X, mean, scale, n_components, tol, rng):
     if e:
         X, mean = ldexp(X, -e), np.ldexp(mean, -e)
     A = CenteredMatrix(X, mean, scale)
-    operator = A.operator()
-    v0 = rng.uniform(-1.0, 1.0, size=min(A.shape))
-    _, s, Vt = scipy.sparse.linalg.svds(operator, k=n_components, tol=tol, v0=v0, solver="arpack")
+    s, Vt = arpack_svds(A.operator(), n_components, tol, rng)
+    return np.ldexp(s, e) ** 2 / (X.shape[0] - 1), Vt
+
+
+def arpack_svds(A, k, tol, rng):
+    """(σ, Vᵀ) of the k largest singular triplets of A (an array, sparse matrix or operator),
+    largest first, by SciPy's ``svds`` (ARPACK) from a uniform random start v₀.
+
+    ARPACK iterates on AᵀA (or AAᵀ, the smaller) and stops with "starting vector is zero" when that
+    product of v₀ vanishes: A = 0 (a constant X, centred). Then σ = 0 and any orthonormal rows are
+    the answer, as the other solvers give."""
+    n_rows, n_cols = A.shape
+    v0 = rng.uniform(-1.0, 1.0, size=min(n_rows, n_cols))
+    image = A @ v0 if n_cols <= n_rows else A.T @ v0
+    if not np.any(image):
+        return np.zeros(k), np.eye(k, n_cols)
+    _, s, Vt = scipy.sparse.linalg.svds(A, k=k, tol=tol, v0=v0, solver="arpack")
     order = np.argsort(s)[::-1]
-    return np.ldexp(s[order], e) ** 2 / (X.shape[0] - 1), Vt[order]
+    return s[order], Vt[order]
 
 
 def deflation(C, n_components, target_ratio, tol, max_iter, rng):

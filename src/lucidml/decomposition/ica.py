@@ -11,12 +11,12 @@ from sklearn.base import (
     TransformerMixin,
 )
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_array, check_random_state
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ..utils.linalg import in_precision, product_in_precision
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data, check_scores
 from ._ica_kernels import ica_epoch
 
 
@@ -186,7 +186,7 @@ class ICA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def inverse_transform(self, X):
         """Mix sources back: x = μ + mixing_ s."""
         check_is_fitted(self)
-        S = check_array(X, dtype=FLOAT_DTYPES)
+        S = check_scores(X, self.mixing_.shape[1])
         return S @ self.mixing_.T + self.mean_
 
     def __sklearn_tags__(self):
@@ -246,10 +246,13 @@ def _infomax(Z, W, natural, laplace, eta, batch_size, max_iter, tol, rng, log):
     batch_size = min(batch_size, Z.shape[0])
     losses = []
     for _ in range(max_iter):
-        W = ica_epoch(Z, W, rng.permutation(Z.shape[0]), eta, batch_size, laplace, natural)
+        try:
+            W = ica_epoch(Z, W, rng.permutation(Z.shape[0]), eta, batch_size, laplace, natural)
+        except np.linalg.LinAlgError:  # the plain gradient's W⁻ᵀ of a W driven singular
+            W = np.full_like(W, np.nan)
         if not np.all(np.isfinite(W)):
-            raise ValueError("ICA diverged (W is no longer finite): lower learning_rate, or rescale X if its "
-                             "values are extremely small or large.")
+            raise ValueError("ICA diverged (W is no longer finite, or singular): lower learning_rate, or rescale X "
+                             "if its values are extremely small or large.")
         losses.append(_negative_log_likelihood(Z, W, laplace))
         log.iteration(len(losses), loss=losses[-1])
         if len(losses) > 1 and abs(losses[-2] - losses[-1]) < tol:

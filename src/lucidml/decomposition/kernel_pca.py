@@ -11,7 +11,7 @@ from sklearn.base import (
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
-from sklearn.utils import check_array, check_random_state
+from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
@@ -29,6 +29,7 @@ from ..utils.validation import (
     check_fit_data,
     check_magnitude,
     check_predict_data,
+    check_scores,
     check_square_fits,
 )
 from ._kernel_pca_kernels import center_gram
@@ -289,7 +290,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     def inverse_transform(self, X):
         """Approximate pre-images of scores X: k(X, Z_fit) · dual_coef_ (only with ``fit_inverse_transform``)."""
         check_is_fitted(self)
-        Z = check_array(X, dtype=FLOAT_DTYPES)
+        Z = check_scores(X, self.X_transformed_fit_.shape[1])
         return self._kernel(Z, self.X_transformed_fit_) @ self.dual_coef_
 
     def __sklearn_tags__(self):

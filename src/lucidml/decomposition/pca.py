@@ -12,12 +12,12 @@ from sklearn.base import (
     TransformerMixin,
 )
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_array, check_random_state
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ..utils.centered import centred_blocks
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data, check_scores
 from . import _pca_solvers as solvers
 from ._randomized import resolve_power_iterations
 from .svd_tools import _flip_signs
@@ -327,10 +327,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def inverse_transform(self, X):
         """Back to feature space: x̂ = z Vₖ D + μ (z multiplied back by √λ when ``whiten``)."""
         check_is_fitted(self)
-        Z = check_array(X, dtype=FLOAT_DTYPES)
-        if Z.ndim != 2 or Z.shape[1] != self.n_components_:
-            raise ValueError(f"inverse_transform expects an array of shape (n, {self.n_components_}); "
-                             f"got shape {Z.shape}.")
+        Z = check_scores(X, self.n_components_)
         if self.whiten:
             Z = Z * self._whitening_scale()
         X_hat = Z @ self.components_

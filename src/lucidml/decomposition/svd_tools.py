@@ -121,7 +121,12 @@ def pinv(A, rcond=None, k=None):
     keep = s > threshold
     if k is not None:
         keep[k:] = False
-    return (Vt[keep].T / s[keep]) @ U[:, keep].T
+    with np.errstate(over="ignore", invalid="ignore"):
+        inverse = (Vt[keep].T / s[keep]) @ U[:, keep].T
+    if not np.isfinite(inverse).all():  # 1/σ beyond float64: A's kept singular values are subnormal
+        raise ValueError(f"The pseudo-inverse overflows float64: A's smallest kept singular value is "
+                         f"{s[keep].min():.3g}. Rescale A, or raise rcond.")
+    return inverse
 
 
 def numerical_rank(A, tol=None):
@@ -144,7 +149,7 @@ def numerical_rank(A, tol=None):
     1
     """
     A = _matrix(A)
-    if tol is not None and (not isinstance(tol, Real) or tol < 0):
+    if tol is not None and (not isinstance(tol, Real) or not tol >= 0):  # (NaN too)
         raise ValueError(f"tol must be a non-negative float; got {tol!r}.")
     s = _svd(A, compute_uv=False)
     threshold = _default_threshold(A.shape, s[0]) if tol is None else tol

@@ -12,12 +12,12 @@ from sklearn.base import (
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
-from sklearn.utils import check_array, check_random_state
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
-from ._pca_solvers import arpack_exponent, column_moments, ldexp
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data, check_scores
+from ._pca_solvers import arpack_exponent, arpack_svds, column_moments, ldexp
 from ._randomized import randomized_svd
 from .svd_tools import _flip_signs
 
@@ -165,9 +165,7 @@ class TruncatedSVD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
     def inverse_transform(self, X):
         """Back to feature space: Z V_kᵀ (the rank-k approximation of the original rows)."""
         check_is_fitted(self)
-        Z = check_array(X, dtype=FLOAT_DTYPES)
-        if Z.shape[1] != self.components_.shape[0]:
-            raise ValueError(f"inverse_transform expects {self.components_.shape[0]} columns; got {Z.shape[1]}.")
+        Z = check_scores(X, self.components_.shape[0])
         return Z @ self.components_
 
     def __sklearn_tags__(self):
@@ -189,10 +187,8 @@ def _truncated_svd(X, k, algorithm, n_iter, n_oversamples, normalizer, tol, rng,
         return s, Vt
     if algorithm == "arpack":
         e = arpack_exponent(X)  # entries near 1e±300 overflow or underflow inside ARPACK: X·2⁻ᵉ (exact)
-        v0 = rng.uniform(-1.0, 1.0, size=min(X.shape))
-        _, s, Vt = scipy.sparse.linalg.svds(ldexp(X, -e) if e else X, k=k, tol=tol, v0=v0, solver="arpack")
-        order = np.argsort(s)[::-1]
-        return np.ldexp(s[order], e), Vt[order]
+        s, Vt = arpack_svds(ldexp(X, -e) if e else X, k, tol, rng)
+        return np.ldexp(s, e), Vt
     if scipy.sparse.issparse(X):
         raise TypeError("TruncatedSVD(algorithm='full') needs dense X (it would densify a sparse matrix); "
                         "use algorithm='randomized' or 'arpack' for sparse X.")

@@ -105,7 +105,8 @@ def _shares(estimator):
         return np.asarray(estimator.explained_variance_ratio_), "explained variance ratio"
     if hasattr(estimator, "eigenvalues_"):
         eigenvalues = np.asarray(estimator.eigenvalues_, dtype=np.float64)
-        return eigenvalues / eigenvalues.sum(), "share of the kept eigenvalues"
+        total = eigenvalues.sum()  # (0 for a constant X: every share 0, not 0/0)
+        return eigenvalues / total if total > 0 else np.zeros_like(eigenvalues), "share of the kept eigenvalues"
     if hasattr(estimator, "noise_variance_") and hasattr(estimator, "components_"):
         loadings = np.sum(np.asarray(estimator.components_) ** 2, axis=1)
         total = loadings.sum() + np.sum(estimator.noise_variance_)

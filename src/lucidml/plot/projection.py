@@ -1,5 +1,7 @@
 """Data mapped to two dimensions by a fitted transformer, coloured by label."""
 
+from numbers import Integral
+
 import numpy as np
 
 from ._axes import axes_or_new, check_fitted_estimator, finish_plot
@@ -107,7 +109,8 @@ class ProjectionDisplay:
             raise TypeError(f"ProjectionDisplay needs a transformer; {type(estimator).__name__} has no transform.")
         Z = np.asarray(estimator.transform(X))
         first, second = components
-        if Z.ndim != 2 or not (0 <= first < Z.shape[1] and 0 <= second < Z.shape[1]):
+        whole = all(isinstance(c, Integral) and not isinstance(c, bool) for c in (first, second))
+        if Z.ndim != 2 or not whole or not (0 <= first < Z.shape[1] and 0 <= second < Z.shape[1]):
             raise ValueError(f"components {components} are not columns of the transform, which has "
                              f"{Z.shape[1] if Z.ndim == 2 else 1} column(s).")
         axis_labels = (f"component {first + 1}", f"component {second + 1}")

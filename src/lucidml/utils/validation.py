@@ -290,6 +290,17 @@ def check_magnitude(X, estimator, in_precision=False):
     return X
 
 
+def check_scores(X, n_components):
+    """The scores handed to a decomposition's ``inverse_transform``: a finite 2-d float array of
+    ``n_components`` columns (a ValueError naming the shape expected, not NumPy's matmul error)."""
+    from sklearn.utils import check_array
+
+    Z = check_array(X, dtype=FLOAT_DTYPES, input_name="X")
+    if Z.shape[1] != n_components:
+        raise ValueError(f"inverse_transform expects an array of shape (n, {n_components}); got shape {Z.shape}.")
+    return Z
+
+
 def check_overflow(value, X, what):
     """``value`` (numbers computed from X) if all finite, else a ValueError: ``what`` overflowed
     float64, and X's largest |value|. For results that are themselves beyond float64 (a sum of
