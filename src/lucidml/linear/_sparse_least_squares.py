@@ -21,7 +21,7 @@ import scipy.sparse.linalg
 from sklearn.exceptions import ConvergenceWarning
 
 from ..utils.centered import CenteredMatrix, centered_gram, column_means
-from ..utils.linalg import cholesky_or_none
+from ..utils.linalg import MAX_LEAST_SQUARES_CONDITION, cholesky_or_none, scaled_condition_below
 
 __all__ = ["GRAM_MAX_FEATURES", "solve_ridge_implicit"]
 
@@ -76,7 +76,7 @@ def _by_gram(X, Y, sample_weight, x_mean, y_mean, alpha):
         return None  # overflowed: the squares of the features exceed float64
     gram[np.diag_indices_from(gram)] += alpha
     lower = cholesky_or_none(gram)
-    if lower is None:
+    if lower is None or (alpha == 0 and not scaled_condition_below(lower, MAX_LEAST_SQUARES_CONDITION)):
         return None
     factor = (lower, True)
     coef = scipy.linalg.cho_solve(factor, moment, check_finite=False)

@@ -11,11 +11,13 @@ from sklearn.utils.validation import check_is_fitted
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils.centered import centered_gram, column_means
 from ..utils.linalg import (
+    MAX_LEAST_SQUARES_CONDITION,
     cholesky_or_none,
     factorization_threads,
     in_precision,
     inverse_lower_triangular,
     product_in_precision,
+    scaled_condition_below,
 )
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from ._preprocess import center_and_weight, intercept_from_means
@@ -182,7 +184,7 @@ class Ridge(RegressorMixin, BaseEstimator):
             # On a float64 copy of a float32 X: float32's SVD counts features in small units as missing
             # (breast cancer's: the predictions moved by 0.5) and its XXᵀ loses them.
             Xc, Yc = X.astype(np.float64, copy=self.copy_X), Y.copy()
-            center_and_weight(Xc, Yc, sample_weight, self.fit_intercept)
+            x_mean, y_mean = center_and_weight(Xc, Yc, sample_weight, self.fit_intercept)
             one_alpha = np.all(alpha == alpha[0])
             coef = _ridge_dual(Xc, Yc, alpha[0]) if self.solver == "cholesky" and one_alpha else None
             if coef is None:
@@ -235,8 +237,8 @@ def _ridge_primal(gram, moment, alpha):
     """w = (XᵀX + αI)⁻¹XᵀY by Cholesky; return (w, L), or (None, None) when the system is singular."""
     gram.flat[:: gram.shape[0] + 1] += alpha
     lower = cholesky_or_none(gram)
-    if lower is None:
-        return None, None
+    if lower is None or (alpha == 0 and not scaled_condition_below(lower, MAX_LEAST_SQUARES_CONDITION)):
+        return None, None  # (α = 0 and X rank-deficient to rounding: the SVD's minimum-norm solution)
     return scipy.linalg.cho_solve((lower, True), moment, check_finite=False), lower
 
 
@@ -245,7 +247,7 @@ def _ridge_dual(X, Y, alpha):
     kernel = X @ X.T
     kernel.flat[:: kernel.shape[0] + 1] += alpha
     lower = cholesky_or_none(kernel)
-    if lower is None:
+    if lower is None or (alpha == 0 and not scaled_condition_below(lower, MAX_LEAST_SQUARES_CONDITION)):
         return None
     return X.T @ scipy.linalg.cho_solve((lower, True), Y, check_finite=False)
 
