@@ -372,3 +372,47 @@ def test_first_order_solvers_do_not_depend_on_a_features_units(model):
             assert fitted.n_iter_ == reference.n_iter_
             np.testing.assert_allclose(fitted.predict(scaled), reference.predict(X), rtol=1e-8)
             np.testing.assert_allclose(fitted.coef_[0] * factor, reference.coef_[0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("scale", [1e9, 1e12])
+def test_gamma_inverse_link_is_not_capped_at_1e10(scale):
+    """The inverse link clipped η at −1e−10, every mean at 1e10: amounts of 1e12 were fitted 100
+    times too small, without a word. The fit scales with y (the gamma deviance does not change)."""
+    rng = np.random.RandomState(0)
+    X = rng.uniform(0, 1, (200, 1))
+    y = rng.gamma(5.0, 1.0 / (0.5 + X[:, 0]) / 5.0)
+    plain = GLMRegressor(family="gamma", link="inverse", alpha=0.0).fit(X, y)
+    scaled = GLMRegressor(family="gamma", link="inverse", alpha=0.0).fit(X, y * scale)
+    np.testing.assert_allclose(scaled.predict(X) / scale, plain.predict(X), rtol=1e-5)
+    with pytest.raises(ValueError, match="y's reach .*e\\+100; rescale .* or y"):  # μ² beyond float64
+        GLMRegressor(family="gamma", link="inverse", alpha=0.0).fit(X, y * 1e100)
+
+
+@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
+@pytest.mark.parametrize("scale", [1e-6, 1e-15, 1e12])
+def test_poisson_rates_of_any_scale_give_the_scale_one_fit(solver, scale):
+    """Rates near 1e-15 started at log 1e-10 (a clipped mean) and the tiny deviance stopped every
+    solver after a step: mean predictions 37 to 37,000 times too high, then 15% off. y far from 1 is
+    now fitted in units of a power of two near its mean, which only moves the intercept."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(200, 2)
+    y = rng.poisson(np.exp(0.5 * X[:, 0])).astype(float)
+    plain = PoissonRegressor(alpha=0.1, solver=solver).fit(X, y)
+    scaled = PoissonRegressor(alpha=0.1 * scale, solver=solver).fit(X, y * scale)  # the same objective, in units
+    np.testing.assert_allclose(scaled.coef_, plain.coef_, atol=1e-4)
+    np.testing.assert_allclose(scaled.intercept_ - np.log(scale), plain.intercept_, atol=1e-4)
+    np.testing.assert_allclose(scaled.loss_curve_[-1], plain.loss_curve_[-1] * scale, rtol=1e-4)
+
+
+def test_lbfgs_with_a_large_constant_offset_starts_at_the_intercept_only_fit():
+    """The start b = log ȳ ignored the offsets: with an offset of 13.8 L-BFGS ended at an intercept
+    of −8000 and reported success."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(200, 2)
+    y = rng.poisson(np.exp(0.5 * X[:, 0])).astype(float)
+    reference = GLMRegressor(family="poisson", alpha=0.0, solver="irls").fit(X, y)
+    for solver in ("lbfgs", "gd", "irls"):
+        shifted = GLMRegressor(family="poisson", alpha=0.0, solver=solver, max_iter=1000)
+        shifted.fit(X, y, offset=np.full(200, 13.8))
+        np.testing.assert_allclose(shifted.coef_, reference.coef_, atol=5e-4)
+        np.testing.assert_allclose(shifted.intercept_ + 13.8, reference.intercept_, atol=5e-4)

@@ -97,7 +97,9 @@ class LogitLink:
 
 
 class InverseLink:
-    """η = −1/μ, μ = −1/η: the gamma's canonical link (η clipped to ≤ −1e−10, i.e. μ ≤ 1e10).
+    """η = −1/μ, μ = −1/η: the gamma's canonical link (η clipped to ≤ −1e−150, i.e. μ ≤ 1e150, so
+    that dμ/dη = μ² stays finite; a clip at −1e−10 capped every mean at 1e10: amounts of 1e12 were
+    fitted 100 times too small, without a word).
 
     Only η < 0 gives a valid mean; a solver step that leaves that half-line meets a huge
     deviance at the clip and is halved back.
@@ -105,7 +107,7 @@ class InverseLink:
 
     name = "inverse"
     mu_range = (0.0, np.inf)
-    _MAX_ETA = -1e-10
+    _MAX_ETA = -1e-150
 
     def link(self, mu):
         return -1.0 / np.asarray(mu, dtype=np.float64)
@@ -127,6 +129,7 @@ LINKS = {link.name: link for link in (IdentityLink(), LogLink(), LogitLink(), In
 class Gaussian:
     name = "gaussian"
     canonical_link = "identity"
+    deviance_degree = 2  # d(cy, cμ) = c^k d(y, μ): the degree k of the unit deviance (None: y is not a scale)
     links = ("identity", "log")
 
     def check_y(self, y):
@@ -142,6 +145,7 @@ class Gaussian:
 class Poisson:
     name = "poisson"
     canonical_link = "log"
+    deviance_degree = 1
     links = ("log",)
 
     def check_y(self, y):
@@ -158,6 +162,7 @@ class Poisson:
 class Bernoulli:
     name = "bernoulli"
     canonical_link = "logit"
+    deviance_degree = None
     links = ("logit",)
 
     def check_y(self, y):
@@ -174,6 +179,7 @@ class Bernoulli:
 class Gamma:
     name = "gamma"
     canonical_link = "inverse"
+    deviance_degree = 0
     links = ("inverse", "log")
 
     def check_y(self, y):

@@ -59,12 +59,20 @@ class GLMProblem(CentredFeatures):
         return np.append(*centred(coef, intercept, self.x_mean)) if self.fit_intercept else coef.copy()
 
     def initial_beta(self):
-        """w = 0 and b = link(ȳ), scikit-learn's start; without intercept, the w fitting η ≈ link(ȳ)."""
+        """w = 0 and b = link(ȳ) − mean offset, scikit-learn's start moved by the offsets (with a
+        constant offset and the log link, the intercept-only fit; scikit-learn's link(ȳ) was the
+        offset away: L-BFGS from there, with an offset of 13.8, ended at an intercept of −8000);
+        without intercept, the w fitting η ≈ link(ȳ)."""
         lo, hi = self.link.mu_range
-        mean = np.clip(np.average(self.y, weights=self.s), lo + 1e-10, hi - 1e-10)
+        # (the mean kept inside the link's range by a relative margin: a clip at 1e-10 started rates
+        # of mean 1e-15 at log 1e-10, and the tiny gradients there stopped the solver at once)
+        tiny = np.finfo(np.float64).tiny
+        mean = np.average(self.y, weights=self.s)
+        mean = max(mean, lo + tiny) if np.isinf(hi) else float(np.clip(mean, lo + 1e-10, hi - 1e-10))
         eta0 = float(self.link.link(mean))
-        if self.fit_intercept:
-            return np.append(np.zeros(self.X.shape[1]), eta0)  # b′ = b where w = 0
+        if self.fit_intercept:  # b′ = b where w = 0
+            offset = np.average(np.broadcast_to(self.offset, self.s.shape), weights=self.s)
+            return np.append(np.zeros(self.X.shape[1]), eta0 - offset)
         if self.link.name != "inverse":
             return np.zeros(self.X.shape[1])
         target = np.full(self.X.shape[0], eta0) - self.offset  # η = 0 is not a mean
@@ -125,15 +133,21 @@ class GLMProblem(CentredFeatures):
         return scipy.linalg.lstsq(H, -grad, check_finite=False)[0]
 
 
-def _ftol(tol):
-    """No change-of-F test with tol = 0: the notes' fixed-count loops run to max_iter."""
-    return _FTOL if tol > 0 else 0.0
+def _ftol(tol, f_start=1.0):
+    """The change-of-F tolerance: none with tol = 0 (the notes' fixed-count loops run to max_iter);
+    else _FTOL, in units of F at the start where that is below 1 (the test reads |ΔF| ≤
+    ftol·max(1, |F|): a deviance of rates near 1e-15 changed by less than _FTOL from the first step
+    on, and every solver stopped there whatever ``tol``)."""
+    if tol <= 0:
+        return 0.0
+    return _FTOL * min(1.0, max(abs(f_start), np.finfo(np.float64).tiny))
 
 
 def irls(problem, beta, solver, max_iter, tol, log=None):
     """IRLS with step halving; returns (β, F per iteration, converged). ``log`` (an
     ``IterationLog``) prints F after each iteration."""
     f, grad = problem.objective(beta), problem.gradient(beta)
+    ftol = _ftol(tol, f)
     losses = []
     for _ in range(max_iter):
         delta = problem.irls_direction(beta, grad)
@@ -153,7 +167,7 @@ def irls(problem, beta, solver, max_iter, tol, log=None):
         if log:
             log.iteration(len(losses), loss=f)
         grad = problem.gradient(beta)
-        if stopping_test(grad, f_old, f, tol, _ftol(tol)) is not None:
+        if stopping_test(grad, f_old, f, tol, ftol) is not None:
             return beta, losses, True
     return beta, losses, False
 
@@ -169,6 +183,8 @@ def first_order(problem, beta, solver, max_iter, tol, log=None, scales=None):
     reads the gradient in u."""
     d = problem.scales() if scales is None else scales
     iterates = [beta]
+    with np.errstate(over="ignore", invalid="ignore"):
+        ftol = _ftol(tol, problem.objective(beta))
 
     def step_taken(u):
         iterates.append(u / d)
@@ -177,9 +193,9 @@ def first_order(problem, beta, solver, max_iter, tol, log=None, scales=None):
 
     def run(fun, u0, grad):
         if solver == "lbfgs":
-            return lbfgs(fun, u0, grad, max_iter=max_iter, tol=tol, ftol=_ftol(tol), callback=step_taken)
+            return lbfgs(fun, u0, grad, max_iter=max_iter, tol=tol, ftol=ftol, callback=step_taken)
         return gradient_descent(fun, u0, grad, step="backtracking", lr=1.0, max_iter=max_iter, tol=tol,
-                                ftol=_ftol(tol), callback=step_taken)
+                                ftol=ftol, callback=step_taken)
 
     try:
         result = diagonally_scaled(run, problem.objective, problem.gradient, beta, d)

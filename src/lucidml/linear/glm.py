@@ -74,7 +74,12 @@ class _BaseGLM(RegressorMixin, BaseEstimator):
         weights = check_sample_weight(sample_weight, n_samples)
         weights = np.full(n_samples, 1.0 / n_samples) if weights is None else weights / weights.sum()
         offset = _check_offset(offset, n_samples)
-        problem = GLMProblem(X, y, weights, offset, family, link, self.alpha, self.fit_intercept)
+        unit = _target_unit(y, weights, family, link)
+        loss_unit = unit ** (family.deviance_degree or 0)
+        # y in units c, the same fit: log μ = η + offset becomes log(μ/c) = η + offset − log c, and
+        # F = c^k F′ for the penalty α/c^k (see _target_unit)
+        problem = GLMProblem(X, y / unit, weights, offset - np.log(unit), family, link, self.alpha / loss_unit,
+                             self.fit_intercept)
 
         if self.warm_start and getattr(self, "coef_", np.empty(0)).shape == (X.shape[1],):
             beta0 = problem.join(self.coef_, float(self.intercept_))  # in float64, as the solvers work
@@ -87,7 +92,7 @@ class _BaseGLM(RegressorMixin, BaseEstimator):
                 beta, losses, converged = fit(problem, beta0, solver, self.max_iter, self.tol, log)
         except np.linalg.LinAlgError:  # a Hessian XᵀWX of infinities: nothing to factor
             beta = np.full_like(beta0, np.nan)
-        check_fit_is_finite(self, X, beta, solver=self.solver)
+        check_fit_is_finite(self, X, beta, solver=self.solver, y=y)
         if converged:
             log.converged(len(losses), reason=f"max |∇F| ≤ tol {self.tol:.3g} (standardized for gd and lbfgs), "
                                               "or F no longer changes")
@@ -96,7 +101,7 @@ class _BaseGLM(RegressorMixin, BaseEstimator):
         coef, intercept = problem.split(beta)
         # The data's precision, as scikit-learn's (the solvers work in float64).
         self.coef_, self.intercept_ = in_precision(coef, X.dtype), in_precision(intercept, X.dtype)
-        self.loss_curve_ = losses
+        self.loss_curve_ = [loss * loss_unit for loss in losses]
         self.n_iter_ = len(losses)
         if not converged:
             warnings.warn(
@@ -340,6 +345,23 @@ class PoissonRegressor(_BaseGLM):
     def predict(self, X, exposure=None):
         """The expected count exposure · exp(X·w + b) (exposure 1 when None: the rate)."""
         return self._mean(X, _log_exposure(exposure))
+
+
+# Targets whose weighted mean lies outside [1/_TARGET_RANGE, _TARGET_RANGE] are fitted in units of a
+# power of two near that mean (log link only: there the units go into the offset, and β is the same).
+_TARGET_RANGE = 2.0**10
+
+
+def _target_unit(y, weights, family, link):
+    """c = 1, or the power of two nearest y's weighted mean when that mean is far from 1 and the
+    link is the log: the solvers' tolerances are absolute in F, whose deviance scales as cᵏ (a
+    Poisson fit of rates near 1e-15 stopped after its first step, the mean prediction 15% off)."""
+    if link.name != "log" or family.deviance_degree is None:
+        return 1.0
+    mean = float(np.average(y, weights=weights))
+    if not mean > 0 or 1.0 / _TARGET_RANGE <= mean <= _TARGET_RANGE:
+        return 1.0
+    return float(np.ldexp(1.0, int(np.round(np.log2(mean)))))
 
 
 def _check_offset(offset, n_samples):

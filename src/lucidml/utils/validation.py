@@ -230,12 +230,13 @@ MAX_MAGNITUDE = 1e100
 MAX_MAGNITUDE_FLOAT32 = 1e16
 
 
-def check_fit_is_finite(estimator, X, *fitted, solver=None):
+def check_fit_is_finite(estimator, X, *fitted, solver=None, y=None):
     """Refuse a fit whose fitted numbers (``fitted`` arrays) came out NaN or infinite.
 
     Features near float64's limits (1e±300, subnormals) can need coefficients beyond its range,
     or make a solver's sums overflow; the fit then says so by name instead of returning
-    coefficients that predict NaN.
+    coefficients that predict NaN. ``y``: the target, whose magnitude the message gives too
+    (a model whose means are y's scale can overflow on y alone).
     """
     if all(np.all(np.isfinite(values)) for values in fitted):
         return
@@ -243,8 +244,9 @@ def check_fit_is_finite(estimator, X, *fitted, solver=None):
     nonzero = stored[stored > 0]
     span = f"from {nonzero.min():.3g} to {nonzero.max():.3g}" if nonzero.size else "all zero"
     name = type(estimator).__name__ + ("" if solver is None else f" (solver={solver!r})")
+    target = "" if y is None else f", and y's reach {largest_magnitude(np.asarray(y)):.3g}"
     raise ValueError(f"{name} overflowed: its fitted values left float64's range. X's nonzero magnitudes run "
-                     f"{span}; rescale the features (e.g. with StandardScaler).")
+                     f"{span}{target}; rescale the features (e.g. with StandardScaler){'' if y is None else ' or y'}.")
 
 
 def check_count(value, name, minimum=1):
