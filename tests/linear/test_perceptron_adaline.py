@@ -345,3 +345,34 @@ def test_adaline_default_rate_does_not_diverge_on_unscaled_features():
     assert np.all(np.isfinite(clf.coef_)) and clf.score(X, y) > 0.6
     X, y = _standardized(datasets.load_iris)
     assert Adaline(eta0=0.3, max_iter=2, tol=None).fit(X, y).eta0_ == 0.3  # a number is used as given
+
+
+@pytest.mark.parametrize("model", ["LogisticRegression", "SoftmaxRegression", "LeastSquaresClassifier", "Perceptron",
+                                   "Adaline"])
+def test_a_refused_refit_leaves_the_classifier_unfitted(model):
+    """A refit refused after its labels were read (a NaN weight) kept the new classes_ beside the
+    old coef_: predict answered 'x'/'y' with the weights of the a/b fit."""
+    import lucidml.linear
+    from sklearn.exceptions import NotFittedError
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(30, 2)
+    fitted = getattr(lucidml.linear, model)().fit(X, np.array(["a", "b"] * 15))
+    with pytest.raises(ValueError):
+        fitted.fit(X, np.array(["x", "y", "z"] * 10), sample_weight=np.r_[np.nan, np.ones(29)])
+    with pytest.raises(NotFittedError):
+        fitted.predict(X)
+
+
+@pytest.mark.parametrize("model", [Perceptron, Adaline])
+def test_a_refused_first_partial_fit_leaves_the_model_unfitted(model):
+    from sklearn.exceptions import NotFittedError
+
+    X, y = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0]]), np.array([0, 1, 2])
+    learner = model()
+    with pytest.raises(ValueError, match="not in classes"):
+        learner.partial_fit(X, y, classes=[0, 1])
+    with pytest.raises(NotFittedError):
+        learner.predict(X)
+    learner.partial_fit(X, np.array([0, 1, 1]), classes=[0, 1])  # and a good first batch starts it
+    assert learner.predict(X).shape == (3,)

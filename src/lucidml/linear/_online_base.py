@@ -31,7 +31,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import IterationLog, check_sample_weight, validate_params
+from ..utils import IterationLog, check_sample_weight, unfitted_if_refused, validate_params
 from ..utils.rows import as_rows
 from ..utils.validation import (
     FLOAT_DTYPES,
@@ -54,6 +54,7 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     _has_own_stopping_rule = False  # a convergence test besides tol's (then warn even if tol is None)
     _advice = "increase max_iter."
 
+    @unfitted_if_refused
     def fit(self, X, y, sample_weight=None):
         """Fit from zero weights with up to ``max_iter`` epochs over X (n_samples, n_features), y.
 
@@ -69,17 +70,24 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One epoch over a batch; ``classes`` (all labels) is required on the first call."""
         validate_params(self)
+        if hasattr(self, "classes_"):
+            return self._partial_fit(X, y, classes, sample_weight)
+        # A refused first batch (a label outside classes, one class, an overflow) leaves the model unfitted.
+        return unfitted_if_refused(type(self)._partial_fit)(self, X, y, classes, sample_weight)
+
+    def _partial_fit(self, X, y, classes, sample_weight):
         first_call = not hasattr(self, "classes_")
         if first_call and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit.")
         X, y = self._validate_Xy(X, y, reset=first_call)
-        if first_call:
-            self._start(np.unique(classes), X)
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-            raise ValueError(f"classes={classes!r} differs from the classes of the first call {self.classes_!r}.")
-        unknown = ~np.isin(y, self.classes_)
+        known = np.unique(classes) if first_call else self.classes_
+        if not first_call and classes is not None and not np.array_equal(np.unique(classes), known):
+            raise ValueError(f"classes={classes!r} differs from the classes of the first call {known!r}.")
+        unknown = ~np.isin(y, known)
         if unknown.any():
-            raise ValueError(f"y contains labels {np.unique(y[unknown])!r} that are not in classes {self.classes_!r}.")
+            raise ValueError(f"y contains labels {np.unique(y[unknown])!r} that are not in classes {known!r}.")
+        if first_call:
+            self._start(known, X)
         return self._train(X, y, sample_weight, 1, stopping=False)
 
     def decision_function(self, X):

@@ -1,6 +1,6 @@
 """Shared plumbing (parameter constraints, input checks, the Numba helper) and the small numerics of the notes."""
 
-from ._interrupt import cancel_flag, cancel_scope, interruptible, raise_if_cancelled
+from ._interrupt import cancel_flag, cancel_scope, interruptible, raise_if_cancelled, unfitted_if_refused
 from ._numba import kernel_tier, njit, set_kernel_tier, unsigned
 from ._param_validation import (
     N_JOBS,
@@ -20,5 +20,5 @@ __all__ = [
     "HasMethods", "Interval", "InvalidParameterError", "IterationLog", "N_JOBS", "Options", "StageTable", "VERBOSE",
     "cancel_flag", "cancel_scope", "check_gradient", "check_sample_weight", "interruptible", "kernel_tier",
     "kkt_residual", "logit", "njit", "online_mistakes", "raise_if_cancelled", "set_kernel_tier", "sigmoid",
-    "softplus", "thread_count", "unsigned", "validate_params",
+    "softplus", "thread_count", "unfitted_if_refused", "unsigned", "validate_params",
 ]

@@ -71,6 +71,22 @@ def unfit(estimator):
         delattr(estimator, name)
 
 
+def unfitted_if_refused(fit):
+    """Decorate ``fit``: a fit that raises (a refused input, an overflow) leaves the estimator
+    unfitted, not half-fitted. A refit refused after its labels were read left the new
+    ``classes_`` beside the old ``coef_``: predict answered with labels of the refused data."""
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return fit(self, *args, **kwargs)
+        except Exception:
+            unfit(self)
+            raise
+
+    return wrapper
+
+
 def _input_size(args):
     X = args[0] if args else None
     size = getattr(X, "size", None)
