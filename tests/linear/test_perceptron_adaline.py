@@ -376,3 +376,30 @@ def test_a_refused_first_partial_fit_leaves_the_model_unfitted(model):
         learner.predict(X)
     learner.partial_fit(X, np.array([0, 1, 1]), classes=[0, 1])  # and a good first batch starts it
     assert learner.predict(X).shape == (3,)
+
+
+def test_batch_adaline_with_a_step_beyond_2_over_l_warns_that_it_diverges():
+    """eta0=2.5 took J from 0.5 to 317 in 5 epochs; the no-gain rule called that converged (accuracy 32%)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(60, 3)
+    y = (X @ [1, 2, 3] > 0).astype(int)
+    with pytest.warns(ConvergenceWarning, match="loss rose from 0.5 to .* diverge"):
+        Adaline(solver="batch", eta0=2.5).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert Adaline(solver="batch").fit(X, y).score(X, y) > 0.9
+
+
+def test_linear_regression_gradient_descent_that_diverges_is_refused():
+    """A step beyond 2/L sent the loss to inf; the fit returned coefficients near 1e160 with a
+    warning that it stopped at max_iter (it stopped at 593 of 1000)."""
+    from lucidml.linear import LinearRegression
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(60, 3)
+    y = X @ [1, 2, 3] + 0.1 * rng.randn(60)
+    for eta0 in (2.5, 1e10):
+        with pytest.raises(ValueError, match="diverged.*lower eta0"):
+            LinearRegression(solver="gd", eta0=eta0).fit(X, y)

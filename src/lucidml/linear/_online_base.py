@@ -126,6 +126,10 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self._set_scaling(X)
         self._start_state(n_problems, X.shape[1])
 
+    def _loss_rose(self):
+        """Whether the epochs' losses show a diverging step (only a learner whose loss must fall says so)."""
+        return False
+
     def _train(self, X, y, sample_weight, max_iter, stopping):
         """Run epochs until every one-vs-rest problem has stopped or ``max_iter`` is reached."""
         weight = check_sample_weight(sample_weight, X.shape[0])
@@ -166,6 +170,14 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         if stopping and active.any() and (self.tol is not None or self._has_own_stopping_rule):
             warnings.warn(
                 f"{type(self).__name__} stopped at max_iter={max_iter} epochs before converging; {self._advice}",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        if stopping and self._loss_rose():
+            warnings.warn(
+                f"{type(self).__name__}: the loss rose from {self._loss_history[0]:.4g} to "
+                f"{self._loss_history[-1]:.4g} over {len(self._loss_history)} epochs: the steps diverge "
+                f"(eta0={self.eta0} is beyond 2/L, see the docstring); lower eta0 or set standardize=True.",
                 ConvergenceWarning,
                 stacklevel=3,
             )

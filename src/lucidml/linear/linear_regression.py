@@ -179,9 +179,15 @@ class LinearRegression(RegressorMixin, BaseEstimator):
             for k in range(Y.shape[1]):
                 if Y.shape[1] > 1:
                     log.summary(f"Problem target {k}")
-                results.append(_least_squares_iterative(X, Y[:, k], self.solver, self.max_iter, self.tol, self.eta0,
-                                                        self.batch_size, self.random_state, log,
-                                                        loss_unit=y_scale[k] ** 2))
+                with np.errstate(over="ignore", invalid="ignore"):  # (a divergence is named below)
+                    results.append(_least_squares_iterative(X, Y[:, k], self.solver, self.max_iter, self.tol,
+                                                            self.eta0, self.batch_size, self.random_state, log,
+                                                            loss_unit=y_scale[k] ** 2))
+            diverged = [r for r in results if not r.success and not np.isfinite(r.fun)]
+            if diverged:  # the loss overflowed: a step beyond 2/L (the iterates' last values mean nothing)
+                raise ValueError(f"LinearRegression(solver={self.solver!r}) diverged: the loss left float64's range "
+                                 f"after {diverged[0].n_iter} iterations ({diverged[0].message}); lower eta0="
+                                 f"{self.eta0}.")
             coef = np.array([r.x for r in results]) * y_scale[:, None] / x_scale
             coef = coef[0] if y.ndim == 1 else coef
             intercept = intercept_from_means(x_mean, y_mean, coef, self.fit_intercept)
