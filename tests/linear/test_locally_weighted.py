@@ -194,3 +194,14 @@ def test_prediction_memory_is_bounded_in_the_number_of_features():
     # measured 54 MB (blocks of a fixed number of entries); the unbounded blocks needed 400 · 200² · 8 B = 128 MB
     # per block and more
     assert peak < 100e6
+
+
+def test_extreme_bandwidths_reach_their_limits(data):
+    """τ = 1e200 (the least-squares limit) raised an OverflowError from τ²; τ = 1e-200 gave NaN
+    weights and an error that blamed solver='gd' (the solver was 'wls'). Now the limits: the
+    global least-squares line, and each training row's own target."""
+    X, y, queries = data
+    wide = LocallyWeightedRegression(tau=1e200).fit(X, y).predict(queries)
+    np.testing.assert_allclose(wide, LinearRegression().fit(X, y).predict(queries), rtol=1e-7, atol=1e-7)
+    narrow = LocallyWeightedRegression(tau=1e-200).fit(X, y).predict(X[:10])
+    np.testing.assert_allclose(narrow, y[:10], rtol=1e-6)

@@ -140,6 +140,9 @@ class LocallyWeightedRegression(RegressorMixin, BaseEstimator):
             train, targets, s, queries, self.tau, self.reg, self.solver,
             self.lr, self.max_iter, self.tol,
         )
+        if not np.all(np.isfinite(predictions)) and self.solver == "wls":
+            raise ValueError("LocallyWeightedRegression(solver='wls'): the local fits left float64's range; rescale "
+                             "X and y (e.g. StandardScaler).")
         if not np.all(np.isfinite(predictions)):
             raise ValueError(
                 f"LocallyWeightedRegression(solver='gd') diverged: lr={self.lr} is too large for the curvature of "
@@ -192,11 +195,17 @@ def _local_weights(X, s, Q, tau):
     """wᵢ(x̂) = sᵢ exp(−‖xᵢ − x̂‖²/(2τ²)), each row's kernel scaled so that its largest value is 1.
 
     −‖xᵢ − x̂‖²/(2τ²) = (x̂·xᵢ − ½‖xᵢ‖²)/τ² − ‖x̂‖²/(2τ²), and the last term is constant along a
-    row, so the max-shift removes it: one matrix product and one exp per entry.
+    row, so the max-shift removes it: one matrix product and one exp per entry. The shift comes
+    before the division by τ² (twice by τ), so that neither extreme of τ overflows: τ = 1e200 (the
+    ordinary least-squares limit) gave an OverflowError from τ², τ = 1e-200 NaN weights; now every
+    weight 1, and the nearest training rows' alone.
     """
-    log_k = Q @ (X.T / tau**2)
-    log_k -= 0.5 * (X**2).sum(axis=1) / tau**2
+    log_k = Q @ X.T
+    log_k -= 0.5 * (X**2).sum(axis=1)
     log_k -= log_k.max(axis=1, keepdims=True)  # same minimizer; no underflow to all-zero rows
+    with np.errstate(over="ignore", under="ignore"):
+        log_k /= tau
+        log_k /= tau
     return np.exp(log_k, out=log_k) * s
 
 
