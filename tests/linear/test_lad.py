@@ -227,3 +227,17 @@ def test_coefficients_beyond_float64_are_refused_by_name():
     y = X @ [50.0, 80.0, 20.0] + rng.normal(size=60)
     with pytest.raises(ValueError, match="overflowed.*e-311"):
         LADRegression(solver="irls").fit(X * 1e-310, y)
+
+
+@pytest.mark.parametrize("solver", ["irls", "lp"])
+def test_weights_near_the_float64_limit_give_the_unweighted_fit(solver):
+    """IRLS's weights sᵢ / |rᵢ| overflowed for sᵢ = 1e300: every step NaN, RuntimeWarnings, and the
+    least-squares start returned with a ConvergenceWarning."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(50, 2)
+    y = (X @ [1, 2] + rng.laplace(size=50)) * 1e-3
+    plain = LADRegression(solver=solver).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        heavy = LADRegression(solver=solver).fit(X, y, sample_weight=np.full(50, 1e300))
+    np.testing.assert_allclose(heavy.coef_, plain.coef_, rtol=1e-6)

@@ -216,6 +216,10 @@ def _lad_irls(X, y, s, fit_intercept, max_iter, tol, eps, log=None):
     ``log`` (an ``IterationLog``) prints J after each iteration."""
     log = IterationLog(0) if log is None else log
     floor = eps * _spread(y, s)
+    # The weights in units of a power of two near their largest (the same minimizer): sᵢ / |rᵢ| of
+    # weights near 1e300 overflowed, and every step was NaN.
+    unit = power_of_two_unit(s)
+    s = s / unit
     coef, intercept, _ = _least_squares(X.copy(), y.copy(), s, fit_intercept, "lstsq")
     losses = [_lad_objective(X, y, s, coef, intercept)]
     best = (losses[0], coef, intercept)
@@ -227,8 +231,8 @@ def _lad_irls(X, y, s, fit_intercept, max_iter, tol, eps, log=None):
         if losses[-1] < best[0]:
             best = (losses[-1], coef, intercept)
         if abs(losses[-2] - losses[-1]) <= tol * losses[-1]:
-            return best[1], best[2], losses, True
-    return best[1], best[2], losses, False
+            return best[1], best[2], [loss * unit for loss in losses], True
+    return best[1], best[2], [loss * unit for loss in losses], False
 
 
 def _lad_subgradient(X, y, s, fit_intercept, max_iter, tol, c1, c2, log=None):
