@@ -207,3 +207,16 @@ def test_alpha_max_gives_exact_zeros_without_a_convergence_warning():
     assert np.all(at_max.coef_ == 0.0) and at_max.n_iter_ == 1
     below = Lasso(alpha=alphas[0] * (1 - 1e-6)).fit(X, y)  # just below α_max one coefficient enters
     assert np.count_nonzero(below.coef_) == 1
+
+
+def test_path_of_a_constant_problem_and_bad_grid_settings():
+    """A constant y (or X after centring, or one sample) gave α_max = 0 and NumPy's "Geometric
+    sequence cannot include zero"; a bad eps or n_alphas reached ElasticNet's checks or NumPy."""
+    X = np.random.RandomState(0).randn(20, 3)
+    for Xi, yi in ((X, np.full(20, 5.0)), (np.ones((20, 3)), X[:, 0]), (X[:1], np.array([1.0]))):
+        alphas, coefs, _ = lasso_path(Xi, yi, n_alphas=3)
+        np.testing.assert_array_equal(alphas, np.full(3, np.finfo(np.float64).resolution))
+        np.testing.assert_array_equal(coefs, 0.0)
+    for bad in ({"eps": 0.0}, {"eps": np.nan}, {"n_alphas": 0}, {"n_alphas": 2.5}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            lasso_path(X, X[:, 0], **bad)

@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
 from ..utils.centered import column_means
 from ..utils.linalg import blas_threads, in_precision, product_in_precision
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_count, check_fit_data, check_positive, check_predict_data
 from . import _cd_kernels
 from ._preprocess import center_and_weight, intercept_from_means
 
@@ -391,10 +391,15 @@ def enet_path(X, y, *, l1_ratio=0.5, alphas=None, n_alphas=100, eps=1e-3, fit_in
     if l1_ratio <= 0 and alphas is None:
         raise ValueError("The default α grid needs l1_ratio > 0; pass alphas for a ridge-only path.")
     if alphas is None:
+        eps, n_alphas = check_positive(eps, "eps"), check_count(n_alphas, "n_alphas")
         centred = y - y.mean() if fit_intercept else y
         scale = X - X.mean(axis=0) if fit_intercept else X
-        alpha_max = np.max(np.abs(scale.T @ centred)) / (len(y) * l1_ratio)
-        alphas = np.geomspace(alpha_max, alpha_max * eps, n_alphas)
+        alpha_max = np.max(np.abs(scale.T @ centred), initial=0.0) / (len(y) * l1_ratio)
+        resolution = np.finfo(np.float64).resolution
+        if alpha_max <= resolution:  # y constant (or X after centring): every w is 0, as scikit-learn's grid
+            alphas = np.full(n_alphas, resolution)
+        else:
+            alphas = np.geomspace(alpha_max, alpha_max * eps, n_alphas)
     alphas = np.sort(np.asarray(alphas, dtype=np.float64))[::-1]
     model = ElasticNet(l1_ratio=l1_ratio, fit_intercept=fit_intercept, max_iter=max_iter, tol=tol,
                        positive=positive, warm_start=True)
