@@ -26,9 +26,11 @@ def fit_categories(X):
     for column in _categorical_columns(X):
         series = X[column]
         if isinstance(X, dd.DataFrame) and not series.cat.known:
-            # One pass over the column: the union of its partitions' categories, sorted where they sort
-            # (the union's order depends on the partitions).
-            levels = series.cat.as_known().cat.categories
+            # One pass over the column: the distinct values of its partitions, sorted where they sort
+            # (their order depends on the partitions). Not dask's ``cat.as_known()``: with pandas 3 it
+            # fails on its own union ("Categorical categories must be unique").
+            values = series.astype(object).dropna().unique().compute()
+            levels = pd.Index(pd.unique(np.asarray(values, dtype=object)), dtype=object)
             try:
                 levels = levels.sort_values()
             except TypeError:

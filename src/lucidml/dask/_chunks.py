@@ -47,7 +47,11 @@ def as_dask_X(X, name="X"):
     elif not isinstance(X, da.Array):
         if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
             raise TypeError(f"{name} is a sparse matrix; lucidml.dask takes dense dask arrays.")
-        X = da.from_array(np.asarray(X), chunks=("auto", -1))
+        X = np.asarray(X)
+        if X.ndim != 2:  # (before from_array, whose chunks=("auto", -1) needs two axes)
+            raise ValueError(f"{name} must be 2-D (n_samples, n_features); got an array of shape {X.shape}. "
+                             "Reshape a single feature with X.reshape(-1, 1).")
+        X = da.from_array(X, chunks=("auto", -1))
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D (n_samples, n_features); got a dask array of shape {X.shape}.")
     if any(np.isnan(c) for c in X.chunks[0]):

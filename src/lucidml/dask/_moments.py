@@ -11,6 +11,7 @@ import numpy as np
 
 from ..naive_bayes._gaussian_kernels import class_moments
 from ..naive_bayes.gaussian import merge_moments
+from ..utils.validation import MAX_MAGNITUDE, largest_magnitude
 from ._chunks import check_finite_chunk, compute
 
 __all__ = ["class_index", "class_scatter", "diagonal_moments", "feature_moments", "merge_pair", "merge_moments"]
@@ -49,9 +50,17 @@ def merge_pair(a, b):
     return tuple(merge_moments(x, y) for x, y in zip(a, b))
 
 
-def finite(X, name="X"):
-    """X after the check that it has no NaN or infinity (on the worker)."""
+def finite(X, name="X", limit=MAX_MAGNITUDE):
+    """X after the checks (on the worker) that it has no NaN or infinity and no value beyond
+    ``limit`` in magnitude: the in-memory estimators' ``check_magnitude``, for the squares and
+    products the chunked statistics form (values near 1e200 gave NaN variances, an infinite
+    inertia, or a wrong intercept, where the in-memory fits refuse). ``limit=None``: no bound."""
     check_finite_chunk(X, name)
+    largest = largest_magnitude(X) if limit is not None else 0.0
+    if largest > limit:
+        raise ValueError(f"{name} has values of magnitude up to {largest:.3g}; beyond {limit:.0e} the squares and "
+                         f"products this model computes overflow {np.dtype(X.dtype).name}. Rescale {name} (e.g. "
+                         "StandardScaler).")
     return X
 
 

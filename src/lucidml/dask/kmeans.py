@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_array
 from ..cluster import KMeans as _LocalKMeans
 from ..cluster._kmeans_lloyd import assign_and_sum, kmeans_plusplus, random_points, samples
 from ..utils import Interval
+from ..utils.validation import MAX_MAGNITUDE, MAX_MAGNITUDE_FLOAT32
 from ._base import DaskEstimator
 from ._chunks import as_dask_X, compute, map_chunks, tree_reduce
 from ._moments import diagonal_moments, finite, merge_moments
@@ -21,7 +22,8 @@ _MAX_SEED = np.iinfo(np.int32).max
 
 def _chunk_prepare(X, n_draw, seed):
     """The chunk's (count, mean, M2) over all rows and ``n_draw`` of its rows drawn without replacement."""
-    X = finite(np.ascontiguousarray(X))
+    X = np.ascontiguousarray(X)  # (float32 distances are squared in float32, as in memory)
+    X = finite(X, limit=MAX_MAGNITUDE_FLOAT32 if X.dtype == np.float32 else MAX_MAGNITUDE)
     moments = diagonal_moments(X, np.zeros(X.shape[0], dtype=np.intp), 1)
     rows = np.random.RandomState(seed).choice(X.shape[0], size=min(n_draw, X.shape[0]), replace=False)
     return moments, X[np.sort(rows)]
@@ -148,9 +150,13 @@ class KMeans(DaskEstimator):
         X = X.persist()  # read once per pass: kept in the workers' memory
         given = None if isinstance(self.init, str) else self._given_centers(d, X.dtype)
         size = 0 if given is not None else (self.init_sample_size or max(10_000, 100 * self.n_clusters))
-        # Each chunk draws its share of the sample, rounded up (so the sample has at least K rows).
+        if given is None and size < self.n_clusters:
+            raise ValueError(f"init_sample_size={size} must be ≥ n_clusters={self.n_clusters}: the centres are "
+                             "seeded from that sample of rows.")
+        # Each chunk draws its share of the sample, rounded up (so the sample has at least K rows), from
+        # seeds of one draw of rng: the seeding that follows does not depend on the number of chunks.
         shares = [-(-size * c // n) for c in X.chunks[0]]
-        seeds = rng.randint(_MAX_SEED, size=len(shares))
+        seeds = np.random.RandomState(rng.randint(_MAX_SEED)).randint(_MAX_SEED, size=len(shares))
         prepare = dask.delayed(_chunk_prepare, pure=True)
         parts = [prepare(block, share, seed) for block, share, seed in zip(X.to_delayed().ravel(), shares, seeds)]
         (count, mean, m2), sample = compute(tree_reduce(parts, _merge_prepared))[0]

@@ -132,10 +132,7 @@ class LinearRegression(DaskEstimator):
                 correction, _ = data.residuals(coef)  # one refinement step: a second pass over the chunks
                 coef += scipy.linalg.cho_solve((upper, False), correction, check_finite=False)
         if coef is None:
-            eigenvalues, vectors = scipy.linalg.eigh(gram, check_finite=False)
-            keep = eigenvalues > max(data.n, d) * np.finfo(np.float64).eps * max(eigenvalues.max(), 0.0)
-            rank = int(keep.sum())
-            coef = vectors[:, keep] @ ((vectors[:, keep].T @ moment) / eigenvalues[keep, None])
+            coef, rank = _minimum_norm(gram, moment, data.n)
         coef = coef.T[0] if data.single else coef.T
         intercept = intercept_from_means(data.x_mean, data.y_mean[0] if data.single else data.y_mean, coef,
                                          self.fit_intercept)
@@ -196,12 +193,24 @@ class Ridge(DaskEstimator):
         for a in np.unique(alpha):
             targets = alpha == a
             coef_a, factor = _ridge_primal(data.gram.copy(), data.moment[:, targets], a)
+            if coef_a is None and a == 0:  # X rank-deficient: the minimum-norm solution, as in memory
+                coef[:, targets], rank = _minimum_norm(data.gram, data.moment[:, targets], data.n)
+                dof[targets], lower = rank, None
+                continue
             if coef_a is None:
-                raise ValueError("XᵀX + αI is singular (α = 0 with collinear or constant features, or fewer samples "
-                                 "than features); use α > 0.")
+                raise ValueError("XᵀX + αI is singular (α too small beside the features' scale); use a larger α.")
             coef[:, targets], dof[targets] = coef_a, _ridge_dof_from_factor(factor, a)[0]
             lower = factor if len(np.unique(alpha)) == 1 else None  # as the in-memory SVD route: no factor
         _, rss = data.residuals(coef)
         local.n_iter_ = 1
         local._finish(coef, data.x_mean, data.y_mean, lower, dof, rss, data.n, data.single, data.X.dtype)
         return self._publish(local, d, data.names)
+
+
+def _minimum_norm(gram, moment, n):
+    """(w, rank): the least-squares solution of least norm from XcᵀXc = VΛVᵀ and XcᵀYc, the
+    eigenvalues at the rounding level of the largest (below max(n, d)·ε·λ_max) taken as zero."""
+    eigenvalues, vectors = scipy.linalg.eigh(gram, check_finite=False)
+    keep = eigenvalues > max(n, gram.shape[0]) * np.finfo(np.float64).eps * max(eigenvalues.max(), 0.0)
+    kept = vectors[:, keep]
+    return kept @ ((kept.T @ moment) / eigenvalues[keep, None]), int(keep.sum())
