@@ -100,3 +100,11 @@ def test_unpenalized_ridge_on_collinear_features_is_minimum_norm(client):
     y = X @ [1.0, 1.0, 0.5, 1.0] + 0.01 * rng.normal(size=200)
     fitted = ld.Ridge(alpha=0.0).fit(_chunked(X, 50), da.from_array(y, chunks=50))
     np.testing.assert_allclose(fitted.coef_, Ridge(alpha=0.0).fit(X, y).coef_, atol=1e-8)
+
+
+def test_boosting_whose_predictions_overflow_is_refused(client):
+    """y near 1e99 with learning_rate=1e250: NaN predictions, where the in-memory booster refuses."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(400, 3)), rng.normal(size=400) * 1e99
+    with pytest.raises(ValueError, match="predictions overflowed"):
+        ld.GradientBoostingRegressor(5, learning_rate=1e250).fit(_chunked(X), da.from_array(y, chunks=100))

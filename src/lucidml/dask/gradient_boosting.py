@@ -136,6 +136,10 @@ class _DaskGradientBoosting(DaskEstimator):
                 total = rounds.total(state_loss)
             scores.append(total / n)
         rounds.close()
+        leaves_finite = all(np.all(np.isfinite(values)) for stage in stages for _, values in stage)
+        if not (leaves_finite and np.all(np.isfinite(scores))):  # as the in-memory booster refuses it
+            raise ValueError(f"{type(self).__name__}: the model's predictions overflowed (learning_rate="
+                             f"{self.learning_rate}); rescale y or lower learning_rate.")
         local._rng, local._weight_unit, local._bin_edges = rng, 1.0, edges
         local.baseline_prediction_ = baseline
         if classifier:
