@@ -456,7 +456,7 @@ def _rank_deficient_after_centring(seed, n, d):
 def test_rank_deficient_after_centring_gives_the_minimum_norm_solution(seed):
     """An 8 × 20 X has rank 7 once centred, but the mean's rounding (ε·3, in units of a column's
     spread 0.01) left the centred rows off zero sum: rank_ 8 and a coefficient norm 10.9 for the
-    minimum-norm 1.50 (the mean is now corrected by a second pass). A 30 × 30 sparse X of rank 29
+    minimum-norm 1.50 (that component is now removed before the rank is read). A 30 × 30 sparse X of rank 29
     solved by a Cholesky factor of its singular Gram matrix: norm 1582 for 19.4 (LSQR now, as
     scikit-learn's)."""
     X, y, minimum = _rank_deficient_after_centring(seed, 8, 20)

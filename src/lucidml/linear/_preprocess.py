@@ -15,22 +15,12 @@ def center_and_weight(X, y, sample_weight, fit_intercept):
     x_mean = None if X is None else _mean(X, sample_weight, fit_intercept)
     y_mean = _mean(y, sample_weight, fit_intercept)
     root_w = None if sample_weight is None else np.sqrt(sample_weight)
-    means = []
     for array, mean in ((X, x_mean), (y, y_mean)):
         if array is not None:
             array -= mean
-            if fit_intercept:
-                # Corrected two-pass centring: the computed mean is off by about ε·|x̄| (summation),
-                # which leaves every centred row shifted by it; in units of a column's spread that
-                # can exceed the rank cutoff (a column 3 + 0.01·noise: the centred rows no longer
-                # summed to 0, and an 8-row X of rank 7 solved as rank 8, not minimum-norm).
-                correction = _mean(array, sample_weight, fit_intercept)
-                array -= correction
-                mean = mean + correction
             if root_w is not None:
                 array *= root_w if array.ndim == 1 else root_w[:, None]
-        means.append(mean)
-    return tuple(means)
+    return x_mean, y_mean
 
 
 def _mean(array, sample_weight, fit_intercept):
