@@ -14,6 +14,7 @@ from sklearn.utils import check_X_y
 
 from ..utils import njit
 from ..utils.linalg import blas_threads
+from ..utils.validation import largest_magnitude
 
 # Bytes of distances per block. A block this size stays in cache between the BLAS product
 # that writes it and the compiled pass that reads it.
@@ -31,8 +32,7 @@ _SAFE_MAGNITUDES = (1e-100, 1e100)
 def _in_safe_units(X):
     """X, or X · 2⁻ᵉ with its largest |value| in [0.5, 1) when that value is outside _SAFE_MAGNITUDES
     (squares of values from 1e154 overflowed: every silhouette 0, a NaN correlation)."""
-    values = X.data if scipy.sparse.issparse(X) else X
-    largest = float(np.abs(values).max(initial=0.0))
+    largest = largest_magnitude(X)  # (no |X| copy)
     if largest == 0.0 or _SAFE_MAGNITUDES[0] <= largest <= _SAFE_MAGNITUDES[1]:
         return X
     exponent = int(np.frexp(largest)[1])
