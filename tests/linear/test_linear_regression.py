@@ -476,3 +476,20 @@ def test_ridge_without_penalty_on_a_rank_deficient_x_is_minimum_norm(seed):
 
     X, y, minimum = _rank_deficient_after_centring(seed, 30, 30)
     np.testing.assert_allclose(Ridge(alpha=0).fit(X, y).coef_, minimum, rtol=1e-7, atol=1e-9 * np.abs(minimum).max())
+
+
+def test_an_ill_conditioned_full_rank_x_keeps_its_cholesky_solution():
+    """Only a rank deficiency the Gram matrix shows (eigenvalues at its rounding, the rest κ ≤ 1e4)
+    takes the minimum-norm route: a full-rank X of κ ≈ 2e6 is still solved by the factor, with
+    solver='cholesky' too (a κ > 1e6 test had refused it as singular)."""
+    from lucidml.linear import Ridge
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(400, 5)
+    X[:, 1] = X[:, 0] + 1e-6 * rng.randn(400)
+    y = X @ [1.0, 2.0, -1.0, 0.5, 3.0] + 1e-9 * rng.randn(400)
+    exact = np.linalg.lstsq(X - X.mean(0), y - y.mean(), rcond=None)[0]
+    for model in (Ridge(alpha=0, solver="cholesky"), Ridge(alpha=0)):  # (κ²ε ≈ 1e-3: no refinement here)
+        np.testing.assert_allclose(model.fit(X, y).coef_, exact, rtol=1e-2)
+        assert model.predict(X[:2], return_std=True)[1].shape == (2,)
+    np.testing.assert_allclose(LinearRegression().fit(scipy.sparse.csr_matrix(X), y).coef_, exact, rtol=1e-5)

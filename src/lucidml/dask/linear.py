@@ -14,7 +14,7 @@ from ..linear._preprocess import intercept_from_means
 from ..linear.linear_regression import _MAX_CONDITION_FOR_CHOLESKY
 from ..linear.ridge import _check_alpha, _ridge_dof_from_factor, _ridge_primal
 from ..utils import Options
-from ..utils.linalg import cholesky_or_none, in_precision
+from ..utils.linalg import cholesky_or_none, in_precision, minimum_norm_if_deficient
 from ..utils.validation import check_finite_fit
 from ._base import DaskEstimator
 from ._chunks import as_dask_X, as_dask_y, compute, map_chunks, tree_reduce
@@ -132,7 +132,8 @@ class LinearRegression(DaskEstimator):
                 correction, _ = data.residuals(coef)  # one refinement step: a second pass over the chunks
                 coef += scipy.linalg.cho_solve((upper, False), correction, check_finite=False)
         if coef is None:
-            coef, rank = _minimum_norm(gram, moment, data.n)
+            solved = minimum_norm_if_deficient(gram, moment, data.n)
+            coef, rank = solved if solved is not None else _minimum_norm(gram, moment, data.n)
         coef = coef.T[0] if data.single else coef.T
         intercept = intercept_from_means(data.x_mean, data.y_mean[0] if data.single else data.y_mean, coef,
                                          self.fit_intercept)
@@ -192,10 +193,12 @@ class Ridge(DaskEstimator):
         coef, dof, lower = np.empty_like(data.moment), np.empty(len(alpha)), None
         for a in np.unique(alpha):
             targets = alpha == a
-            coef_a, factor = _ridge_primal(data.gram.copy(), data.moment[:, targets], a)
-            if coef_a is None and a == 0:  # X rank-deficient: the minimum-norm solution, as in memory
-                coef[:, targets], rank = _minimum_norm(data.gram, data.moment[:, targets], data.n)
-                dof[targets], lower = rank, None
+            coef_a, factor = _ridge_primal(data.gram.copy(), data.moment[:, targets], a, data.n)
+            solved = None
+            if coef_a is None and a == 0:
+                solved = minimum_norm_if_deficient(data.gram, data.moment[:, targets], data.n)
+            if solved is not None:  # X rank-deficient: the minimum-norm solution, as in memory
+                coef[:, targets], dof[targets], lower = solved[0], solved[1], None
                 continue
             if coef_a is None:
                 raise ValueError("XᵀX + αI is singular (α too small beside the features' scale); use a larger α.")

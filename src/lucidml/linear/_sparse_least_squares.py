@@ -21,7 +21,7 @@ import scipy.sparse.linalg
 from sklearn.exceptions import ConvergenceWarning
 
 from ..utils.centered import CenteredMatrix, centered_gram, column_means
-from ..utils.linalg import MAX_LEAST_SQUARES_CONDITION, cholesky_or_none, scaled_condition_below
+from ..utils.linalg import cholesky_or_none, minimum_norm_if_deficient
 
 __all__ = ["GRAM_MAX_FEATURES", "solve_ridge_implicit"]
 
@@ -45,12 +45,13 @@ def solve_ridge_implicit(X, Y, sample_weight, alpha, fit_intercept, *, method="a
     y_mean = column_means(Y, sample_weight) if fit_intercept else np.zeros(Y.shape[1])
     one_alpha = bool(np.all(alpha == alpha[0]))
     if method == "gram" or (method == "auto" and d <= GRAM_MAX_FEATURES and one_alpha):
-        solved = _by_gram(X, Y, sample_weight, x_mean, y_mean, alpha[0]) if one_alpha else None
+        solved = _by_gram(X, Y, sample_weight, x_mean, y_mean, alpha[0], method != "gram") if one_alpha else None
         if solved is not None:
             return solved[0], x_mean, y_mean, solved[1], 1
         if method == "gram":
+            other = "lstsq" if name == "LinearRegression" else "lsqr"
             raise ValueError(f"{name}: XᵀSX + αI is singular or too ill-conditioned for the normal equations "
-                             "(α = 0 with collinear features, or one α per target); use solver='lsqr'.")
+                             f"(α = 0 with collinear features, or one α per target); use solver='{other}'.")
     root_w = None if sample_weight is None else np.sqrt(sample_weight)
     operator = CenteredMatrix(X, x_mean, row_weight=root_w).operator()
     coef = np.empty((d, Y.shape[1]))
@@ -69,14 +70,20 @@ def solve_ridge_implicit(X, Y, sample_weight, alpha, fit_intercept, *, method="a
     return coef, x_mean, y_mean, None, n_iter
 
 
-def _by_gram(X, Y, sample_weight, x_mean, y_mean, alpha):
-    """(W, L) from the centred Gram matrix, refined once; None when it is singular or overflowed."""
+def _by_gram(X, Y, sample_weight, x_mean, y_mean, alpha, minimum_norm=True):
+    """(W, L) from the centred Gram matrix, refined once; None when it is singular or overflowed.
+    Least squares (α = 0) of an X rank-deficient to rounding: (its minimum-norm W, None), or None
+    without ``minimum_norm`` (the normal equations asked for by name have no unique solution)."""
     gram, moment = centered_gram(X, Y, sample_weight, x_mean, y_mean)
     if not (np.all(np.isfinite(gram)) and np.all(np.isfinite(moment))):
         return None  # overflowed: the squares of the features exceed float64
     gram[np.diag_indices_from(gram)] += alpha
     lower = cholesky_or_none(gram)
-    if lower is None or (alpha == 0 and not scaled_condition_below(lower, MAX_LEAST_SQUARES_CONDITION)):
+    if alpha == 0:  # least squares: a rank-deficient X's minimum-norm solution, not a factor of its rounding
+        deficient = minimum_norm_if_deficient(gram, moment, X.shape[0], lower)
+        if deficient is not None:
+            return (deficient[0], None) if minimum_norm else None
+    if lower is None:
         return None
     factor = (lower, True)
     coef = scipy.linalg.cho_solve(factor, moment, check_finite=False)

@@ -11,13 +11,12 @@ from sklearn.utils.validation import check_is_fitted
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils.centered import centered_gram, column_means
 from ..utils.linalg import (
-    MAX_LEAST_SQUARES_CONDITION,
     cholesky_or_none,
     factorization_threads,
     in_precision,
     inverse_lower_triangular,
+    minimum_norm_if_deficient,
     product_in_precision,
-    scaled_condition_below,
 )
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from ._preprocess import center_and_weight, intercept_from_means
@@ -177,7 +176,7 @@ class Ridge(RegressorMixin, BaseEstimator):
         if self.solver != "svd" and np.all(alpha == alpha[0]) and n >= d:
             gram, moment = centered_gram(X, Y, sample_weight, x_mean, y_mean)
             with factorization_threads(d):
-                coef, lower = _ridge_primal(gram, moment, alpha[0])
+                coef, lower = _ridge_primal(gram, moment, alpha[0], n)
             if coef is None and self.solver == "cholesky":
                 raise ValueError("XᵀX + αI is singular (α = 0 with collinear features); use solver='svd'.")
         if coef is None:
@@ -233,12 +232,13 @@ def _check_alpha(alpha, n_targets):
     return alpha
 
 
-def _ridge_primal(gram, moment, alpha):
-    """w = (XᵀX + αI)⁻¹XᵀY by Cholesky; return (w, L), or (None, None) when the system is singular."""
+def _ridge_primal(gram, moment, alpha, n):
+    """w = (XᵀX + αI)⁻¹XᵀY by Cholesky, X of n rows; return (w, L), or (None, None) when the system is
+    singular (with α = 0: X rank-deficient to rounding, whose factor would solve its rounding)."""
     gram.flat[:: gram.shape[0] + 1] += alpha
     lower = cholesky_or_none(gram)
-    if lower is None or (alpha == 0 and not scaled_condition_below(lower, MAX_LEAST_SQUARES_CONDITION)):
-        return None, None  # (α = 0 and X rank-deficient to rounding: the SVD's minimum-norm solution)
+    if lower is None or (alpha == 0 and minimum_norm_if_deficient(gram, moment, n, lower) is not None):
+        return None, None
     return scipy.linalg.cho_solve((lower, True), moment, check_finite=False), lower
 
 
@@ -246,8 +246,8 @@ def _ridge_dual(X, Y, alpha):
     """w = Xᵀ(XXᵀ + αI)⁻¹Y, the same solution through an n × n system (for n < d); None if singular."""
     kernel = X @ X.T
     kernel.flat[:: kernel.shape[0] + 1] += alpha
-    lower = cholesky_or_none(kernel)
-    if lower is None or (alpha == 0 and not scaled_condition_below(lower, MAX_LEAST_SQUARES_CONDITION)):
+    lower = cholesky_or_none(kernel)  # (XXᵀ is the Gram matrix of Xᵀ, of d rows)
+    if lower is None or (alpha == 0 and minimum_norm_if_deficient(kernel, Y, X.shape[1], lower) is not None):
         return None
     return X.T @ scipy.linalg.cho_solve((lower, True), Y, check_finite=False)
 

@@ -12,9 +12,9 @@ from ._param_validation import thread_count
 from ._pool import pool_map
 
 __all__ = [
-    "MAX_LEAST_SQUARES_CONDITION", "SMALL_MATRIX", "blas_gram", "blas_product", "blas_threads", "cholesky_factor",
+    "SMALL_MATRIX", "TRUSTED_CONDITION", "blas_gram", "blas_product", "blas_threads", "cholesky_factor",
     "cholesky_or_none", "factorization_threads", "in_precision", "pivots_above_roundoff", "product_in_precision",
-    "refine_cholesky_solve", "scaled_condition_below", "shifted_copy", "sum_of_row_products",
+    "minimum_norm_if_deficient", "refine_cholesky_solve", "shifted_copy", "sum_of_row_products",
 ]
 
 # Below this order, a factorization is faster on one BLAS thread: waking a second thread costs
@@ -161,24 +161,53 @@ def cholesky_or_none(A, lower=True):
     return factor if pivots_above_roundoff(factor, A) else None
 
 
-# Largest condition number of X (columns scaled to unit length) for which a least-squares solve by
-# the Cholesky factor of XᵀX is taken; beyond it the factor is taken for a rank-deficient X's (a
-# singular Gram matrix factorizes "successfully" on its rounding: a 30 × 30 centred X of rank 29 got
-# a coefficient norm 1582 for the minimum-norm 19.4) and the caller solves for the minimum-norm
-# solution instead. One refinement step still contracts the error by about κ²ε ≈ 2e-4 at the limit.
-MAX_LEAST_SQUARES_CONDITION = 1e6
+# Below this condition number of X with its columns scaled to unit length (LAPACK's estimate from a
+# Cholesky factor of XᵀX), no eigenvalue of the scaled XᵀX can be at the rounding level: X has full rank.
+TRUSTED_CONDITION = 1e4
 
 
-def scaled_condition_below(lower, limit):
-    """Whether κ₁(D⁻¹L) < ``limit``, for the Cholesky factor L of a Gram matrix XᵀX = LLᵀ and D the
-    lengths of X's columns (D⁻¹L is the factor of D⁻¹XᵀXD⁻¹): X's conditioning with its columns
-    scaled to unit length, so that a feature in small units does not count as a missing one.
-    LAPACK's estimate (``dtrcon``)."""
-    lengths = np.sqrt(np.einsum("ij,ij->i", lower, lower))  # ‖row i of L‖ = √(XᵀX)ᵢᵢ
-    if not np.all(lengths > 0):
-        return False
-    reciprocal, _ = scipy.linalg.lapack.dtrcon(lower / lengths[:, None], norm="1", uplo="L")
-    return reciprocal * limit > 1.0
+def minimum_norm_if_deficient(gram, rhs, n, lower=None):
+    """(w, rank): the least-squares solution of least norm, from the Gram matrix G = XᵀX of an
+    n-row X and rhs = XᵀY, when X is rank-deficient to rounding; None when it is not, or when that
+    cannot be told (the caller's solution stands).
+
+    A singular Gram matrix can factorize "successfully" on its rounding (a centred 30 × 30 X of rank
+    29: a coefficient norm 1582 for the minimum-norm 19.4). On S = D⁻¹GD⁻¹, D the columns' lengths
+    (so that a feature in small units is not taken for a missing one), eigenvalues at most
+    max(n, d)·ε·λ_max are X's missing directions; the split is taken only when it is clean, every
+    other eigenvalue at least λ_max / 1e8 (κ ≤ 1e4 on X's range). Then w₀ = D⁻¹V₊Λ₊⁻¹V₊ᵀD⁻¹·rhs,
+    minus its component in X's null space D⁻¹V₀. ``lower``: G's Cholesky factor, when the caller
+    has one: a scaled κ ≤ :data:`TRUSTED_CONDITION` settles "full rank" without an eigensolve.
+    """
+    d = gram.shape[0]
+    lengths = np.sqrt(np.maximum(np.diag(gram), 0.0))
+    if lower is not None and np.all(lengths > 0):
+        reciprocal, _ = scipy.linalg.lapack.dtrcon(lower / lengths[:, None], norm="1", uplo="L")
+        if reciprocal * TRUSTED_CONDITION >= 1.0:
+            return None
+    nonzero = lengths > 0
+    if not (np.any(nonzero) and np.all(np.isfinite(gram))):
+        return None
+    scale = np.zeros(d)
+    scale[nonzero] = 1.0 / lengths[nonzero]
+    with factorization_threads(d):
+        values, vectors = scipy.linalg.eigh(gram[np.ix_(nonzero, nonzero)] * np.outer(scale[nonzero], scale[nonzero]),
+                                            check_finite=False)
+    dropped = values <= max(n, d) * np.finfo(np.float64).eps * values[-1]
+    kept = values >= values[-1] / TRUSTED_CONDITION**2
+    if not np.all(kept | dropped) or (np.all(nonzero) and not np.any(dropped)):
+        return None
+    targets = rhs.reshape(d, -1)
+    coef = np.zeros(targets.shape)
+    basis = vectors[:, kept]
+    coef[nonzero] = basis @ ((basis.T @ (scale[nonzero, None] * targets[nonzero])) / values[kept, None])
+    coef *= scale[:, None]
+    if np.any(dropped):  # remove the component in X's null space D⁻¹V₀ (orthonormalized)
+        null = np.zeros((d, int(dropped.sum())))
+        null[nonzero] = vectors[:, dropped] * scale[nonzero, None]
+        null = scipy.linalg.qr(null, mode="economic", check_finite=False)[0]
+        coef -= null @ (null.T @ coef)
+    return coef.reshape(rhs.shape), int(kept.sum())
 
 
 def pivots_above_roundoff(factor, A):
