@@ -16,8 +16,7 @@ def _chunked(X, rows=100):
     return da.from_array(X, chunks=(rows, -1))
 
 
-@pytest.mark.parametrize("make", [ld.LinearRegression, ld.PoissonRegressor, ld.GaussianNB, ld.KMeans, ld.PCA,
-                                  ld.TruncatedSVD, ld.LogisticRegression])
+@pytest.mark.parametrize("make", [ld.GaussianNB, ld.KMeans, ld.PCA, ld.TruncatedSVD, ld.LogisticRegression])
 def test_values_beyond_the_magnitude_limit_are_refused_by_name(client, make):
     """Values near 1e200 gave a wrong intercept, NaN coefficients or variances, an infinite inertia,
     where the in-memory estimators refuse them (check_magnitude)."""
@@ -36,9 +35,31 @@ def test_float32_kmeans_and_huge_targets_have_their_own_limits(client):
     with pytest.raises(ValueError, match="beyond 1e\\+16"):
         ld.KMeans(3, random_state=0).fit(_chunked((rng.normal(size=(400, 2)) * 1e20).astype(np.float32)))
     X, y = rng.normal(size=(400, 3)), rng.normal(size=400)
-    for model in (ld.GradientBoostingRegressor(5), ld.PoissonRegressor()):
-        with pytest.raises(ValueError, match="y has values of magnitude"):
-            model.fit(_chunked(X), da.from_array(np.abs(y) * 1e200, chunks=100))
+    with pytest.raises(ValueError, match="y has values of magnitude"):
+        ld.GradientBoostingRegressor(5).fit(_chunked(X), da.from_array(np.abs(y) * 1e200, chunks=100))
+
+
+def test_least_squares_and_poisson_fit_what_the_in_memory_models_fit(client):
+    """No magnitude limit where the in-memory model has none (values of 1e150 fit, as in memory); a
+    sum of squares beyond float64 (1e200: a wrong intercept) or NaN coefficients are refused."""
+    from lucidml.linear import LinearRegression, PoissonRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 2))
+    y = X @ [1.0, 2.0] + 0.1 * rng.normal(size=400)
+    for scale_x, scale_y in ((1e150, 1.0), (1.0, 1e150)):
+        fitted = ld.LinearRegression().fit(_chunked(X * scale_x), da.from_array(y * scale_y, chunks=100))
+        np.testing.assert_allclose(fitted.coef_, LinearRegression().fit(X * scale_x, y * scale_y).coef_, rtol=1e-8)
+    with pytest.raises(ValueError, match="overflowed float64"):
+        ld.LinearRegression().fit(_chunked(X * 1e200), da.from_array(y, chunks=100))
+    counts = rng.poisson(np.exp(0.5 * X[:, 0])).astype(float)
+    for scale in (1e-15, 1e200):  # rates in any unit, as the in-memory fit (target_units)
+        fitted = ld.PoissonRegressor().fit(_chunked(X), da.from_array(counts * scale, chunks=100))
+        expected = PoissonRegressor().fit(X, counts * scale)
+        np.testing.assert_allclose(fitted.coef_, expected.coef_, atol=1e-6)
+        np.testing.assert_allclose(fitted.intercept_, expected.intercept_, rtol=1e-8)
+    with pytest.raises(ValueError, match="overflowed"):
+        ld.PoissonRegressor().fit(_chunked(X * 1e200), da.from_array(counts, chunks=100))
 
 
 def test_truncated_svd_variances_of_a_feature_far_from_zero(client):

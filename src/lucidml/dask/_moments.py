@@ -56,7 +56,9 @@ def finite(X, name="X", limit=MAX_MAGNITUDE):
     products the chunked statistics form (values near 1e200 gave NaN variances, an infinite
     inertia, or a wrong intercept, where the in-memory fits refuse). ``limit=None``: no bound."""
     check_finite_chunk(X, name)
-    largest = largest_magnitude(X) if limit is not None else 0.0
+    if limit is None:
+        return X
+    largest = largest_magnitude(X)
     if largest > limit:
         raise ValueError(f"{name} has values of magnitude up to {largest:.3g}; beyond {limit:.0e} the squares and "
                          f"products this model computes overflow {np.dtype(X.dtype).name}. Rescale {name} (e.g. "

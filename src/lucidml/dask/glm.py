@@ -8,6 +8,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..linear import PoissonRegressor as _LocalPoissonRegressor
 from ..linear._glm_solvers import GLMProblem, first_order
+from ..linear.glm import target_units
 from ..optim.scaling import linear_model_scales
 from ..utils.centered import uncentred
 from ..utils.linalg import in_precision
@@ -17,13 +18,15 @@ from ._moments import feature_moments, finite
 from ._objective import ChunkedObjective
 
 
-def _chunk_glm(X, y, family, link, fit_intercept, x_mean, beta):
+def _chunk_glm(X, y, family, link, fit_intercept, x_mean, unit, beta):
     """(½ Σ d(yᵢ, μᵢ), its gradient in β) of one chunk, by lucidml's own GLMProblem (unit weights, no
-    penalty; β's intercept is that of the features centred on the whole table's means ``x_mean``)."""
-    X = finite(np.ascontiguousarray(X))
-    y = finite(np.asarray(y, dtype=np.float64), "y")
+    penalty; β's intercept is that of the features centred on the whole table's means ``x_mean``;
+    y in units ``unit``, as the in-memory fit's ``target_units``). No magnitude limit: the in-memory
+    fit has none, and an overflow shows in the fitted coefficients."""
+    X = finite(np.ascontiguousarray(X), limit=None)
+    y = finite(np.asarray(y, dtype=np.float64), "y", limit=None)
     family.check_y(y)
-    problem = GLMProblem(X, y, np.ones(len(y)), 0.0, family, link, 0.0, fit_intercept, x_mean)
+    problem = GLMProblem(X, y / unit, np.ones(len(y)), -np.log(unit), family, link, 0.0, fit_intercept, x_mean)
     mu = problem.eta_mu(beta)[1]
     return problem.objective(beta, mu), problem.gradient(beta)
 
@@ -89,16 +92,23 @@ class PoissonRegressor(DaskEstimator):
         # The solver sees the features centred and scaled, as the in-memory one (lucidml.linear._glm_solvers).
         x_mean, x_spread = feature_moments(X, self.fit_intercept)
         (y_mean,) = compute(da.mean(y))
+        unit, loss_unit = target_units(float(y_mean), family, link)  # as the in-memory fit
+        alpha = self.alpha / loss_unit
         # The in-memory start, w = 0 and b = log ȳ: GLMProblem.initial_beta on a one-row stand-in with mean ȳ.
-        start = GLMProblem(np.zeros((1, X.shape[1]), dtype=X.dtype), np.array([y_mean]), np.ones(1), 0.0, family, link,
-                           self.alpha, self.fit_intercept).initial_beta()
-        problem = ChunkedObjective(X, y, _chunk_glm, (family, link, self.fit_intercept, x_mean), self.alpha,
+        start = GLMProblem(np.zeros((1, X.shape[1]), dtype=X.dtype), np.array([y_mean / unit]), np.ones(1),
+                           -np.log(unit), family, link, alpha, self.fit_intercept).initial_beta()
+        problem = ChunkedObjective(X, y, _chunk_glm, (family, link, self.fit_intercept, x_mean, unit), alpha,
                                    self.fit_intercept, 1)
-        scales = linear_model_scales(x_spread, self.alpha, self.fit_intercept)
-        beta, losses, converged = first_order(problem, start, "lbfgs", self.max_iter, self.tol, scales=scales)
+        scales = linear_model_scales(x_spread, alpha, self.fit_intercept)
+        with np.errstate(over="ignore", invalid="ignore"):
+            beta, losses, converged = first_order(problem, start, "lbfgs", self.max_iter,
+                                                  self.tol / max(loss_unit, 1.0), scales=scales)
+        if not np.all(np.isfinite(beta)):
+            raise ValueError(f"{type(self).__name__} overflowed: its fitted values left float64's range. Rescale "
+                             "the features (e.g. StandardScaler) or y.")
         coef, intercept = uncentred(beta[:-1], beta[-1], x_mean) if self.fit_intercept else (beta, 0.0)
         local.coef_, local.intercept_ = in_precision(coef, X.dtype), in_precision(intercept, X.dtype)
-        local.loss_curve_, local.n_iter_ = losses, len(losses)
+        local.loss_curve_, local.n_iter_ = [loss * loss_unit for loss in losses], len(losses)
         if not converged:
             warnings.warn(f"{type(self).__name__} stopped at max_iter={self.max_iter} before ‖∇F‖∞ fell below "
                           f"tol={self.tol}; raise max_iter or tol.", ConvergenceWarning, stacklevel=2)

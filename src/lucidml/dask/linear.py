@@ -22,8 +22,9 @@ from ._moments import class_scatter, finite, merge_moments
 
 
 def _chunk_moments(X, Y):
-    """(n, mean, scatter) of the joined chunk [X Y], as one 'class'."""
-    Z = np.hstack([finite(X), finite(np.reshape(Y, (len(Y), -1)).astype(np.float64), "y")])
+    """(n, mean, scatter) of the joined chunk [X Y], as one 'class' (no magnitude limit, as in memory:
+    a scatter beyond float64 is refused where the chunks' statistics are merged)."""
+    Z = np.hstack([finite(X, limit=None), finite(np.reshape(Y, (len(Y), -1)).astype(np.float64), "y", limit=None)])
     return class_scatter(Z, np.zeros(len(Z), dtype=np.intp), 1)
 
 
@@ -50,6 +51,9 @@ class _LeastSquaresStatistics:
             raise TypeError(f"y must be numeric for a regression; got dtype {self.Y.dtype}.")
         count, mean, scatter = compute(tree_reduce(map_chunks(_chunk_moments, self.X, self.Y), merge_moments))[0]
         self.n, mean, scatter = float(count[0]), mean[0], scatter[0]
+        if not np.all(np.isfinite(scatter)):  # squares of values near 1e154 and beyond (a wrong intercept at 1e200)
+            raise ValueError("The sums of squares of X and y overflowed float64 (values beyond about 1e150); "
+                             "rescale X and y (e.g. StandardScaler).")
         d = self.X.shape[1]
         if not fit_intercept:  # the raw products XᵀX, XᵀY: add back the mean's part
             scatter = scatter + self.n * np.outer(mean, mean)

@@ -74,10 +74,9 @@ class _BaseGLM(RegressorMixin, BaseEstimator):
         weights = check_sample_weight(sample_weight, n_samples)
         weights = np.full(n_samples, 1.0 / n_samples) if weights is None else weights / weights.sum()
         offset = _check_offset(offset, n_samples)
-        unit = _target_unit(y, weights, family, link)
-        loss_unit = unit ** (family.deviance_degree or 0)
+        unit, loss_unit = target_units(float(np.average(y, weights=weights)), family, link)
         # y in units c, the same fit: log μ = η + offset becomes log(μ/c) = η + offset − log c, and
-        # F = c^k F′ for the penalty α/c^k (see _target_unit)
+        # F = c^k F′ for the penalty α/c^k (see target_units)
         problem = GLMProblem(X, y / unit, weights, offset - np.log(unit), family, link, self.alpha / loss_unit,
                              self.fit_intercept)
 
@@ -89,7 +88,8 @@ class _BaseGLM(RegressorMixin, BaseEstimator):
         log = IterationLog(self.verbose)
         try:
             with np.errstate(over="ignore", invalid="ignore"):
-                beta, losses, converged = fit(problem, beta0, solver, self.max_iter, self.tol, log)
+                beta, losses, converged = fit(problem, beta0, solver, self.max_iter, self.tol / max(loss_unit, 1.0),
+                                              log)
         except np.linalg.LinAlgError:  # a Hessian XᵀWX of infinities: nothing to factor
             beta = np.full_like(beta0, np.nan)
         check_fit_is_finite(self, X, beta, solver=self.solver, y=y)
@@ -352,16 +352,19 @@ class PoissonRegressor(_BaseGLM):
 _TARGET_RANGE = 2.0**10
 
 
-def _target_unit(y, weights, family, link):
-    """c = 1, or the power of two nearest y's weighted mean when that mean is far from 1 and the
-    link is the log: the solvers' tolerances are absolute in F, whose deviance scales as cᵏ (a
-    Poisson fit of rates near 1e-15 stopped after its first step, the mean prediction 15% off)."""
-    if link.name != "log" or family.deviance_degree is None:
-        return 1.0
-    mean = float(np.average(y, weights=weights))
-    if not mean > 0 or 1.0 / _TARGET_RANGE <= mean <= _TARGET_RANGE:
-        return 1.0
-    return float(np.ldexp(1.0, int(np.round(np.log2(mean)))))
+def target_units(mean, family, link):
+    """(c, cᵏ): c = 1, or the power of two nearest y's (weighted) ``mean`` when that mean is far
+    from 1 and the link is the log, and the factor cᵏ by which the deviance scales with it.
+
+    The change-of-F test is absolute below F = 1 and η is clipped at ±300: a Poisson fit of rates
+    near 1e-15 stopped after its first step (the mean prediction 15% off), and means near 1e200
+    were out of reach. In units c the solvers see F′ = F/cᵏ; the caller divides ``tol`` by cᵏ
+    when that is above 1, so that ‖∇F‖∞ ≤ tol keeps scikit-learn's meaning in y's own units."""
+    if link.name != "log" or family.deviance_degree is None or not mean > 0 or \
+            1.0 / _TARGET_RANGE <= mean <= _TARGET_RANGE:
+        return 1.0, 1.0
+    unit = float(np.ldexp(1.0, int(np.round(np.log2(mean)))))
+    return unit, unit**family.deviance_degree
 
 
 def _check_offset(offset, n_samples):
