@@ -118,7 +118,7 @@ class GLMProblem(CentredFeatures):
         """
         eta, mu = self.eta_mu(beta)
         dmu = self.link.inverse_derivative(eta)
-        W = self.s * dmu**2 / self.family.variance(mu)
+        W = self.s * (dmu / np.sqrt(self.family.variance(mu))) ** 2  # (dμ/dη)²/V: μ⁴/μ² overflowed from μ ≈ 1e77
         # XcᵀWXc and XcᵀW1 (Xc = X − 1x̄ᵀ; x̄ = 0 without an intercept), in float64 without a copy of X.
         H, col = centered_gram(self.X, np.ones((len(W), 1)), W, self.x_mean, np.zeros(1), at_means=False)
         H[np.diag_indices_from(H)] += self.alpha

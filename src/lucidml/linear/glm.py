@@ -118,8 +118,10 @@ class _BaseGLM(RegressorMixin, BaseEstimator):
         eta = np.asarray(X @ self.coef_ + self.intercept_, dtype=np.float64)
         if offset is not None:
             eta = eta + _check_offset(offset, X.shape[0])
-        # The mean in float64 (the links' clipping ranges are float64's), returned in X's precision.
-        return self._family_link_solver()[1].inverse_link(eta).astype(X.dtype, copy=False)
+        # The mean in float64 (the links' clipping ranges are float64's), returned in X's precision, within
+        # its range (the inverse link's μ ≤ 1e150 is infinite in float32).
+        mu = self._family_link_solver()[1].inverse_link(eta)
+        return np.minimum(mu, np.finfo(X.dtype).max).astype(X.dtype, copy=False)
 
     def score(self, X, y, sample_weight=None):
         """D², the fraction of deviance explained: 1 − Σ sᵢ d(yᵢ, μ̂ᵢ) / Σ sᵢ d(yᵢ, ȳ).

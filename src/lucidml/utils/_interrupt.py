@@ -72,16 +72,20 @@ def unfit(estimator):
 
 
 def unfitted_if_refused(fit):
-    """Decorate ``fit``: a fit that raises (a refused input, an overflow) leaves the estimator
-    unfitted, not half-fitted. A refit refused after its labels were read left the new
-    ``classes_`` beside the old ``coef_``: predict answered with labels of the refused data."""
+    """Decorate ``fit``: a fit that raises (a refused input, an overflow) leaves the estimator as it
+    was before the call (unfitted, or the previous model, as scikit-learn's checks before any work
+    do), not half-fitted. A refit refused after its labels were read left the new ``classes_`` beside
+    the old ``coef_``: predict answered with labels of the refused data. (The attributes are put
+    back as they were; a fit replaces its arrays rather than writing into them.)"""
 
     @functools.wraps(fit)
     def wrapper(self, *args, **kwargs):
+        before = dict(vars(self))
         try:
             return fit(self, *args, **kwargs)
-        except Exception:
-            unfit(self)
+        except Exception:  # (Ctrl-C is ``interruptible``'s: it leaves the estimator unfitted)
+            vars(self).clear()
+            vars(self).update(before)
             raise
 
     return wrapper
