@@ -331,7 +331,9 @@ def test_warm_start_with_other_shapes_starts_afresh():
     in the E-step."""
     X = DATASETS["wine"]
     gm = GaussianMixture(2, covariance_type="diag", warm_start=True, random_state=0).fit(X)
-    for params, data in (({"n_components": 3}, X), ({"covariance_type": "full"}, X), ({}, X[:, :5])):
+    for params, data in (({"n_components": 3}, X), ({"covariance_type": "full"}, X), ({}, X[:, :5]),
+                         ({"covariance_type": "tied"}, X[:, :3]), ({"covariance_type": "diag"}, X[:, :3])):
+        # (the last two: K = d = 3, where "tied" and "diag" covariances share the shape (3, 3))
         gm.set_params(**params).fit(data)
         cold = GaussianMixture(**{**gm.get_params(), "warm_start": False}).fit(data)
         np.testing.assert_allclose(gm.means_, cold.means_, rtol=1e-10)

@@ -56,6 +56,10 @@ class _BaseEM(BaseEstimator):
     """
 
     _convergence_message = "EM stopped at max_iter before the bound changed by less than tol."
+
+    def _warm_fits(self, X):
+        """Whether the fitted model is a start for X (subclasses compare its shapes with X's)."""
+        return True
     _bound_name = "lower_bound"  # how ``verbose`` names the bound
 
     def _fit_em(self, X):

@@ -217,8 +217,10 @@ class GaussianMixture(_BaseMixture):
         return self._float64_params(self._shift)
 
     def _warm_fits(self, X):
+        # (the type itself too: "tied" and "diag" share the shape (K, d) when K = d)
         K, d = self.n_components, X.shape[1]
-        return self.means_.shape == (K, d) and self.covariances_.shape == covariance_shape(self.covariance_type, K, d)
+        return (self.means_.shape == (K, d) and getattr(self, "_fitted_covariance_type", None) == self.covariance_type
+                and self.covariances_.shape == covariance_shape(self.covariance_type, K, d))
 
     def _set_fitted(self, params):
         dtype = self._dtype
@@ -226,6 +228,7 @@ class GaussianMixture(_BaseMixture):
             params.weights.astype(dtype), params.covariances.astype(dtype), params.precisions_cholesky.astype(dtype))
         self.means_ = (params.means + self._shift).astype(dtype)
         self.precisions_ = precisions_from_cholesky(params.precisions_cholesky, self.covariance_type).astype(dtype)
+        self._fitted_covariance_type = self.covariance_type
 
     # --- prediction ---
 
