@@ -1,5 +1,7 @@
 """Labels of a chunked classification target: the sorted classes, found without gathering y."""
 
+from contextlib import contextmanager
+
 import dask.array as da
 import numpy as np
 
@@ -13,16 +15,18 @@ def classification_data(X, y):
     y = as_dask_y(y, X)
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D for a classifier; got shape {y.shape}.")
-    try:
+    with labels_that_sort():
         (classes,) = compute(da.unique(y))  # one pass over y: the distinct labels of every chunk, merged
         classes = np.sort(np.asarray(classes))
-    except TypeError as error:  # labels that do not compare (strings beside numbers)
-        raise ValueError(mixed_labels_message(error)) from None
     check_classification_targets(classes)
     return X, y, names, classes
 
 
-def mixed_labels_message(error):
-    """The message for class labels that cannot be sorted together."""
-    return (f"Unknown label type: y mixes labels that cannot be ordered together (strings and numbers?): {error}. "
-            "Give every label one type.")
+@contextmanager
+def labels_that_sort():
+    """Sorting labels that do not compare (strings beside numbers) is a ValueError that says so."""
+    try:
+        yield
+    except TypeError as error:
+        raise ValueError(f"Unknown label type: y mixes labels that cannot be ordered together (strings and "
+                         f"numbers?): {error}. Give every label one type.") from None

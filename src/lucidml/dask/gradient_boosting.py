@@ -22,7 +22,7 @@ from ._boost_chunk import advance, histograms, init_state, merge_ranges, state_l
 from ._boost_grow import Search, TreeGrowth
 from ._categories import encode_categories, fit_categories
 from ._chunks import as_dask_X, as_dask_y, compute, map_chunks, tree_reduce
-from ._classify import mixed_labels_message
+from ._classify import labels_that_sort
 from ._moments import finite
 from ._predict import lazy_method
 from ._rounds import Rounds
@@ -49,10 +49,8 @@ def _first_pass(X, y, classifier, fraction, seed, index):
     sketched = X if fraction >= 1.0 else X[np.random.default_rng([seed, index]).random(X.shape[0]) < fraction]
     y = np.asarray(y)
     if classifier:
-        try:
+        with labels_that_sort():
             labels, counts = np.unique(y, return_counts=True)
-        except TypeError as error:  # labels that do not compare (strings beside numbers)
-            raise ValueError(mixed_labels_message(error)) from None
         return chunk_summary(sketched), (labels, counts.astype(np.float64))
     y = finite(y.astype(np.float64), "y")  # (and |y| ≤ 1e100: the split gains square it, as in memory)
     return chunk_summary(sketched), (float(y.sum()), float(y.size))
@@ -62,10 +60,8 @@ def _merge_first(a, b):
     if isinstance(a[1][0], np.ndarray):
         labels = np.concatenate([a[1][0], b[1][0]])
         counts = np.concatenate([a[1][1], b[1][1]])
-        try:
+        with labels_that_sort():
             merged, index = np.unique(labels, return_inverse=True)
-        except TypeError as error:  # labels that do not compare (strings beside numbers)
-            raise ValueError(mixed_labels_message(error)) from None
         target = (merged, np.bincount(index.ravel(), weights=counts, minlength=merged.size))
     else:
         target = (a[1][0] + b[1][0], a[1][1] + b[1][1])

@@ -396,7 +396,9 @@ def enet_path(X, y, *, l1_ratio=0.5, alphas=None, n_alphas=100, eps=1e-3, fit_in
         scale = X - X.mean(axis=0) if fit_intercept else X
         alpha_max = np.max(np.abs(scale.T @ centred), initial=0.0) / (len(y) * l1_ratio)
         resolution = np.finfo(np.float64).resolution
-        if alpha_max <= resolution:  # y constant (or X after centring): every w is 0, as scikit-learn's grid
+        # α_max at the resolution of float64 (y constant, X constant after centring, or data in units
+        # near 1e-8): every α of the grid is that resolution, as scikit-learn's grid
+        if alpha_max <= resolution:
             alphas = np.full(n_alphas, resolution)
         else:
             alphas = np.geomspace(alpha_max, alpha_max * eps, n_alphas)

@@ -227,7 +227,7 @@ def _lad_irls(X, y, s, fit_intercept, max_iter, tol, eps, log=None):
         weights = s / np.maximum(np.abs(y - X @ coef - intercept), floor)
         coef, intercept, _ = _least_squares(X.copy(), y.copy(), weights, fit_intercept, "lstsq")
         losses.append(_lad_objective(X, y, s, coef, intercept))
-        log.iteration(len(losses) - 1, loss=losses[-1])
+        log.iteration(len(losses) - 1, loss=losses[-1] * unit)  # (J in the caller's weights)
         if losses[-1] < best[0]:
             best = (losses[-1], coef, intercept)
         if abs(losses[-2] - losses[-1]) <= tol * losses[-1]:
