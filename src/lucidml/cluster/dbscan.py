@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 
 from ..neighbors._search import minkowski_p, rescaling_exponent
 from ..utils import N_JOBS, Interval, Options, thread_count, validate_params
-from ..utils.numerics import unit_rows
+from ..utils.numerics import times_power_of_two, unit_rows
 from ..utils.validation import MAX_MAGNITUDE, check_fit_data, largest_magnitude
 from ._dbscan_kernels import (
     P_CHEBYSHEV,
@@ -194,7 +194,8 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         squared distances overflowed, and ε² raised OverflowError)."""
         p = minkowski_p(self.metric, 2 if self.p is None else self.p) if self.metric != "precomputed" else None
         exponent = 0 if p is None else rescaling_exponent(X.dtype, largest_magnitude(X), p=p)
-        return (np.ldexp(X, -exponent), float(np.ldexp(self.eps, -exponent))) if exponent else (X, float(self.eps))
+        return (times_power_of_two(X, -exponent), float(np.ldexp(self.eps, -exponent))) if exponent else \
+            (X, float(self.eps))
 
     def _search(self, X, eps=None):
         """The ε-neighbourhood search the ``algorithm`` parameter and the data call for (ε: ``eps``,

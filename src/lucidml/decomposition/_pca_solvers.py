@@ -13,10 +13,12 @@ import scipy.sparse.linalg
 
 from ..utils.centered import CenteredMatrix, centered_gram, centred_blocks
 from ..utils.linalg import factorization_threads
+from ..utils.numerics import times_power_of_two, units_exponent
+from ..utils.validation import largest_magnitude
 from ._randomized import randomized_svd
 
 __all__ = ["arpack", "arpack_exponent", "arpack_svds", "column_moments", "covariance", "covariance_eigh", "deflation",
-           "full_svd", "ldexp", "randomized"]
+           "full_svd", "randomized"]
 
 _CHUNK = 4096  # rows per block when a pass over X must not allocate a copy of X
 
@@ -134,23 +136,9 @@ _ARPACK_SAFE = (1e-100, 1e100)
 def arpack_exponent(*arrays):
     """0, or the power of two e that brings the largest |entry| of ``arrays`` (dense or sparse, or
     None) into [0.5, 1) when it lies outside ARPACK's safe range; X·2⁻ᵉ is exact."""
-    largest = 0.0
-    for a in arrays:
-        if a is not None:
-            data = a.data if scipy.sparse.issparse(a) else np.asarray(a)
-            largest = max(largest, float(np.max(data, initial=0.0)), -float(np.min(data, initial=0.0)))  # no |X| copy
-    if largest == 0.0 or _ARPACK_SAFE[0] <= largest <= _ARPACK_SAFE[1]:
-        return 0
-    return int(np.frexp(largest)[1])
-
-
-def ldexp(X, e):
-    """X · 2ᵉ, exactly, for dense or sparse X (a copy)."""
-    if scipy.sparse.issparse(X):
-        X = X.copy()
-        X.data = np.ldexp(X.data, e)
-        return X
-    return np.ldexp(X, e)
+    largest = max((largest_magnitude(a if scipy.sparse.issparse(a) else np.asarray(a)) for a in arrays
+                   if a is not None), default=0.0)
+    return units_exponent(largest, _ARPACK_SAFE)
 
 
 def arpack(X, mean, scale, n_components, tol, rng):
@@ -159,7 +147,7 @@ def arpack(X, mean, scale, n_components, tol, rng):
     Features of extreme magnitude (without standardizing) are run as X·2⁻ᵉ, μ·2⁻ᵉ and σ scaled back."""
     e = arpack_exponent(X, mean) if scale is None else 0
     if e:
-        X, mean = ldexp(X, -e), np.ldexp(mean, -e)
+        X, mean = times_power_of_two(X, -e), np.ldexp(mean, -e)
     A = CenteredMatrix(X, mean, scale)
     s, Vt = arpack_svds(A.operator(), n_components, tol, rng)
     return np.ldexp(s, e) ** 2 / (X.shape[0] - 1), Vt
@@ -206,8 +194,7 @@ def deflation(C, n_components, target_ratio, tol, max_iter, rng):
     below about 1e-160.
     """
     C = np.array(C, dtype=np.float64, copy=True)
-    largest = float(np.abs(C).max(initial=0.0))
-    exponent = int(np.frexp(largest)[1]) if largest > 0 else 0
+    exponent = units_exponent(largest_magnitude(C))
     C = np.ldexp(C, -exponent)
     d = C.shape[0]
     total = float(np.trace(C))

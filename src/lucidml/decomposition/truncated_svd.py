@@ -16,8 +16,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
+from ..utils.numerics import times_power_of_two
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data, check_scores
-from ._pca_solvers import arpack_exponent, arpack_svds, column_moments, ldexp
+from ._pca_solvers import arpack_exponent, arpack_svds, column_moments
 from ._randomized import randomized_svd
 from .svd_tools import _flip_signs
 
@@ -187,7 +188,7 @@ def _truncated_svd(X, k, algorithm, n_iter, n_oversamples, normalizer, tol, rng,
         return s, Vt
     if algorithm == "arpack":
         e = arpack_exponent(X)  # entries near 1e±300 overflow or underflow inside ARPACK: X·2⁻ᵉ (exact)
-        s, Vt = arpack_svds(ldexp(X, -e) if e else X, k, tol, rng)
+        s, Vt = arpack_svds(times_power_of_two(X, -e) if e else X, k, tol, rng)
         return np.ldexp(s, e), Vt
     if scipy.sparse.issparse(X):
         raise TypeError("TruncatedSVD(algorithm='full') needs dense X (it would densify a sparse matrix); "

@@ -14,6 +14,7 @@ from sklearn.utils import check_X_y
 
 from ..utils import njit
 from ..utils.linalg import blas_threads
+from ..utils.numerics import times_power_of_two, units_exponent
 from ..utils.validation import largest_magnitude
 
 # Bytes of distances per block. A block this size stays in cache between the BLAS product
@@ -32,15 +33,8 @@ _SAFE_MAGNITUDES = (1e-100, 1e100)
 def _in_safe_units(X):
     """X, or X · 2⁻ᵉ with its largest |value| in [0.5, 1) when that value is outside _SAFE_MAGNITUDES
     (squares of values from 1e154 overflowed: every silhouette 0, a NaN correlation)."""
-    largest = largest_magnitude(X)  # (no |X| copy)
-    if largest == 0.0 or _SAFE_MAGNITUDES[0] <= largest <= _SAFE_MAGNITUDES[1]:
-        return X
-    exponent = int(np.frexp(largest)[1])
-    if scipy.sparse.issparse(X):
-        X = X.copy()
-        X.data = np.ldexp(X.data, -exponent)
-        return X
-    return np.ldexp(X, -exponent)
+    exponent = units_exponent(largest_magnitude(X), _SAFE_MAGNITUDES)
+    return times_power_of_two(X, -exponent) if exponent else X
 
 
 @njit(fastmath=True)

@@ -6,6 +6,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 from sklearn.utils import check_array, check_random_state
 
+from ..utils.numerics import units_exponent
 from ..utils.validation import largest_magnitude
 
 __all__ = ["hopkins_statistic"]
@@ -75,8 +76,7 @@ def hopkins_statistic(X, sample_size=None, random_state=None, *, power="dimensio
     # H is scale-free: X in units of a power of two near its largest |value| (exact), whose squared
     # distances in the tree neither overflow (from 1e154: H was NaN) nor underflow (below 1e-162:
     # "all samples identical").
-    largest = largest_magnitude(X)
-    X = np.ldexp(X, -int(np.frexp(largest)[1])) if largest > 0 else X
+    X = np.ldexp(X, -units_exponent(largest_magnitude(X)))
 
     low, high = X.min(axis=0), X.max(axis=0)
     probes = low + rng.uniform(size=(m, n_features)) * (high - low)

@@ -8,7 +8,7 @@ from scipy.spatial.distance import cdist
 
 from ..utils import thread_count
 from ..utils._pool import pool_map
-from ..utils.numerics import unit_rows
+from ..utils.numerics import times_power_of_two, unit_rows, units_exponent
 from ..utils.sparse import csr_parts, row_sq_norms
 from ..utils.validation import largest_magnitude
 from ._select import push_tile, push_tile_euclidean, sort_heaps, start_heaps
@@ -53,10 +53,7 @@ def rescaling_exponent(dtype, *magnitudes, p=2.0):
     largest = max(magnitudes)
     if np.isinf(p):
         return 0
-    low, high = (bound ** (2.0 / p) for bound in SAFE_MAGNITUDE[np.dtype(dtype)])
-    if largest == 0.0 or low <= largest <= high:
-        return 0
-    return int(np.frexp(largest)[1])
+    return units_exponent(largest, [bound ** (2.0 / p) for bound in SAFE_MAGNITUDE[np.dtype(dtype)]])
 
 
 def minkowski_p(metric, p):
@@ -201,7 +198,7 @@ class BruteSearch:
         X_fit = self.X_fit
         exponent = rescaling_exponent(X_fit.dtype, largest_magnitude(Q), _fit_largest(self, X_fit))
         if exponent:  # extreme magnitudes: the same search on X·2⁻ᵉ and Q·2⁻ᵉ (the data arrays copied)
-            X_fit, Q = _ldexp_sparse(X_fit, -exponent), _ldexp_sparse(Q, -exponent)
+            X_fit, Q = times_power_of_two(X_fit, -exponent), times_power_of_two(Q, -exponent)
             index = _sparse_index(X_fit, self.metric)
         else:
             index = self._fit_index()
@@ -273,7 +270,3 @@ def _sparse_index(X_fit, metric):
         offset, scale, order = sq_norms, np.ones_like(sq_norms), np.argsort(sq_norms, kind="stable")
     return (*csr_parts(X_fit.tocsc()), offset, scale, order)
 
-
-def _ldexp_sparse(X, exponent):
-    """X · 2^exponent, exactly, for a CSR matrix (its data array copied, its indices shared)."""
-    return scipy.sparse.csr_matrix((np.ldexp(X.data, exponent), X.indices, X.indptr), shape=X.shape)

@@ -23,7 +23,7 @@ from .validation import check_methods
 
 __all__ = [
     "check_gradient", "kkt_residual", "logit", "numerical_gradient", "online_mistakes", "relative_error", "sigmoid",
-    "power_of_two_unit", "softplus", "unit_rows",
+    "power_of_two_unit", "softplus", "times_power_of_two", "unit_rows", "units_exponent",
 ]
 
 
@@ -375,6 +375,26 @@ def unit_rows(X):
     if X.dtype.kind != "f":
         X = X.astype(np.float64)
     return np.ldexp(X, -np.frexp(np.max(np.abs(X), axis=1, initial=0.0))[1][:, None])
+
+
+def units_exponent(largest, safe=None):
+    """0, or the power of two e that brings ``largest`` (a largest |value|) into [0.5, 1): for any
+    largest > 0 when ``safe`` is None, else only when it lies outside the closed range ``safe`` =
+    (low, high) (where squares or sums of squares would overflow or underflow). Scaling by 2⁻ᵉ is
+    exact, whatever e (:func:`times_power_of_two`)."""
+    if largest == 0.0 or (safe is not None and safe[0] <= largest <= safe[1]):
+        return 0
+    return int(np.frexp(largest)[1])
+
+
+def times_power_of_two(X, exponent):
+    """X · 2^exponent, exactly (only exponents change): a new dense array, or a sparse matrix whose
+    data are scaled (its index arrays shared)."""
+    if scipy.sparse.issparse(X):
+        X = X.copy()
+        X.data = np.ldexp(X.data, exponent)
+        return X
+    return np.ldexp(X, exponent)
 
 
 def power_of_two_unit(weight):
