@@ -283,3 +283,25 @@ def test_the_primal_converges_on_float32_data():
     # tol's bound, 1e-4, is out of reach in float32: ∇P = w − Σᵢ cᵢxᵢ cancels sums far larger than w
     # (here 3.5e-4 apart, relative)
     assert np.linalg.norm(w - w_exact) <= 1e-3 * np.linalg.norm(w_exact)
+
+
+def _primal_objective(model, X, y, C):
+    margins = (2 * y - 1) * model.decision_function(X)
+    return 0.5 * model.coef_.ravel() @ model.coef_.ravel() + np.sum(C * np.maximum(0.0, 1.0 - margins) ** 2)
+
+
+def test_primal_newton_under_huge_sample_weights():
+    """The floor test against ‖∇P(0)‖, which grows with C·sample_weight, stopped the primal early
+    (objective 337.6 for 327.5 at weights near 1e12); a gradient beyond float64 (1e300) returned
+    w = 0 after no step. The primal now ends when its violator set stops changing (the exact
+    minimum), and an overflow is refused by name."""
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = StandardScaler().fit_transform(X)[:300], y[:300]
+    weight = np.random.RandomState(42).randint(1, 4, len(X)).astype(float) * 1e12
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        primal = LinearSVC(dual=False, tol=1e-10, max_iter=100_000).fit(X, y, sample_weight=weight)
+    dual = LinearSVC(dual=True, tol=1e-10, max_iter=100_000).fit(X, y, sample_weight=weight)
+    assert _primal_objective(primal, X, y, weight) <= _primal_objective(dual, X, y, weight) * (1 + 1e-6)
+    with pytest.raises(ValueError, match="overflowed float64"):
+        LinearSVC(dual=False).fit(X, y, sample_weight=weight * 1e288)

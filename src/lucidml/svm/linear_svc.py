@@ -198,10 +198,11 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
                     try:
                         w, curve, ok = primal_newton(X, sign, C, float(self.tol), int(self.max_iter),
                                                      _rounding_floor(X))
-                    except np.linalg.LinAlgError:  # H = I + 2ΣCᵢxᵢxᵢᵀ came out infinite: nothing to factor
+                    except np.linalg.LinAlgError:  # ∇P or H = I + 2ΣCᵢxᵢxᵢᵀ came out infinite: no Newton step
                         raise ValueError(
-                            f"LinearSVC's primal Newton matrix I + 2ΣCᵢxᵢxᵢᵀ overflowed float64 (features up to "
-                            f"{np.abs(X.data if sparse else X).max():.3g}, C·sample_weight up to {C.max():.3g}); "
+                            f"LinearSVC's primal gradient or Newton matrix I + 2ΣCᵢxᵢxᵢᵀ overflowed float64 "
+                            f"(features up to {np.abs(X.data if sparse else X).max():.3g}, C·sample_weight up to "
+                            f"{C.max():.3g}); "
                             "rescale the features or the weights, or use dual=True.") from None
                 w = w if bias else np.r_[w, 0.0]
             W.append(w)
