@@ -404,3 +404,22 @@ def test_linear_regression_gradient_descent_that_diverges_is_refused():
     for eta0 in (2.5, 1e10):
         with pytest.raises(ValueError, match="diverged.*lower eta0"):
             LinearRegression(solver="gd", eta0=eta0).fit(X, y)
+
+
+@pytest.mark.parametrize("solver", ["sgd", "batch"])
+def test_auto_rate_allows_for_the_sample_weights(solver):
+    """A weighted step is η·sᵢ: with weights of 30 the 'auto' rate overshot every step (sgd: |w| near
+    1e261, an infinite loss, no warning; batch at weights of 1e6: accuracy 0.07). Constant weights
+    now give the unweighted model."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)[:, :5]
+    plain = Adaline(solver=solver, random_state=0).fit(X, y)
+    for scale in (30.0, 1e6):
+        with warnings.catch_warnings():  # (the no-gain rule reads the loss in weighted units: it may run on)
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            heavy = Adaline(solver=solver, random_state=0).fit(X, y, sample_weight=np.full(len(y), scale))
+        assert heavy.score(X, y) >= plain.score(X, y) - 0.02
+        assert np.abs(heavy.coef_).max() < 10 * np.abs(plain.coef_).max()

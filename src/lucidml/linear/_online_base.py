@@ -147,7 +147,7 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         for epoch in range(max_iter):
             order = self._rng.permutation(n_samples) if self.shuffle else in_order
             loss, converged = self._run_epoch(rows, order, active, args)
-            self._check_finite(epoch)
+            self._check_finite(epoch, loss)
             np.copyto(self._last_loss, loss, where=active)
             self._loss_history.append(float(self._last_loss.sum()) / n_problems)
             if log:
@@ -188,10 +188,12 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self.intercept_ = np.ascontiguousarray(intercept, dtype=X.dtype)
         return self
 
-    def _check_finite(self, epoch):
+    def _check_finite(self, epoch, loss):
+        """Refuse weights, or an epoch's loss, that overflowed (weights near 1e261 can still be finite)."""
         with np.errstate(over="ignore", invalid="ignore"):  # a finite sum proves every term finite
-            total = float(self._coef.sum()) + float(self._intercept.sum())
-        if not math.isfinite(total) and not (np.isfinite(self._coef).all() and np.isfinite(self._intercept).all()):
+            total = float(self._coef.sum()) + float(self._intercept.sum()) + float(np.sum(loss))
+        if not math.isfinite(total) and not (np.isfinite(self._coef).all() and np.isfinite(self._intercept).all()
+                                             and np.isfinite(loss).all()):
             raise ValueError(
                 f"{type(self).__name__}: the weights overflowed in epoch {epoch + 1}; use a smaller eta0 "
                 "or standardize the features."

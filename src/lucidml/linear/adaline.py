@@ -60,7 +60,8 @@ class Adaline(_OnlineLinearClassifier):
         The (initial) learning rate η > 0. ``"auto"``: η = 1 / maxᵢ ‖(xᵢ, 1)‖² over the training
         rows (standardized if ``standardize``; of the first batch for ``partial_fit``), the rate at
         which a per-sample step moves zᵢ at most onto its target, and below 2/L for the batch
-        steps, so that the default fit does not diverge on unscaled features.
+        steps, so that the default fit does not diverge on unscaled features; with sample weights
+        above 1, divided by the largest of each call's weights.
     learning_rate : {"constant", "invscaling"}, default="constant"
         The schedule of η, see above.
     power_t : float, default=0.5
@@ -213,7 +214,12 @@ class Adaline(_OnlineLinearClassifier):
     def _epoch_args(self, rows):
         power_t = 0.0 if self.learning_rate == "constant" else float(self.power_t)
         batch_size = 1 if self.solver == "sgd" else int(min(int(self.batch_size), rows.X.shape[0]))
-        schedule = Schedule(batch_size, self.eta0_, power_t, float(self.t0))
+        # With sample weights a step is η·sᵢ: the auto rate divided by the largest weight above 1, so
+        # that a step still moves zᵢ at most onto its target (weights of 30 diverged to |w| ≈ 1e261).
+        self._rate = self.eta0_
+        if self.eta0 == "auto":
+            self._rate /= max(1.0, float(np.max(rows.weight, initial=1.0)))
+        schedule = Schedule(batch_size, self._rate, power_t, float(self.t0))
         return Weights(self._coef, self._intercept, self._steps), schedule
 
     def _run_epoch(self, rows, order, active, args):
@@ -227,7 +233,7 @@ class Adaline(_OnlineLinearClassifier):
 
     def _learning_rates(self, power_t):
         """η_k = eta0 / ((t0 + k)/t0)^power_t for each problem's update count k."""
-        return self.eta0_ / ((self.t0 + self._steps) / self.t0) ** power_t
+        return self._rate / ((self.t0 + self._steps) / self.t0) ** power_t
 
     def _coef_intercept(self):
         """w and b for the original features: z = w·(x − μ)/σ + b = (w/σ)·x + (b − (w/σ)·μ)."""
