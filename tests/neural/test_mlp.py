@@ -227,3 +227,26 @@ def test_a_mini_batch_of_zero_weight_is_skipped():
         warnings.simplefilter("ignore", ConvergenceWarning)
         model = MLPClassifier((10,), batch_size=4, random_state=0, max_iter=50).fit(X, y, sample_weight=weights)
     assert np.all(np.isfinite(model.loss_curve_)) and model.score(X, y) > 0.9
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("solver", ["lbfgs", "adam"])
+def test_sample_weights_of_any_scale_in_float32_too(dtype, solver):
+    """The weights were cast to X's precision: in float32, weights near 1e37 overflowed their sum (a
+    NaN loss, accuracy 0.5, silently) and 1e±300 read as infinite or zero. They now go in units of
+    a power of two near their largest, with α divided by the same unit (the same penalty α/Σsᵢ)."""
+    from sklearn.datasets import make_classification
+
+    from lucidml.neural import MLPClassifier
+
+    X, y = make_classification(300, 5, random_state=0)
+    X = X.astype(dtype)
+    make = lambda: MLPClassifier(hidden_layer_sizes=(8,), solver=solver, random_state=0, max_iter=60, alpha=0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        plain = make().fit(X, y)
+        for scale in (1e37, 1e300):
+            heavy = make().fit(X, y, sample_weight=np.full(300, scale))
+            assert np.isfinite(heavy.loss_) and heavy.score(X, y) >= plain.score(X, y) - 0.02
+    with pytest.raises(ValueError, match="penalty α/Σsᵢ swamps the data"):
+        MLPClassifier(solver=solver, alpha=1e-4).fit(X, y, sample_weight=np.full(300, 1e-300))

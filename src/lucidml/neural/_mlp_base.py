@@ -34,6 +34,7 @@ from ..utils import (
     validate_params,
 )
 from ..utils.linalg import blas_threads
+from ..utils.numerics import power_of_two_unit
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from ._network import Sequential
 from .activations import get_activation
@@ -132,7 +133,19 @@ class _BaseNetwork:
         first = not hasattr(self, "_net") or (not self.warm_start and not incremental)
         X, y = self._validate_input(X, y, reset=first)
         Y = self._encode_targets(y, first, incremental)
-        sample_weight = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        # The weights in units of a power of two near their largest, then in X's precision: a float32
+        # cast of weights near 1e37 overflowed (a NaN loss), and near 1e±300 read as infinite or 0. The
+        # penalty α/Σsᵢ is kept by dividing α by the same unit (coupled weight decay; see _alpha).
+        self._weight_unit = 1.0 if sample_weight is None else power_of_two_unit(sample_weight)
+        total = X.shape[0] if sample_weight is None else float(np.sum(sample_weight / self._weight_unit))
+        if sample_weight is not None:
+            sample_weight = (sample_weight / self._weight_unit).astype(X.dtype)
+        if self.alpha / self._weight_unit / total > _MAX_PENALTY:
+            raise ValueError(f"alpha={self.alpha} divided by the total sample_weight ({total * self._weight_unit:.3g}) "
+                             f"is beyond {_MAX_PENALTY:.0e}: the penalty α/Σsᵢ swamps the data and overflows the "
+                             "loss. Rescale sample_weight (the fit depends on the weights only through their "
+                             "ratios and α/Σsᵢ).")
         X = self._to_network(X)
         self._random_state = check_random_state(self.random_state)
         if first:
@@ -217,7 +230,8 @@ class _BaseNetwork:
             if shuffle:
                 order = order[self._random_state.permutation(n)]  # scikit-learn's shuffle(order)
             self.loss_ = _train_epoch(self._net, loss, self._optimizer, X, Y, sample_weight, order if shuffle else None,
-                                      batch_size, self.alpha, decoupled, per_epoch, buffer)
+                                      batch_size, self.alpha if decoupled else self._alpha(), decoupled, per_epoch,
+                                      buffer)
             self.n_iter_ += 1
             self.t_ += n
             self.loss_curve_.append(self.loss_)
@@ -258,13 +272,17 @@ class _BaseNetwork:
             self._no_improvement_count = 0 if last <= self.best_loss_ - self.tol else self._no_improvement_count + 1
             self.best_loss_ = min(self.best_loss_, last)
 
+    def _alpha(self):
+        """α for the penalty α/Σsᵢ on weights divided by ``_weight_unit``: the same penalty."""
+        return self.alpha / self._weight_unit
+
     def _fit_lbfgs(self, X, Y, sample_weight):
         net, loss, curve = self._net, get_loss(self._loss_name()), []
 
         def fun(theta):
             raise_if_cancelled()
             net.theta[:] = theta
-            value = net.loss_and_grad(X, Y, loss, self.alpha, sample_weight)
+            value = net.loss_and_grad(X, Y, loss, self._alpha(), sample_weight)
             return value, net.grad.astype(np.float64)
 
         with blas_context(net, X.shape[0]):
@@ -371,6 +389,11 @@ class _ClassifierNetwork(_BaseNetwork):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_label = True
         return tags
+
+
+# Largest penalty coefficient α/Σsᵢ a fit takes: beyond it the penalty of any weights overflows the loss
+# (weights of 1e-300 with α = 1e-4 gave 3e293, a NaN loss blamed on the features).
+_MAX_PENALTY = 1e100
 
 
 def _train_epoch(net, loss, optimizer, X, Y, sample_weight, order, batch_size, alpha, decoupled, per_epoch, buffer):
