@@ -412,3 +412,19 @@ def test_unscaled_features_converge_within_the_default_max_iter():
     assert model.n_iter_[0] < 60
     exact = LogisticRegression(solver="newton", tol=1e-10).fit(X, y)
     np.testing.assert_allclose(model.predict_proba(X), exact.predict_proba(X), atol=1e-2)
+
+
+@pytest.mark.parametrize("model", ["LogisticRegression", "SoftmaxRegression"])
+def test_float32_fits_take_weights_beyond_float32(model):
+    """Weights near 1e37 overflowed the float32 products sᵢ·∂ℓᵢ: "f(x0) is not finite" for every
+    solver. They now go in units of a power of two near their largest (the weighted mean loss is
+    the same), and a float32 fit gives the float64 fit's model."""
+    from sklearn.datasets import load_iris
+
+    import lucidml.linear
+
+    X, y = load_iris(return_X_y=True)
+    weight = np.random.RandomState(0).uniform(1, 2, len(y)) * 1e38
+    double = getattr(lucidml.linear, model)(C=1e-36).fit(X, y, sample_weight=weight)
+    single = getattr(lucidml.linear, model)(C=1e-36).fit(X.astype(np.float32), y, sample_weight=weight)
+    np.testing.assert_allclose(single.coef_, double.coef_, rtol=1e-3, atol=1e-3)
