@@ -326,3 +326,16 @@ def test_gam_classifier_weights_times_a_constant_fit_the_same_model(scale):
         scaled = GAMClassifier(smoother="linear", max_iter=30).fit(X, y, sample_weight=np.full(len(y), scale))
     assert scaled.n_iter_ == plain.n_iter_
     np.testing.assert_allclose(scaled.predict_proba(X), plain.predict_proba(X), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e300])
+def test_spline_regressor_takes_sample_weights_of_any_scale(scale):
+    """The spline smoother's weighted sums overflowed for weights near 1e±300 ("the smoother of
+    feature 2 returned NaN or infinity"); the fit depends only on the weights' ratios."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-2, 2, size=(200, 3))
+    y = np.sin(X[:, 0]) + X[:, 1] ** 2 + 0.1 * rng.normal(size=200)
+    weight = rng.uniform(0.5, 2.0, 200)
+    plain = GAMRegressor(smoother="spline").fit(X, y, sample_weight=weight)
+    scaled = GAMRegressor(smoother="spline").fit(X, y, sample_weight=weight * scale)
+    np.testing.assert_allclose(scaled.predict(X), plain.predict(X), rtol=1e-9, atol=1e-9)
