@@ -423,3 +423,14 @@ def test_auto_rate_allows_for_the_sample_weights(solver):
             heavy = Adaline(solver=solver, random_state=0).fit(X, y, sample_weight=np.full(len(y), scale))
         assert heavy.score(X, y) >= plain.score(X, y) - 0.02
         assert np.abs(heavy.coef_).max() < 10 * np.abs(plain.coef_).max()
+
+
+def test_perceptron_with_huge_sample_weights_still_fits():
+    """The loss check meant for Adaline refused a Perceptron whose Σsᵢ(−yᵢzᵢ) overflowed at weights of
+    1e160, though its weights stayed finite and its predictions meaningful."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    plain = Perceptron(random_state=0).fit(X, y)
+    heavy = Perceptron(random_state=0).fit(X, y, sample_weight=np.full(len(y), 1e160))
+    np.testing.assert_array_equal(heavy.predict(X), plain.predict(X))

@@ -250,3 +250,18 @@ def test_sample_weights_of_any_scale_in_float32_too(dtype, solver):
             assert np.isfinite(heavy.loss_) and heavy.score(X, y) >= plain.score(X, y) - 0.02
     with pytest.raises(ValueError, match="penalty α/Σsᵢ swamps the data"):
         MLPClassifier(solver=solver, alpha=1e-4).fit(X, y, sample_weight=np.full(300, 1e-300))
+
+
+def test_decoupled_weight_decay_takes_tiny_sample_weights():
+    """The penalty limit α/Σsᵢ concerns the coupled penalty only: decoupled decay ignores Σsᵢ."""
+    from sklearn.datasets import make_classification
+
+    from lucidml.neural import MLPClassifier
+
+    X, y = make_classification(120, 4, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = MLPClassifier(solver="adam", weight_decay="decoupled", max_iter=20, random_state=0)
+        assert np.isfinite(model.fit(X, y, sample_weight=np.full(120, 1e-110)).loss_)
+    with pytest.raises(ValueError, match="divided by the number of samples"):
+        MLPClassifier(alpha=1e103).fit(X, y)

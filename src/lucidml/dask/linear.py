@@ -199,8 +199,9 @@ class Ridge(DaskEstimator):
             targets = alpha == a
             coef_a, factor = _ridge_primal(data.gram.copy(), data.moment[:, targets], a, data.n)
             solved = None
-            if coef_a is None and a == 0:
+            if coef_a is None and a == 0:  # (as LinearRegression: the unscaled eigen route where the split is unclear)
                 solved = minimum_norm_if_deficient(data.gram, data.moment[:, targets], data.n)
+                solved = solved if solved is not None else _minimum_norm(data.gram, data.moment[:, targets], data.n)
             if solved is not None:  # X rank-deficient: the minimum-norm solution, as in memory
                 coef[:, targets], dof[targets], lower = solved[0], solved[1], None
                 continue

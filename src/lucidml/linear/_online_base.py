@@ -188,8 +188,14 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self.intercept_ = np.ascontiguousarray(intercept, dtype=X.dtype)
         return self
 
+    # Whether an epoch's loss must stay finite for the model to mean anything (Adaline's squared
+    # error; a Perceptron's Σsᵢ(−yᵢzᵢ) can overflow with huge weights while its direction is fine).
+    _finite_loss = False
+
     def _check_finite(self, epoch, loss):
-        """Refuse weights, or an epoch's loss, that overflowed (weights near 1e261 can still be finite)."""
+        """Refuse weights, or (``_finite_loss``) an epoch's loss, that overflowed (Adaline's weights near
+        1e261 were still finite)."""
+        loss = loss if self._finite_loss else np.zeros(0)
         with np.errstate(over="ignore", invalid="ignore"):  # a finite sum proves every term finite
             total = float(self._coef.sum()) + float(self._intercept.sum()) + float(np.sum(loss))
         if not math.isfinite(total) and not (np.isfinite(self._coef).all() and np.isfinite(self._intercept).all()

@@ -61,7 +61,7 @@ class Adaline(_OnlineLinearClassifier):
         rows (standardized if ``standardize``; of the first batch for ``partial_fit``), the rate at
         which a per-sample step moves zᵢ at most onto its target, and below 2/L for the batch
         steps, so that the default fit does not diverge on unscaled features; with sample weights
-        above 1, divided by the largest of each call's weights.
+        above 1, divided by the largest of each call's weights (by their mean for ``"batch"``).
     learning_rate : {"constant", "invscaling"}, default="constant"
         The schedule of η, see above.
     power_t : float, default=0.5
@@ -133,6 +133,7 @@ class Adaline(_OnlineLinearClassifier):
     """
 
     _advice = "increase max_iter or eta0 (below 2/L, see the docstring), or set standardize=True."
+    _finite_loss = True
 
     def _loss_rose(self):
         """Full-gradient steps below 2/L lower J at every epoch: a J above the first epoch's means a step
@@ -217,8 +218,9 @@ class Adaline(_OnlineLinearClassifier):
         # With sample weights a step is η·sᵢ: the auto rate divided by the largest weight above 1, so
         # that a step still moves zᵢ at most onto its target (weights of 30 diverged to |w| ≈ 1e261).
         self._rate = self.eta0_
-        if self.eta0 == "auto":
-            self._rate /= max(1.0, float(np.max(rows.weight, initial=1.0)))
+        if self.eta0 == "auto":  # (a full-gradient step averages the weights: its bound L grows with their mean)
+            heaviest = np.mean(rows.weight) if self.solver == "batch" else np.max(rows.weight, initial=1.0)
+            self._rate /= max(1.0, float(heaviest))
         schedule = Schedule(batch_size, self._rate, power_t, float(self.t0))
         return Weights(self._coef, self._intercept, self._steps), schedule
 

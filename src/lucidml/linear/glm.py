@@ -121,7 +121,8 @@ class _BaseGLM(RegressorMixin, BaseEstimator):
         # The mean in float64 (the links' clipping ranges are float64's), returned in X's precision, within
         # its range (the inverse link's μ ≤ 1e150 is infinite in float32).
         mu = self._family_link_solver()[1].inverse_link(eta)
-        return np.minimum(mu, np.finfo(X.dtype).max).astype(X.dtype, copy=False)
+        largest = np.finfo(X.dtype).max
+        return np.clip(mu, -largest, largest).astype(X.dtype, copy=False)
 
     def score(self, X, y, sample_weight=None):
         """D², the fraction of deviance explained: 1 − Σ sᵢ d(yᵢ, μ̂ᵢ) / Σ sᵢ d(yᵢ, ȳ).

@@ -141,11 +141,13 @@ class _BaseNetwork:
         total = X.shape[0] if sample_weight is None else float(np.sum(sample_weight / self._weight_unit))
         if sample_weight is not None:
             sample_weight = (sample_weight / self._weight_unit).astype(X.dtype)
-        if self.alpha / self._weight_unit / total > _MAX_PENALTY:
-            raise ValueError(f"alpha={self.alpha} divided by the total sample_weight ({total * self._weight_unit:.3g}) "
-                             f"is beyond {_MAX_PENALTY:.0e}: the penalty α/Σsᵢ swamps the data and overflows the "
-                             "loss. Rescale sample_weight (the fit depends on the weights only through their "
-                             "ratios and α/Σsᵢ).")
+        coupled = getattr(self, "weight_decay", "coupled") != "decoupled"  # (decoupled decay ignores Σsᵢ)
+        if coupled and self.alpha / self._weight_unit / total > _MAX_PENALTY:
+            what = "the number of samples" if sample_weight is None else "the total sample_weight"
+            raise ValueError(f"alpha={self.alpha} divided by {what} ({total * self._weight_unit:.3g}) is beyond "
+                             f"{_MAX_PENALTY:.0e}: the penalty α/Σsᵢ swamps the data and overflows the loss. "
+                             "Lower alpha, or rescale sample_weight (the fit depends on the weights only through "
+                             "their ratios and α/Σsᵢ).")
         X = self._to_network(X)
         self._random_state = check_random_state(self.random_state)
         if first:

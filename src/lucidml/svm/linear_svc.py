@@ -198,12 +198,8 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
                     try:
                         w, curve, ok = primal_newton(X, sign, C, float(self.tol), int(self.max_iter),
                                                      _rounding_floor(X))
-                    except np.linalg.LinAlgError:  # ∇P or H = I + 2ΣCᵢxᵢxᵢᵀ came out infinite: no Newton step
-                        raise ValueError(
-                            f"LinearSVC's primal gradient or Newton matrix I + 2ΣCᵢxᵢxᵢᵀ overflowed float64 "
-                            f"(features up to {np.abs(X.data if sparse else X).max():.3g}, C·sample_weight up to "
-                            f"{C.max():.3g}); "
-                            "rescale the features or the weights, or use dual=True.") from None
+                    except np.linalg.LinAlgError as error:  # no Newton step: ∇P or H = I + 2ΣCᵢxᵢxᵢᵀ unusable
+                        raise ValueError(_newton_failure(error, X, sparse, C)) from None
                 w = w if bias else np.r_[w, 0.0]
             W.append(w)
             curves.append(curve)
@@ -242,10 +238,26 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         return tags
 
 
+def _newton_failure(error, X, sparse, C):
+    """The message for a primal Newton step that could not be taken."""
+    largest = float(np.abs(X.data if sparse else X).max())
+    scale = f"features up to {largest:.3g}, C·sample_weight up to {C.max():.3g}"
+    # (Σ Cᵢxᵢxᵢᵀ near float64's limit fails its factorization before it is infinite)
+    near_limit = 2 * np.log10(max(largest, 1e-300)) + np.log10(max(C.max(), 1e-300) * X.shape[0]) > 300
+    if "not finite" in str(error) or near_limit:
+        return (f"LinearSVC's primal gradient or Newton matrix I + 2ΣCᵢxᵢxᵢᵀ overflowed float64 ({scale}); "
+                "rescale the features or the weights, or use dual=True.")
+    # A float32 X's products are summed in float32: with collinear features and a large C, their
+    # rounding can outweigh the matrix's +I.
+    return (f"LinearSVC's primal Newton matrix I + 2ΣCᵢxᵢxᵢᵀ lost its positive definiteness to rounding in "
+            f"{np.dtype(X.dtype).name} ({scale}; collinear features?); pass X as float64, lower C, or use "
+            "dual=True.")
+
+
 def _rounding_floor(X):
-    """The primal Newton's second stop, ‖∇P‖₂ ≤ floor·‖∇P(0)‖₂: the level below which X's precision
-    cannot bring the gradient (a float32 X: products summed in float32 blocks; ‖∇P‖ ≤ tol·‖w‖ was
-    out of reach, and 1,000 Newton steps ran to max_iter)."""
+    """The primal Newton's rounding stop, ‖∇P‖₂ ≤ floor·max(‖w‖₂, ‖Σ_I …‖₂) (the two terms that cancel
+    in ∇P): the level below which X's precision cannot bring the gradient (a float32 X: products
+    summed in float32 blocks; ‖∇P‖ ≤ tol·‖w‖ was out of reach, and 1,000 Newton steps ran to max_iter)."""
     data = X.data if hasattr(X, "indptr") else X
     return 100.0 * float(np.finfo(data.dtype).eps)
 

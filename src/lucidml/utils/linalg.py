@@ -14,7 +14,7 @@ from ._pool import pool_map
 __all__ = [
     "SMALL_MATRIX", "TRUSTED_CONDITION", "blas_gram", "blas_product", "blas_threads", "cholesky_factor",
     "cholesky_or_none", "factorization_threads", "in_precision", "pivots_above_roundoff", "product_in_precision",
-    "minimum_norm_if_deficient", "refine_cholesky_solve", "shifted_copy", "sum_of_row_products",
+    "minimum_norm_if_deficient", "refine_cholesky_solve", "shifted_copy", "sum_of_row_products", "trusted_factor",
 ]
 
 # Below this order, a factorization is faster on one BLAS thread: waking a second thread costs
@@ -166,6 +166,17 @@ def cholesky_or_none(A, lower=True):
 TRUSTED_CONDITION = 1e4
 
 
+def trusted_factor(lower):
+    """Whether the Cholesky factor L of a Gram matrix XᵀX = LLᵀ shows X well-conditioned: κ₁(D⁻¹L) ≤
+    :data:`TRUSTED_CONDITION` (LAPACK's estimate), D the lengths of X's columns, so that a feature in
+    small units does not count as a missing direction (D⁻¹L is the factor of D⁻¹XᵀXD⁻¹)."""
+    lengths = np.sqrt(np.einsum("ij,ij->i", lower, lower))  # ‖row i of L‖ = √(XᵀX)ᵢᵢ
+    if not np.all(lengths > 0):
+        return False
+    reciprocal, _ = scipy.linalg.lapack.dtrcon(lower / lengths[:, None], norm="1", uplo="L")
+    return reciprocal * TRUSTED_CONDITION >= 1.0
+
+
 def minimum_norm_if_deficient(gram, rhs, n, lower=None):
     """(w, rank): the least-squares solution of least norm, from the Gram matrix G = XᵀX of an
     n-row X and rhs = XᵀY, when X is rank-deficient to rounding; None when it is not, or when that
@@ -180,11 +191,9 @@ def minimum_norm_if_deficient(gram, rhs, n, lower=None):
     has one: a scaled κ ≤ :data:`TRUSTED_CONDITION` settles "full rank" without an eigensolve.
     """
     d = gram.shape[0]
+    if lower is not None and trusted_factor(lower):
+        return None
     lengths = np.sqrt(np.maximum(np.diag(gram), 0.0))
-    if lower is not None and np.all(lengths > 0):
-        reciprocal, _ = scipy.linalg.lapack.dtrcon(lower / lengths[:, None], norm="1", uplo="L")
-        if reciprocal * TRUSTED_CONDITION >= 1.0:
-            return None
     nonzero = lengths > 0
     if not (np.any(nonzero) and np.all(np.isfinite(gram))):
         return None

@@ -388,8 +388,8 @@ def units_exponent(largest, safe=None):
 
 
 def times_power_of_two(X, exponent):
-    """X · 2^exponent, exactly (only exponents change): a new dense array, or a sparse matrix whose
-    data are scaled (its index arrays shared)."""
+    """X · 2^exponent, exactly (only exponents change): a new dense array, or a copy of a sparse
+    matrix with its data scaled."""
     if scipy.sparse.issparse(X):
         X = X.copy()
         X.data = np.ldexp(X.data, exponent)
