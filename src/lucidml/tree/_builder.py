@@ -299,11 +299,21 @@ def _mark_known(store, node, exact, flag):
             node = g["parent"]
 
 
+# The constant-feature lists kept at once, in units of the number of features (see _keep_found).
+FOUND_LISTS_PER_FEATURE = 16
+
+
 @njit(inline="always")
 def _keep_found(store, counter, growth, found):
     """Keep the features found constant in a node to be split (``found[0]`` of them, listed from
-    ``found[1]``): its descendants skip them unread."""
+    ``found[1]``): its descendants skip them unread. Not beyond FOUND_LISTS_PER_FEATURE lists' worth
+    of entries at once (the descendants then read those features again, and find them constant):
+    the lists of the nodes waiting on the stack, each up to all the features, grew with depth ×
+    features on a sparse X (a deep tree on 5,000 × 20,000: 470 MB for a 1.2 MB matrix)."""
     growth["first_found"] = counter[3]
+    growth["n_found"] = 0
+    if counter[3] + found[0] > FOUND_LISTS_PER_FEATURE * (found.size - 1):  # (found: 1 + n_features entries)
+        return
     growth["n_found"] = found[0]
     for k in range(found[0]):
         store.found[counter[3] + k] = found[1 + k]
@@ -443,23 +453,32 @@ def _grow_tree(exact, hist, target, rules, work, max_leaf_nodes, n_samples, canc
     root = (np.int64(0), np.int64(n_samples), np.int64(0), np.int64(-1), np.int64(-1))
     _create_node(store, counter, root, exact, hist, target, rules, work)
     if max_leaf_nodes < 0:  # depth-first
+        # Beside each node on the stack, the length of the constant-feature lists when its parent's
+        # children were made: when it is popped, every subtree searched since is finished, and the
+        # lists of their nodes are released (kept to the end, a sparse 3,000 × 100,000 X's lists
+        # grew with nodes × features: 1.2 GB for a 3.6 MB matrix).
         stack = np.empty(64, dtype=np.int64)
+        marks = np.empty(64, dtype=np.int64)
         top = 0
         if store.growth[0]["splittable"]:
             stack[0] = 0
+            marks[0] = counter[3]
             top = 1
         while top > 0 and not cancel[0]:
             top -= 1
             u = stack[top]
+            counter[3] = marks[top]
             store = grow_for_children(store, counter, u, multiway, exact)
             _expand(store, counter, u, exact, hist, target, rules, work)
             r = store.growth[u]["n_children"]
             if top + r > stack.size:
                 stack = enlarged(stack, stack.size + r)
+                marks = enlarged(marks, marks.size + r)
             for c in range(r - 1, -1, -1):
                 child = store.child_ids[store.growth[u]["children"] + c]
                 if store.growth[child]["splittable"]:
                     stack[top] = child
+                    marks[top] = counter[3]
                     top += 1
     else:  # best-first: a binary max-heap on the improvement
         heap_val = np.empty(64)
