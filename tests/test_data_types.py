@@ -181,3 +181,30 @@ def test_float16_is_converted_with_a_note(entry):
         warnings.simplefilter("ignore", ConvergenceWarning)
         with pytest.warns(DataConversionWarning, match="float16 input X is computed in float(32|64)"):
             estimator.fit(X.astype(np.float16), _target(entry, estimator, y_class, y_reg))
+
+
+def test_output_dtypes_follow_the_callers_precision():
+    """A network fitted on float32 answered float64 queries in float32; PCA scored a float32 frame in
+    float64; DBSCAN kept float32 core samples in float64; the subset selections' tags said they did
+    not preserve float32 (their transform does). scikit-learn's dtypes in every case."""
+    import pandas as pd
+    from sklearn.datasets import load_iris
+    from sklearn.utils import get_tags
+
+    from lucidml.cluster import DBSCAN
+    from lucidml.decomposition import PCA
+    from lucidml.model_selection import SequentialBackwardSelection
+    from lucidml.neural import MLPClassifier, MLPRegressor
+
+    X, y = load_iris(return_X_y=True)
+    X32 = X.astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        classifier = MLPClassifier(hidden_layer_sizes=(5,), max_iter=50, random_state=0).fit(X32, y)
+        regressor = MLPRegressor(hidden_layer_sizes=(5,), max_iter=50, random_state=0).fit(X32, y.astype(float))
+    assert classifier.predict_proba(X).dtype == regressor.predict(X).dtype == np.float64
+    assert classifier.predict_proba(X32).dtype == regressor.predict(X32).dtype == np.float32
+    frame = pd.DataFrame(X32, columns=list("abcd"))
+    assert PCA(2).fit(frame).score_samples(frame).dtype == np.float32
+    assert DBSCAN(eps=0.5).fit(X32).components_.dtype == np.float32
+    assert "float32" in get_tags(SequentialBackwardSelection(cv=3)).transformer_tags.preserves_dtype

@@ -65,7 +65,8 @@ def test_float32_images_stay_float32(digits):
     Xtr, Xte, ytr, _ = digits
     clf = CNNClassifier(filters=(4,), max_iter=1, random_state=0).fit(Xtr.astype(np.float32), ytr)
     assert clf.coefs_[0].dtype == np.float32
-    assert clf.predict_proba(Xte).dtype == np.float32
+    assert clf.predict_proba(Xte.astype(np.float32)).dtype == np.float32
+    assert clf.predict_proba(Xte).dtype == np.float64  # float64 queries answered in float64, as scikit-learn's
 
 
 def test_bad_input(digits):

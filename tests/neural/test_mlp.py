@@ -108,7 +108,8 @@ def test_float32_is_kept_and_float64_agrees(digits):
     kw = {"hidden_layer_sizes": (20,), "max_iter": 3, "random_state": 0}
     c32 = MLPClassifier(**kw).fit(Xtr.astype(np.float32), ytr)
     c64 = MLPClassifier(**kw).fit(Xtr, ytr)
-    assert c32.coefs_[0].dtype == np.float32 and c32.predict_proba(Xte).dtype == np.float32
+    assert c32.coefs_[0].dtype == np.float32 and c32.predict_proba(Xte.astype(np.float32)).dtype == np.float32
+    assert c32.predict_proba(Xte).dtype == np.float64  # float64 queries answered in float64, as scikit-learn's
     assert np.allclose(c32.coefs_[0], c64.coefs_[0], atol=1e-4)
 
 

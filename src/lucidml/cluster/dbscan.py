@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from ..neighbors._search import minkowski_p, rescaling_exponent
 from ..utils import N_JOBS, Interval, Options, thread_count, validate_params
 from ..utils.numerics import times_power_of_two, unit_rows
-from ..utils.validation import MAX_MAGNITUDE, check_fit_data, largest_magnitude
+from ..utils.validation import MAX_MAGNITUDE, check_fit_data, input_float_dtype, largest_magnitude
 from ._dbscan_kernels import (
     P_CHEBYSHEV,
     P_EUCLIDEAN,
@@ -166,6 +166,7 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         scikit-learn, a negative weight may keep a neighbour from being core.
         """
         validate_params(self)
+        dtype = input_float_dtype(X)  # components_ in the caller's precision, as scikit-learn's
         X = check_fit_data(self, X, order="C")
         n = X.shape[0]
         if self.metric == "precomputed":
@@ -180,7 +181,7 @@ class DBSCAN(ClusterMixin, BaseEstimator):
 
         self.labels_ = labels
         self.core_sample_indices_ = np.flatnonzero(is_core)
-        self.components_ = X[self.core_sample_indices_].copy()
+        self.components_ = X[self.core_sample_indices_].astype(dtype)
         self.point_type_ = np.where(is_core, "core", np.where(labels >= 0, "border", "noise"))
         return self
 

@@ -17,7 +17,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, validate_params
 from ..utils.centered import centred_blocks
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data, check_scores
+from ..utils.validation import (
+    FLOAT_DTYPES,
+    check_fit_data,
+    check_magnitude,
+    check_predict_data,
+    check_scores,
+    input_float_dtype,
+)
 from . import _pca_solvers as solvers
 from ._randomized import resolve_power_iterations
 from .svd_tools import _flip_signs
@@ -348,7 +355,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def score_samples(self, X):
         """Log-likelihood of each sample under probabilistic PCA, N(μ, get_covariance())."""
         check_is_fitted(self)
-        single = getattr(X, "dtype", None) == np.float32  # scored in float64, returned in float32
+        single = input_float_dtype(X) == np.float32  # scored in float64, returned in float32 (a frame's too)
         X = check_predict_data(self, X)
         # In the components' basis the covariance is diagonal: λⱼ along component j (never below
         # σ²) and σ² in the d − k directions left, so the Mahalanobis distance and log-determinant

@@ -90,6 +90,8 @@ class _SubsetSearch(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        if tags.transformer_tags is not None:  # (transform selects columns: X's precision stays)
+            tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
 

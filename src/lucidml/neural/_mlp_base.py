@@ -35,7 +35,7 @@ from ..utils import (
 )
 from ..utils.linalg import blas_threads
 from ..utils.numerics import power_of_two_unit
-from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
+from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data, input_float_dtype
 from ._network import Sequential
 from .activations import get_activation
 from .dense import Dense
@@ -114,6 +114,12 @@ class _BaseNetwork:
         accept = ["csr", "csc"] if self._accept_sparse else False
         X = check_predict_data(self, X, accept_sparse=accept, dtype=FLOAT_DTYPES)
         return self._to_network(X).astype(self._net.theta.dtype, copy=False)  # the dtype it was fitted in
+
+    def _predicted(self, X):
+        """The network's output for the rows of X, in X's precision or the fit's, the wider (a fit on
+        float32 answers float64 queries in float64, as scikit-learn's)."""
+        out = self._output(self._check_predict_input(X))
+        return out.astype(np.result_type(input_float_dtype(X), out.dtype), copy=False)
 
     def _output(self, X):
         """The network's output g(Z) for validated network input X, a block of rows at a time
@@ -367,11 +373,11 @@ class _ClassifierNetwork(_BaseNetwork):
 
     def predict(self, X):
         """The predicted class (or label set) of each sample."""
-        return self._labels(self._output(self._check_predict_input(X)))
+        return self._labels(self._predicted(X))
 
     def predict_proba(self, X):
         """Class probabilities, columns in the order of ``classes_``."""
-        out = self._output(self._check_predict_input(X))
+        out = self._predicted(X)
         if self.n_outputs_ == 1:
             return np.hstack([1 - out, out])
         if self.out_activation_ == "logistic" and self._label_binarizer.y_type_ == "multiclass":

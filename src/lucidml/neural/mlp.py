@@ -310,7 +310,7 @@ class MLPRegressor(_MLP, RegressorMixin, BaseEstimator):
 
     def predict(self, X):
         """The predicted targets."""
-        out = self._output(self._check_predict_input(X))
+        out = self._predicted(X)
         return out.ravel() if self.n_outputs_ == 1 else out
 
     def _validation_score(self, X, Y, sample_weight):

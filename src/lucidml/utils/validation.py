@@ -303,6 +303,15 @@ def check_scores(X, n_components):
     return Z
 
 
+def input_float_dtype(X):
+    """The floating dtype of the caller's X before validation (a data frame's columns' common one),
+    float64 for any other: what a model that keeps its input's precision answers in."""
+    dtype = getattr(X, "dtype", None)
+    if dtype is None and hasattr(X, "dtypes"):
+        dtype = np.result_type(*X.dtypes)
+    return np.dtype(dtype) if dtype is not None and np.dtype(dtype).kind == "f" else np.dtype(np.float64)
+
+
 def check_overflow(value, X, what):
     """``value`` (numbers computed from X) if all finite, else a ValueError: ``what`` overflowed
     float64, and X's largest |value|. For results that are themselves beyond float64 (a sum of
