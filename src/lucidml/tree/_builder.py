@@ -38,7 +38,17 @@ from ._splitter import (
     find_split_exact,
     partition_rows,
 )
-from ._store import enlarged, found_room, grow, grow_for_children, list_room, new_store, unsplit_unexpanded
+from ._store import (
+    enlarged,
+    found_room,
+    grow,
+    grow_for_children,
+    keep_found,
+    list_room,
+    mark_known,
+    new_store,
+    unsplit_unexpanded,
+)
 
 # What the builder grows from: exactly one of the two is given, the other is None. Numba drops
 # every branch of the mode left out (``if hist is None``), so a fit compiles only its own mode.
@@ -217,9 +227,9 @@ def _create_node(store, counter, node_tuple, exact, hist, target, rules, work):
             node["weighted_n_node_samples"] = total
         split = find_split_hist(histogram, sums, hist, target, rules, work.hist)
     if exact is not None:
-        _mark_known(store, parent, exact, 1)
+        mark_known(store, parent, exact, 1)
         split = _exact_split(exact, row, start, end, total, target, rules, work)
-        _mark_known(store, parent, exact, 0)
+        mark_known(store, parent, exact, 0)
     kind, feature, pos, threshold, missing_left, n_groups, proxy = split
     if kind == NO_SPLIT:
         _release_slot(hist, counter, slot)
@@ -271,7 +281,7 @@ def _create_node(store, counter, node_tuple, exact, hist, target, rules, work):
     growth["slot"] = slot
     if exact is not None:
         if not exact.presorted:
-            _keep_found(store, counter, growth, work.exact.feature_lists[1])
+            keep_found(store, counter, growth, work.exact.feature_lists[1])
     return nid
 
 
@@ -285,39 +295,6 @@ def _exact_split(exact, row, start, end, total, target, rules, work):
     _class_counts_if_any(row, start, end, target.codes, target.weight, counts)
     node = NodeSums(start=start, end=end, counts=counts, total=total, weighted_sum=work.value[0] * total)
     return find_split_exact(exact, exact.values, exact.csc, node, target.codes, target.y, target, rules, work.exact)
-
-
-@njit(inline="always")
-def _mark_known(store, node, exact, flag):
-    """Set ``exact.known`` to ``flag`` for the features found constant in ``node`` and its
-    ancestors (node-sorted search; a presorted one has no use for it)."""
-    if not exact.presorted:
-        while node >= 0:
-            g = store.growth[node]
-            for k in range(g["first_found"], g["first_found"] + g["n_found"]):
-                exact.known[store.found[k]] = flag
-            node = g["parent"]
-
-
-# The constant-feature lists kept at once, in units of the number of features (see _keep_found).
-FOUND_LISTS_PER_FEATURE = 16
-
-
-@njit(inline="always")
-def _keep_found(store, counter, growth, found):
-    """Keep the features found constant in a node to be split (``found[0]`` of them, listed from
-    ``found[1]``): its descendants skip them unread. Not beyond FOUND_LISTS_PER_FEATURE lists' worth
-    of entries at once (the descendants then read those features again, and find them constant):
-    the lists of the nodes waiting on the stack, each up to all the features, grew with depth ×
-    features on a sparse X (a deep tree on 5,000 × 20,000: 470 MB for a 1.2 MB matrix)."""
-    growth["first_found"] = counter[3]
-    growth["n_found"] = 0
-    if counter[3] + found[0] > FOUND_LISTS_PER_FEATURE * (found.size - 1):  # (found: 1 + n_features entries)
-        return
-    growth["n_found"] = found[0]
-    for k in range(found[0]):
-        store.found[counter[3] + k] = found[1 + k]
-    counter[3] += found[0]
 
 
 @njit(inline="always")

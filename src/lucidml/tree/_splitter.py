@@ -221,7 +221,7 @@ def find_split_exact(exact, values, csc, node, yk, y, target, rules, work):
                     sort_pairs(values, idx, start, end)  # more than two values: two_valued said so above
                 elif end_nn >= 0:
                     sort_values(values, idx, start, end_nn, smallest, largest)
-            if end_nn < 0:  # listed for the descendants (_builder._keep_found)
+            if end_nn < 0:  # listed for the descendants (_store.keep_found)
                 found[0] += 1
                 found[found[0]] = f
                 continue
