@@ -31,7 +31,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import IterationLog, check_sample_weight, unfitted_if_refused, validate_params
+from ..utils import IterationLog, check_sample_weight, restored_if_refused, validate_params
 from ..utils.rows import as_rows
 from ..utils.validation import (
     FLOAT_DTYPES,
@@ -54,7 +54,7 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     _has_own_stopping_rule = False  # a convergence test besides tol's (then warn even if tol is None)
     _advice = "increase max_iter."
 
-    @unfitted_if_refused
+    @restored_if_refused
     def fit(self, X, y, sample_weight=None):
         """Fit from zero weights with up to ``max_iter`` epochs over X (n_samples, n_features), y.
 
@@ -73,7 +73,7 @@ class _OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         if hasattr(self, "classes_"):
             return self._partial_fit(X, y, classes, sample_weight)
         # A refused first batch (a label outside classes, one class, an overflow) leaves the model unfitted.
-        return unfitted_if_refused(type(self)._partial_fit)(self, X, y, classes, sample_weight)
+        return restored_if_refused(type(self)._partial_fit)(self, X, y, classes, sample_weight)
 
     def _partial_fit(self, X, y, classes, sample_weight):
         first_call = not hasattr(self, "classes_")

@@ -7,7 +7,7 @@ import scipy.sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from ..utils import Interval, check_sample_weight, unfitted_if_refused, validate_params
+from ..utils import Interval, check_sample_weight, restored_if_refused, validate_params
 from ..utils.linalg import blas_product, in_precision
 from ..utils.validation import (
     FLOAT_DTYPES,
@@ -110,7 +110,7 @@ class LeastSquaresClassifier(ClassifierMixin, BaseEstimator):
         self.standardize = standardize
         self.fit_intercept = fit_intercept
 
-    @unfitted_if_refused
+    @restored_if_refused
     def fit(self, X, y, sample_weight=None):
         """Fit one least-squares score per class to X (n_samples, n_features) and labels y."""
         validate_params(self)

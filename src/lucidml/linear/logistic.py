@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, unfitted_if_refused, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, restored_if_refused, validate_params
 from ..utils.numerics import power_of_two_unit
 from ..utils.validation import (
     FLOAT_DTYPES,
@@ -142,7 +142,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
-    @unfitted_if_refused
+    @restored_if_refused
     def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features) and class labels y."""
         validate_params(self)

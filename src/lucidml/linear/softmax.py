@@ -7,7 +7,7 @@ import scipy.special
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import VERBOSE, Interval, IterationLog, Options, unfitted_if_refused, validate_params
+from ..utils import VERBOSE, Interval, IterationLog, Options, restored_if_refused, validate_params
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from ._log_loss import LogLoss, minimize_log_loss
 from .logistic import _in_weight_units, _sample_weight, _warn_if_separable, _warn_if_unconverged, encode_classes
@@ -106,7 +106,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
-    @unfitted_if_refused
+    @restored_if_refused
     def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features) and class labels y."""
         validate_params(self)

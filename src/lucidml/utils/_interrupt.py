@@ -71,7 +71,7 @@ def unfit(estimator):
         delattr(estimator, name)
 
 
-def unfitted_if_refused(fit):
+def restored_if_refused(fit):
     """Decorate ``fit``: a fit that raises (a refused input, an overflow) leaves the estimator as it
     was before the call (unfitted, or the previous model, as scikit-learn's checks before any work
     do), not half-fitted. A refit refused after its labels were read left the new ``classes_`` beside
