@@ -21,7 +21,7 @@ from ..utils import (
     raise_if_cancelled,
     validate_params,
 )
-from ..utils.numerics import power_of_two_unit
+from ..utils.numerics import in_power_of_two_units
 from ..utils.validation import FLOAT_DTYPES, check_classification_targets, check_fit_data, check_predict_data
 from ._forest_base import fresh_member
 from ._forest_predict import FlatForest
@@ -120,11 +120,11 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         self.classes_, codes = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)
         sw = check_sample_weight(sample_weight, X.shape[0])
-        sw = np.ones(X.shape[0]) if sw is None else sw
+        # exact; Σw finite for weights near the largest float
+        sw = np.ones(X.shape[0]) if sw is None else in_power_of_two_units(sw)
         prototype = self._prototype()
         if not has_fit_parameter(prototype, "sample_weight"):
             raise ValueError(f"{type(prototype).__name__} does not accept sample_weight; AdaBoost needs it.")
-        sw = sw / power_of_two_unit(sw)  # exact; Σw finite for weights near the largest float
         self.estimators_, self.estimator_weights_, self.estimator_errors_ = _samme(
             X, codes, sw / sw.sum(), prototype, self.n_classes_, self.n_estimators, self.learning_rate,
             check_random_state(self.random_state), StageTable(self.verbose, self.n_estimators,

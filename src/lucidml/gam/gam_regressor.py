@@ -9,7 +9,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
-from ..utils.numerics import power_of_two_unit
+from ..utils.numerics import in_power_of_two_units
 from ..utils.validation import check_fit_data, check_magnitude, check_predict_data
 from ._smoothers import check_spline_spreads, fit_component, group_by_value
 
@@ -118,7 +118,7 @@ class GAMRegressor(RegressorMixin, BaseEstimator):
         sw = check_sample_weight(sample_weight, X.shape[0])
         # In units of a power of two near the largest weight (exact; the fit depends only on the ratios):
         # the smoothers' weighted sums overflowed for weights near 1e300 ("returned NaN or infinity").
-        sw = np.ones(X.shape[0]) if sw is None else sw / power_of_two_unit(sw)
+        sw = np.ones(X.shape[0]) if sw is None else in_power_of_two_units(sw)
         self.intercept_ = float(np.dot(sw, y) / sw.sum())
         groups = [group_by_value(X[:, j]) for j in range(X.shape[1])]
         self.components_, losses, converged = _backfit(

@@ -10,7 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, restored_if_refused, validate_params
-from ..utils.numerics import power_of_two_unit
+from ..utils.numerics import in_power_of_two_units
 from ..utils.validation import (
     FLOAT_DTYPES,
     check_classification_targets,
@@ -152,7 +152,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         n_classes = len(self.classes_)
         weight = _sample_weight(sample_weight, self.class_weight, self.classes_, y_index)
         total = X.shape[0] if weight is None else weight.sum()
-        weight = _in_weight_units(weight)
+        # The loss is the weights' mean, which does not change; its products sᵢ·∂ℓᵢ run in X's precision,
+        # where float32 weights near 1e37 overflowed ("f(x0) is not finite").
+        weight = in_power_of_two_units(weight)
         penalty = "none" if self.penalty is None else self.penalty
         l2 = 1.0 / (self.C * total) if penalty == "l2" else 0.0
         l1 = 1.0 / (self.C * total) if penalty == "l1" else 0.0
@@ -234,13 +236,6 @@ def encode_classes(estimator, y):
         raise ValueError(f"{type(estimator).__name__} needs samples of at least two classes; y has 1 class "
                          f"({classes[0]!r}).")
     return classes, y_index
-
-
-def _in_weight_units(weight):
-    """The weights divided by a power of two near their largest (exact), or None. The loss is their
-    weighted mean, which does not change; its products sᵢ·∂ℓᵢ run in X's precision, where float32
-    weights near 1e37 overflowed ("f(x0) is not finite")."""
-    return None if weight is None else weight / power_of_two_unit(weight)
 
 
 def _sample_weight(sample_weight, class_weight, classes, y_index):

@@ -8,9 +8,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import VERBOSE, Interval, IterationLog, Options, restored_if_refused, validate_params
+from ..utils.numerics import in_power_of_two_units
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_magnitude, check_predict_data
 from ._log_loss import LogLoss, minimize_log_loss
-from .logistic import _in_weight_units, _sample_weight, _warn_if_separable, _warn_if_unconverged, encode_classes
+from .logistic import _sample_weight, _warn_if_separable, _warn_if_unconverged, encode_classes
 
 __all__ = ["SoftmaxRegression"]
 
@@ -115,7 +116,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         self.classes_, y_index = encode_classes(self, y)
         weight = _sample_weight(sample_weight, None, self.classes_, y_index)
         total = X.shape[0] if weight is None else weight.sum()
-        weight = _in_weight_units(weight)
+        weight = in_power_of_two_units(weight)  # (as in logistic regression)
         l2 = 0.0 if np.isinf(self.C) else 1.0 / (self.C * total)
         loss = LogLoss(X, y_index, len(self.classes_), weight, l2, self.fit_intercept, self.parametrization)
         result = minimize_log_loss(loss, np.zeros(loss.size), solver=self.solver, max_iter=self.max_iter,

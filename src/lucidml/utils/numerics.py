@@ -23,7 +23,7 @@ from .validation import check_methods
 
 __all__ = [
     "check_gradient", "kkt_residual", "logit", "numerical_gradient", "online_mistakes", "relative_error", "sigmoid",
-    "power_of_two_unit", "softplus", "times_power_of_two", "unit_rows", "units_exponent",
+    "in_power_of_two_units", "power_of_two_unit", "softplus", "times_power_of_two", "unit_rows", "units_exponent",
 ]
 
 
@@ -404,3 +404,10 @@ def power_of_two_unit(weight):
     half-weight test, say) are as exact as the unscaled ones; sums of weights near 1e300 no longer
     overflow. (Always finite: 2^1023 for weights near the largest float.)"""
     return float(np.ldexp(1.0, int(np.frexp(np.max(weight))[1]) - 1))
+
+
+def in_power_of_two_units(weight):
+    """``weight`` divided by its :func:`power_of_two_unit` (exact), or None for None: the largest
+    weight in [1, 2), the ratios of the weights (all a weighted fit depends on) unchanged, and their
+    sums and products far from overflow and underflow."""
+    return None if weight is None else weight / power_of_two_unit(weight)
