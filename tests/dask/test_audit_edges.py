@@ -129,3 +129,20 @@ def test_boosting_whose_predictions_overflow_is_refused(client):
     X, y = rng.normal(size=(400, 3)), rng.normal(size=400) * 1e99
     with pytest.raises(ValueError, match="predictions overflowed"):
         ld.GradientBoostingRegressor(5, learning_rate=1e250).fit(_chunked(X), da.from_array(y, chunks=100))
+
+
+def test_unclear_rank_keeps_a_feature_in_small_units(client):
+    """Two nearly collinear features (κ ≈ 1e5, no clean split of the spectrum into kept and
+    dropped) and a third in units 1e-9: the fallback read the rank from the unscaled XᵀX, where
+    the third's eigenvalue is below the rounding of the largest, and gave it a coefficient of 0."""
+    from lucidml.linear import LinearRegression
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=500)
+    X = np.column_stack([x, x + 1e-5 * rng.normal(size=500), 1e-9 * rng.normal(size=500)])
+    y = X @ [1.0, 1.0, 3e9] + 0.01 * rng.normal(size=500)
+    fitted = ld.LinearRegression().fit(_chunked(X, 125), da.from_array(y, chunks=125))
+    expected = LinearRegression().fit(X, y)
+    assert fitted.rank_ == expected.rank_ == 3
+    np.testing.assert_allclose(fitted.coef_[2], expected.coef_[2], rtol=1e-6)
+    np.testing.assert_allclose(X @ fitted.coef_, X @ expected.coef_, rtol=1e-8, atol=1e-8)

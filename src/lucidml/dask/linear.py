@@ -11,10 +11,9 @@ import scipy.linalg
 from ..linear import LinearRegression as _LocalLinearRegression
 from ..linear import Ridge as _LocalRidge
 from ..linear._preprocess import intercept_from_means
-from ..linear.linear_regression import _MAX_CONDITION_FOR_CHOLESKY
 from ..linear.ridge import _check_alpha, _ridge_dof_from_factor, _ridge_primal
 from ..utils import Options
-from ..utils.linalg import cholesky_or_none, in_precision, minimum_norm_if_deficient
+from ..utils.linalg import TRUSTED_CONDITION, cholesky_or_none, in_precision, scaled_eigen_split
 from ..utils.validation import check_finite_fit
 from ._base import DaskEstimator
 from ._chunks import as_dask_X, as_dask_y, compute, map_chunks, tree_reduce
@@ -131,13 +130,12 @@ class LinearRegression(DaskEstimator):
                 reciprocal_condition, _ = scipy.linalg.lapack.dtrcon(upper, norm="1", uplo="U")
             except scipy.linalg.LinAlgError:
                 reciprocal_condition = 0.0
-            if reciprocal_condition * _MAX_CONDITION_FOR_CHOLESKY >= 1.0:  # κ(R) estimates κ(X)
+            if reciprocal_condition * TRUSTED_CONDITION >= 1.0:  # κ(R) estimates κ(X)
                 coef = scipy.linalg.cho_solve((upper, False), moment, check_finite=False)
                 correction, _ = data.residuals(coef)  # one refinement step: a second pass over the chunks
                 coef += scipy.linalg.cho_solve((upper, False), correction, check_finite=False)
         if coef is None:
-            solved = minimum_norm_if_deficient(gram, moment, data.n)
-            coef, rank = solved if solved is not None else _minimum_norm(gram, moment, data.n)
+            coef, rank = _minimum_norm(gram, moment, data.n)
         coef = coef.T[0] if data.single else coef.T
         intercept = intercept_from_means(data.x_mean, data.y_mean[0] if data.single else data.y_mean, coef,
                                          self.fit_intercept)
@@ -198,12 +196,9 @@ class Ridge(DaskEstimator):
         for a in np.unique(alpha):
             targets = alpha == a
             coef_a, factor = _ridge_primal(data.gram.copy(), data.moment[:, targets], a, data.n)
-            solved = None
-            if coef_a is None and a == 0:  # (as LinearRegression: the unscaled eigen route where the split is unclear)
-                solved = minimum_norm_if_deficient(data.gram, data.moment[:, targets], data.n)
-                solved = solved if solved is not None else _minimum_norm(data.gram, data.moment[:, targets], data.n)
-            if solved is not None:  # X rank-deficient: the minimum-norm solution, as in memory
-                coef[:, targets], dof[targets], lower = solved[0], solved[1], None
+            if coef_a is None and a == 0:  # X rank-deficient: the minimum-norm solution, as in memory
+                coef[:, targets], dof[targets] = _minimum_norm(data.gram, data.moment[:, targets], data.n)
+                lower = None
                 continue
             if coef_a is None:
                 raise ValueError("XᵀX + αI is singular (α too small beside the features' scale); use a larger α.")
@@ -216,9 +211,11 @@ class Ridge(DaskEstimator):
 
 
 def _minimum_norm(gram, moment, n):
-    """(w, rank): the least-squares solution of least norm from XcᵀXc = VΛVᵀ and XcᵀYc, the
-    eigenvalues at the rounding level of the largest (below max(n, d)·ε·λ_max) taken as zero."""
-    eigenvalues, vectors = scipy.linalg.eigh(gram, check_finite=False)
-    keep = eigenvalues > max(n, gram.shape[0]) * np.finfo(np.float64).eps * max(eigenvalues.max(), 0.0)
-    kept = vectors[:, keep]
-    return kept @ ((kept.T @ moment) / eigenvalues[keep, None]), int(keep.sum())
+    """(w, rank): the least-squares solution of least norm from XcᵀXc and XcᵀYc, the eigenvalues of
+    the scaled XcᵀXc at its rounding level taken as zero (``utils.linalg.scaled_eigen_split``; where
+    the spectrum does not split cleanly, every other direction kept: no QR of X to hand this to, as
+    the in-memory fit does)."""
+    split = scaled_eigen_split(gram, n, clean=False)
+    if split is None:  # X all zero (an overflowed Gram matrix is refused before)
+        return np.zeros(moment.shape), 0
+    return split.least_norm(moment), split.rank

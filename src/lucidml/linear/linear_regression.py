@@ -14,12 +14,14 @@ from ..optim.gradient_descent import gradient_descent
 from ..optim.sgd import sgd
 from ..utils import VERBOSE, Interval, IterationLog, Options, check_sample_weight, validate_params
 from ..utils.linalg import (
+    TRUSTED_CONDITION,
     blas_gram,
     blas_product,
     blas_threads,
     cholesky_or_none,
     factorization_threads,
     in_precision,
+    scaled_eigen_split,
 )
 from ..utils.validation import FLOAT_DTYPES, check_finite_fit, check_fit_data, check_predict_data
 from ._preprocess import center_and_weight, intercept_from_means
@@ -256,12 +258,6 @@ def _least_squares(X, y, sample_weight, fit_intercept, solver):
     return coef, intercept, int(rank)
 
 
-# Largest condition number κ(X) for the Cholesky route of "lstsq": one refinement step contracts
-# its error by about κ²·ε ≤ 1e8 · 2.2e-16, so the result is as accurate as a QR solve. The same
-# bound on the columns' range serves the eigen route of a rank-deficient X.
-_MAX_CONDITION_FOR_CHOLESKY = 1e4
-
-
 def _solve_lstsq(X, y, direction=None):
     """Minimum-norm least squares, rank-safe; return (w, rank).
 
@@ -305,7 +301,7 @@ def _solve_lstsq(X, y, direction=None):
         except scipy.linalg.LinAlgError:
             reciprocal_condition = 0.0
         # κ(R) estimates κ(X) because XᵀX = RᵀR.
-        if reciprocal_condition * _MAX_CONDITION_FOR_CHOLESKY >= 1.0:
+        if reciprocal_condition * TRUSTED_CONDITION >= 1.0:
             factor = (upper, False)
             coef = scipy.linalg.cho_solve(factor, blas_product(X, y, transpose_a=True), check_finite=False)
             coef += scipy.linalg.cho_solve(factor, blas_product(X, y - blas_product(X, coef), transpose_a=True),
@@ -343,57 +339,29 @@ def _remove_direction(X, y, u):
 def _eigen_route(X, y, gram):
     """(w, rank) of min ‖Xw − y‖ with the least ‖w‖ from XᵀX, or None where that is unsafe.
 
-    The columns are scaled to unit length first (D = the columns' norms), so that a feature in
-    small units is not mistaken for a missing direction: XᵀX's eigenvalues resolve only down to
-    its rounding, ε·λ_max. With D⁻¹XᵀXD⁻¹ = V Λ Vᵀ, w₀ = D⁻¹V₊Λ₊⁻¹V₊ᵀD⁻¹Xᵀy over the kept
-    eigenpairs, plus one refinement step with the residual (as the Cholesky route), solves the
-    least squares; the null space of X is D⁻¹V₀ (the dropped eigenvectors), and removing w₀'s
-    component in it gives the minimum-norm solution that a rank-revealing QR returns.
-
-    Safe when the spectrum splits cleanly: every eigenvalue is at the rounding level of the scaled
-    XᵀX (λ ≤ max(n, d)·ε·λ_max: a direction X does not span, dropped) or at least λ_max / 1e8
-    (κ ≤ 1e4 on X's range, kept), and no column's length is near an underflow or below the QR's
-    rank cutoff beside the longest. Otherwise None, and the QR decides.
+    From the eigenvectors of XᵀX with its columns scaled to unit length
+    (``utils.linalg.scaled_eigen_split``): the least-norm solution on X's range, plus one
+    refinement step with the residual (as the Cholesky route). Safe when the spectrum splits
+    cleanly (κ ≤ 1e4 on X's range, the rest at the rounding level) and no column's length is near
+    an underflow or below the QR's rank cutoff beside the longest. Otherwise None, and the QR
+    decides.
     """
     n, d = X.shape
     eps, tiny = np.finfo(np.float64).eps, np.finfo(np.float64).tiny
-    squared = np.diag(gram).copy()
-    nonzero = squared > 0.0
-    if not (np.all(np.isfinite(squared)) and np.any(nonzero)) or np.any(X[:, ~nonzero]):
+    lengths = np.sqrt(np.maximum(np.diag(gram), 0.0))
+    nonzero = lengths > 0.0
+    if not (np.all(np.isfinite(lengths)) and np.any(nonzero)) or np.any(X[:, ~nonzero]):
         return None  # an overflow, or columns whose squares underflowed to zero
-    lengths = np.sqrt(squared[nonzero])
+    lengths = lengths[nonzero]
     if lengths.min() ** 2 < tiny / eps or lengths.min() < max(n, d) * eps * lengths.max():
         return None
-    scale = np.zeros(d)
-    scale[nonzero] = 1.0 / lengths  # an all-zero column gets the coefficient 0, as in the QR
-    sub = np.ix_(nonzero, nonzero)
-    try:
-        with factorization_threads(d):
-            values, vectors = scipy.linalg.eigh(gram[sub] * np.outer(scale[nonzero], scale[nonzero]),
-                                                check_finite=False, driver="evd")
-    except scipy.linalg.LinAlgError:
+    split = scaled_eigen_split(gram, n)
+    if split is None:
         return None
-    kept = values >= values[-1] / _MAX_CONDITION_FOR_CHOLESKY**2
-    if not np.all(kept | (values <= max(n, d) * eps * values[-1])):
-        return None
-    basis, inverse = vectors[:, kept], 1.0 / values[kept]
-
-    def solve(rhs):  # D⁻¹V₊Λ₊⁻¹V₊ᵀD⁻¹Xᵀ rhs, on the nonzero columns; rhs (n, targets)
-        scaled = scale[:, None] * blas_product(X, rhs, transpose_a=True)
-        projected = blas_product(basis, scaled[nonzero], transpose_a=True)
-        out = np.zeros(scaled.shape)
-        out[nonzero] = blas_product(basis, projected * inverse[:, None])
-        return out * scale[:, None]
-
     targets = y.reshape(n, -1)  # one target as a column: the same products either way
-    coef = solve(targets)
-    coef += solve(targets - blas_product(X, coef))
-    if not np.all(kept):  # remove the component in X's null space D⁻¹V₀ (orthonormalized)
-        null = np.zeros((d, int((~kept).sum())))
-        null[nonzero] = vectors[:, ~kept] * scale[nonzero, None]
-        null = scipy.linalg.qr(null, mode="economic", check_finite=False)[0]
-        coef -= null @ (null.T @ coef)
-    return coef.reshape((d,) + y.shape[1:]), int(kept.sum())
+    coef = split.least_norm(blas_product(X, targets, transpose_a=True))
+    coef += split.least_norm(blas_product(X, targets - blas_product(X, coef), transpose_a=True))
+    return coef.reshape((d,) + y.shape[1:]), split.rank
 
 
 def unit_rms_columns(X):
