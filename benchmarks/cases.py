@@ -146,6 +146,11 @@ CASES = (
           ("knn", "KNeighborsClassifier", {"algorithm": "brute"}, "predict", 2_000),
           ("truncated_svd", "TruncatedSVD", {"n_components": 100}, "fit", None),
       )),
+    # Gradient boosting's histograms on the codes of the stored entries only (_sparse_bins): 20,000
+    # training rows of the same documents (scikit-learn's exact GradientBoostingClassifier on its sparse
+    # splitter; HistGradientBoosting takes no sparse X).
+    Case("sparse_gradient_boosting", "GradientBoostingClassifier", "documents", sizes=(25_000,), n_features=50_000,
+         params={"n_estimators": 20}, fit_memory=True),
     # float32 end to end (issue 21): the same estimators on 1,000,000 × 50 dense data, float32 beside
     # float64, the fit's peak memory beside scikit-learn's.
     *(Case(f"{name}_1m_{dtype}", estimator, dataset, sizes=(1_250_000,), n_features=50, params=params,

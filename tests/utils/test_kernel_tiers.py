@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pytest
+import scipy.sparse
 from sklearn.datasets import load_diabetes, load_iris, load_wine
 
 import lucidml.utils._interpret_budget as budgets
@@ -33,6 +34,7 @@ CLASSIFIERS = {
     "tree_entropy_best_first": lambda: DecisionTreeClassifier(criterion="entropy", max_leaf_nodes=8, random_state=0),
     "tree_random_splitter": lambda: DecisionTreeClassifier(splitter="random", max_features=2, random_state=0),
     "tree_categorical": lambda: DecisionTreeClassifier(categorical_features=[0], max_depth=4, random_state=0),
+    "tree_hist_sparse": lambda: DecisionTreeClassifier(max_bins=16, random_state=0),
 }
 REGRESSORS = {
     **BAD_INPUT_REGRESSORS,
@@ -40,6 +42,7 @@ REGRESSORS = {
     "boosting_huber_subsample": lambda: GradientBoostingRegressor(loss="huber", n_estimators=8, subsample=0.7,
                                                                   random_state=0),
     "boosting_quantile": lambda: GradientBoostingRegressor(loss="quantile", n_estimators=8, random_state=0),
+    "boosting_sparse": lambda: GradientBoostingRegressor(n_estimators=8, subsample=0.7, random_state=0),
 }
 
 
@@ -50,6 +53,8 @@ def _data(task, name):
         X[:, 0] = np.round(X[:, 0])  # a few whole-number categories
     if name in ("tree", "tree_hist", "forest", "boosting", "boosting_huber"):
         X = _with_gaps(X, 0)
+    if "sparse" in name:  # 5% of the values kept: the histograms' codes for the stored entries only
+        X = scipy.sparse.csr_matrix(np.where(np.random.default_rng(0).random(X.shape) < 0.05, X, 0.0))
     return X, y
 
 

@@ -203,7 +203,7 @@ def histograms(state, request):
             for node in nodes:
                 start, end = bounds[node]
                 identity = node == 0 and not splits  # the root, rows still in order
-                build_histogram(state.data.binned, samples, start, end, stats, identity, gathered, out[i])
+                build_histogram(state.data.binned, None, samples, start, end, stats, identity, gathered, out[i])
                 i += 1
         return out
 

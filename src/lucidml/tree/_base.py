@@ -27,6 +27,7 @@ from ._exact_data import exact_data, exact_search_input
 from ._histogram import SampleStats
 from ._pruning import ccp_path, prune_ccp, prune_error
 from ._random import tree_state
+from ._sparse_bins import MAX_DENSITY, sparse_bin_value_ranges, sparse_bins
 from ._store import Store
 from ._tree import tree_from_store
 
@@ -281,15 +282,24 @@ def histogram_data(X, edges, stats, n_stats, samples, present, *, bin_values=Non
     bin; the pool keeps ``n_slots`` of them for subtraction (by default as many as 128 MiB hold).
     """
     n_features = X.shape[1]
-    if scipy.sparse.issparse(X):
-        X = scipy.sparse.csc_matrix(X)  # binned column by column, once
     n_bins = max(2, max((len(e) for e in edges), default=0) + 1)  # the missing bin is n_bins
-    binned = apply_bins(X, edges, n_bins)  # uint8 (≤ 255 bins) or uint16, Fortran order
-    full = present.size == X.shape[0]
-    bin_lo, bin_hi = bin_value_ranges(X if full else X[present], binned if full else binned[present], n_bins)
     lengths = np.array([len(e) for e in edges], dtype=np.int64)
     edge_ptr = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
     flat = np.concatenate([np.asarray(e, dtype=np.float64) for e in edges] + [np.zeros(1)])
+    full = present.size == X.shape[0]
+    binned = sparse = None
+    if scipy.sparse.issparse(X) and X.nnz <= MAX_DENSITY * X.shape[0] * max(n_features, 1):
+        X = scipy.sparse.csr_matrix(X)  # codes for the stored entries only, row by row (_sparse_bins)
+        X = X if X.has_canonical_format else X.sorted_indices()
+        sparse = sparse_bins(X, flat, edge_ptr, n_bins, n_stats)
+        Xp = X if full else X[present]
+        bin_lo, bin_hi = sparse_bin_value_ranges(Xp, sparse if full else sparse_bins(Xp, flat, edge_ptr, n_bins, 1),
+                                                 n_bins)
+    else:
+        if scipy.sparse.issparse(X):
+            X = scipy.sparse.csc_matrix(X)  # binned column by column, once
+        binned = apply_bins(X, edges, n_bins)  # uint8 (≤ 255 bins) or uint16, Fortran order
+        bin_lo, bin_hi = bin_value_ranges(X if full else X[present], binned if full else binned[present], n_bins)
     if bin_values is None:
         bin_values = np.full((n_features, n_bins + 1), np.nan)
     slot_bytes = n_features * (n_bins + 1) * n_stats * 8
@@ -298,7 +308,7 @@ def histogram_data(X, edges, stats, n_stats, samples, present, *, bin_values=Non
     pool = np.zeros((n_slots, n_features, n_bins + 1, n_stats))
     scratch = np.zeros((n_features, n_bins + 1, n_stats))
     m = samples.size
-    return HistData(binned=binned, samples=samples.copy(), tmp_samples=np.empty(m, np.int32), edges=flat,
+    return HistData(binned=binned, sparse=sparse, samples=samples.copy(), tmp_samples=np.empty(m, np.int32), edges=flat,
                     edge_ptr=edge_ptr, n_value_bins=lengths + 1, bin_values=bin_values[:, :n_bins + 1], bin_lo=bin_lo,
                     bin_hi=bin_hi, pool=pool, scratch=scratch, free=np.zeros(n_slots, np.int64), stats=stats,
                     gathered=(np.empty(m), np.empty(m), np.empty(m, np.int32)), occupancy=occupancy,

@@ -63,7 +63,8 @@ from ._store import (
 # ``values`` is None when ``presorted`` and ``csc`` None unless ``sparse``: a presorted fit compiles
 # no node-sorting code, a dense one no sparse code (_splitter.find_split_exact).
 # (Few arrays: every call that is not inlined counts each array of its records up and down.)
-# Histogram mode: ``binned`` codes, the node-ordered ``samples`` (``all_samples``:
+# Histogram mode: ``binned`` codes (or, for a sparse X, ``sparse``: _sparse_bins.SparseBins, the
+# other None), the node-ordered ``samples`` (``all_samples``:
 # they are 0 … n − 1 at the root), the bin ``edges`` (flat, ``edge_ptr`` per feature),
 # ``bin_values`` of categorical bins, each bin's smallest and largest training value (``bin_lo``,
 # ``bin_hi``: thresholds go midway), the histogram column that is zero for an empty bin
@@ -73,7 +74,7 @@ from ._store import (
 # None for a dense X: four arrays fewer to count on every call), ``table`` (2, n) two scratch columns.
 ExactData = namedtuple("ExactData", ["sidx", "table", "by_column", "presorted", "ids", "values", "known", "hints",
                                      "sparse", "csc"])
-HistData = namedtuple("HistData", ["binned", "samples", "tmp_samples", "edges", "edge_ptr", "n_value_bins",
+HistData = namedtuple("HistData", ["binned", "sparse", "samples", "tmp_samples", "edges", "edge_ptr", "n_value_bins",
                                    "bin_values", "bin_lo", "bin_hi", "pool", "scratch", "free", "stats", "gathered",
                                    "occupancy", "all_samples"])
 
@@ -216,8 +217,8 @@ def _create_node(store, counter, node_tuple, exact, hist, target, rules, work):
         if slot < 0:
             slot = _acquire(hist.free, counter)
             histogram = hist.scratch if slot < 0 else hist.pool[slot]
-            build_histogram(hist.binned, row, start, end, hist.stats, hist.all_samples and depth == 0, hist.gathered,
-                            histogram)
+            build_histogram(hist.binned, hist.sparse, row, start, end, hist.stats, hist.all_samples and depth == 0,
+                            hist.gathered, histogram)
         else:
             histogram = hist.pool[slot]
         sums = work.hist.sums
@@ -370,8 +371,8 @@ def _subtract_into_children(store, counter, u, hist, rules, slots):
                 if c != largest:
                     # identity is False here, but a bare False would compile a second, literal-typed
                     # build_histogram (and everything it calls): pass a computed one.
-                    build_histogram(hist.binned, hist.samples, ch_bounds[ptr + c], ch_bounds[ptr + c + 1], hist.stats,
-                                    r < 0, hist.gathered, pool[slots[c]])
+                    build_histogram(hist.binned, hist.sparse, hist.samples, ch_bounds[ptr + c],
+                                    ch_bounds[ptr + c + 1], hist.stats, r < 0, hist.gathered, pool[slots[c]])
                     subtract_histogram(pool[parent_slot], pool[slots[c]])
             slots[largest] = parent_slot
         else:

@@ -12,12 +12,13 @@ second-order gain (``_criteria``: the squared error's proxy with λ in the denom
 from collections import namedtuple
 
 import numpy as np
-from numba import prange
+from numba import prange, types
 from numba.extending import overload
 
 from ..utils import njit, unsigned
 from ._criteria import beats, beats_ranked, class_proxy
 from ._random import LAST_RANK, feature_rank, rand_int
+from ._sparse_bins import node_column, sparse_histogram
 from ._splitter import CATEGORICAL_SPLIT, MIN_CHILD_SHARE, NO_SPLIT, THRESHOLD_SPLIT
 
 # What each sample adds to a histogram bin (see build_histogram); one record for every tree model.
@@ -36,15 +37,27 @@ PARALLEL_BLOCK = 16_384
 
 
 @njit
-def build_histogram(binned, samples, start, end, stats, identity, gathered, hist):
+def build_histogram(binned, sparse, samples, start, end, stats, identity, gathered, hist):
     """hist[f, b] = (count, Σ weight or Σ weight per class[, Σ target]) of samples[start:end] in bin b of f.
 
-    The node's weights and targets are first gathered into node order (``gathered``: two float
-    buffers and an int32 buffer of at least end − start entries), so that each feature's pass
-    reads them contiguously; features go to the threads on large nodes. ``identity``:
-    samples[start:end] is 0 … n − 1 (a root without subsampling), read without the index and
-    without gathering.
+    From dense codes ``binned`` (n, d), or from a sparse X's codes ``sparse`` (``_sparse_bins``),
+    the other None: a fit compiles only its own. ``identity``: samples[start:end] is 0 … n − 1 (a
+    root without subsampling), read without the index.
     """
+    # (Two tests, each on the argument that is None in the other mode: Numba prunes a branch only
+    # where an argument's None type decides it.)
+    if sparse is not None:
+        sparse_histogram(sparse, samples, start, end - start, stats, identity, hist)
+    if binned is not None:
+        _dense_histogram(binned, samples, start, end, stats, identity, gathered, hist)
+
+
+@njit
+def _dense_histogram(binned, samples, start, end, stats, identity, gathered, hist):
+    """:func:`build_histogram` from dense codes. The node's weights and targets are first gathered
+    into node order (``gathered``: two float buffers and an int32 buffer of at least end − start
+    entries; not with ``identity``), so that each feature's pass reads them contiguously; features
+    go to the threads on large nodes."""
     m = end - start
     parallel = m * binned.shape[1] >= PARALLEL_MIN_ENTRIES
     if not identity:
@@ -363,7 +376,7 @@ def partition_hist(data, start, end, split, work):
     """
     kind, feature, last_bin, _, missing_left, n_groups, _ = split
     samples, tmp = data.samples, data.tmp_samples
-    col = data.binned[:, feature]
+    col = _split_column(data.binned, data.sparse, feature, samples, start, end)
     missing_bin = data.pool.shape[2] - 1
     if kind != CATEGORICAL_SPLIT:
         if end - start >= 2 * PARALLEL_BLOCK:
@@ -392,6 +405,22 @@ def partition_hist(data, start, end, split, work):
     for k in range(end - start):
         samples[start + k] = tmp[k]
     return sizes
+
+
+def _split_column(binned, sparse, feature, samples, start, end):
+    """The bins of ``feature``, read at the node's rows samples[start:end]: a column of the dense
+    codes, or the sparse codes' (the other None)."""
+    if sparse is not None:
+        return node_column.py_func(sparse, feature, samples, start, end)
+    return binned[:, feature]
+
+
+@overload(_split_column)
+def _split_column_compiled(binned, sparse, feature, samples, start, end):
+    # Chosen by the arguments' types, so that a fit compiles only the reading of its own codes.
+    if isinstance(sparse, types.NoneType):
+        return lambda binned, sparse, feature, samples, start, end: binned[:, feature]
+    return lambda binned, sparse, feature, samples, start, end: node_column(sparse, feature, samples, start, end)
 
 
 @njit

@@ -79,7 +79,8 @@ def _node_nonzeros(exact, f, start, end, idx, values, xf):
                 values[q] = data[k]
                 xf[i] = data[k]
                 q += 1
-    else:  # bisect the column for each sample of the (small) node
+    else:  # bisect the column for each sample of the (small) node (utils.sparse.first_at_least, written
+        # out: called, it made a deep tree on 10,000 × 20,000 documents 3–5% slower, three runs each)
         for p in range(start, end):
             i = samples[p]
             a = lo

@@ -4,7 +4,7 @@ import numpy as np
 
 from ._numba import njit
 
-__all__ = ["csr_parts", "row_sq_norms"]
+__all__ = ["csr_parts", "first_at_least", "row_sq_norms"]
 
 INT32_MAX = np.iinfo(np.int32).max
 
@@ -19,6 +19,19 @@ def csr_parts(X):
     """
     index = np.int32 if max(X.nnz, *X.shape) <= INT32_MAX else np.int64
     return X.indptr.astype(index, copy=False), X.indices.astype(index, copy=False), X.data
+
+
+@njit
+def first_at_least(a, lo, hi, key):
+    """The first position p in [lo, hi) of the increasing ``a`` with a[p] ≥ key (hi if none), by
+    bisection: where ``key`` is, or would go, among a row's sorted column indices (or a column's rows)."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 @njit(interpret_small=True)
