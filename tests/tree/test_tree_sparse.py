@@ -351,6 +351,14 @@ def test_boosting_on_sparse_codes_equals_dense_with_weights_nan_and_classes():
     model = GradientBoostingClassifier(n_estimators=8, subsample=0.8, random_state=0)
     np.testing.assert_array_equal(model.fit(sparse, y, sample_weight=weight).predict_proba(sparse),
                                   model.fit(X, y, sample_weight=weight).predict_proba(X))
+    # Predicting, each sparse row is scattered once into a dense row that all the trees read
+    # (_traversal._sum_leaf_values_scattered): a stored NaN, an explicit zero and float32 values alike.
+    rows = scipy.sparse.csr_matrix(X[:100])
+    rows.data[:3] = [np.nan, 0.0, rows.data[2]]
+    expected = model.predict_proba(rows.toarray())
+    np.testing.assert_array_equal(model.predict_proba(rows), expected)
+    np.testing.assert_array_equal(model.predict_proba(rows.astype(np.float32)),
+                                  model.predict_proba(rows.toarray().astype(np.float32)))
     codes = X.copy()
     codes[:, 0] = np.where(codes[:, 0] != 0, np.round(np.abs(codes[:, 0]) * 3) + 1, 0)  # a categorical feature
     tree = DecisionTreeClassifier(random_state=0, max_bins=16, categorical_features=[0])

@@ -28,7 +28,7 @@ from numba import prange
 
 from .._config import kernel_threads
 from ..utils import njit, unsigned
-from ..utils.rows import as_rows, row_value
+from ..utils.rows import SparseRows, as_rows, row_value
 
 __all__ = ["Categories", "apply_parallel", "apply_rows", "decision_paths", "descend", "sum_leaf_values", "tree_rows"]
 
@@ -138,12 +138,18 @@ def sum_leaf_values(X, nodes, value, roots, columns, out):
     12,500 rows: 21 ms against 25 ms; 250 trees of 15 nodes on 20,000 rows: 71 ms against 108).
     """
     rows = BLOCK_ROWS
-    if nodes.shape[0] >= LARGE_TREE_NODES * roots.shape[0]:
-        per_thread = -(-X.shape[0] // numba.get_num_threads())
+    per_thread = -(-X.shape[0] // numba.get_num_threads())
+    large = nodes.shape[0] >= LARGE_TREE_NODES * roots.shape[0]
+    if large:
         rows = min(MAX_BLOCK_ROWS, max(BLOCK_ROWS, per_thread))
+    elif isinstance(X, SparseRows):
+        rows = max(BLOCK_ROWS, per_thread)  # one block (and one dense row) per thread
     # One block: nothing for other threads, so wake none (a busy machine's 8 ms).
     with kernel_threads(1) if X.shape[0] <= rows else nullcontext():
-        _sum_leaf_values(X, nodes, value, roots, columns, rows, out)
+        if isinstance(X, SparseRows) and not large:
+            _sum_leaf_values_scattered(X, nodes, value, roots, columns, rows, out)
+        else:
+            _sum_leaf_values(X, nodes, value, roots, columns, rows, out)
 
 
 @njit(parallel=True, interpret_small=True)
@@ -161,3 +167,24 @@ def _sum_leaf_values(X, nodes, value, roots, columns, rows, out):
                 u = descend(X, i, base, nodes)
                 for k in range(value.shape[1]):
                     out[i, column + k] += value[u, k]
+
+
+@njit(parallel=True, interpret_small=True)
+def _sum_leaf_values_scattered(X, nodes, value, roots, columns, rows, out):
+    """:func:`_sum_leaf_values` of small trees on sparse rows: each row's stored entries scattered
+    once into a dense row, which every tree then reads in O(1) a level, where a sparse row costs a
+    bisection a level and tree (boosting's hundreds of small trees on rows of 80 stored words:
+    2.6 times scikit-learn's time, which scatters likewise). The same sums, row after row."""
+    n = X.shape[0]
+    n_blocks = (n + rows - 1) // rows
+    for block in prange(n_blocks):
+        dense = np.zeros((1, X.shape[1]), X.data.dtype)
+        for i in range(block * rows, min(n, (block + 1) * rows)):
+            for p in range(X.indptr[i], X.indptr[i + 1]):
+                dense[0, X.indices[p]] = X.data[p]
+            for t in range(roots.shape[0]):
+                u = descend(dense, np.int64(0), roots[t], nodes)
+                for k in range(value.shape[1]):
+                    out[i, columns[t] + k] += value[u, k]
+            for p in range(X.indptr[i], X.indptr[i + 1]):
+                dense[0, X.indices[p]] = 0.0
