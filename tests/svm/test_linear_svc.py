@@ -290,6 +290,24 @@ def _primal_objective(model, X, y, C):
     return 0.5 * model.coef_.ravel() @ model.coef_.ravel() + np.sum(C * np.maximum(0.0, 1.0 - margins) ** 2)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_float32_newton_matrix_lost_to_rounding_is_solved_in_float64(sparse):
+    """Two near-collinear features and an offset of 100 at C = 1e3: summed in float32, the dense
+    Newton matrix I + 2ΣCᵢxᵢxᵢᵀ lost its positive definiteness (a ValueError); the problem is solved
+    again on X in float64, as for the same float32 values passed as float64 (sparse: it held)."""
+    import scipy.sparse
+
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=(3000, 5))
+    X = (np.column_stack([base, 2 * base[:, :2] + 1e-3 * rng.normal(size=(3000, 2))]) + 100).astype(np.float32)
+    y = np.digitize(base[:, 0], [-0.5, 0.5])
+    make = scipy.sparse.csr_matrix if sparse else np.asarray
+    fitted = LinearSVC(C=1e3, dual=False, max_iter=2000).fit(make(X), y)
+    expected = LinearSVC(C=1e3, dual=False, max_iter=2000).fit(make(X.astype(np.float64)), y)
+    np.testing.assert_allclose(fitted.coef_, expected.coef_, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(fitted.intercept_, expected.intercept_, rtol=1e-12, atol=1e-12)
+
+
 def test_primal_newton_under_huge_sample_weights():
     """The floor test against ‖∇P(0)‖, which grows with C·sample_weight, stopped the primal early
     (objective 337.6 for 327.5 at weights near 1e12); a gradient beyond float64 (1e300) returned

@@ -20,7 +20,7 @@ from ..utils import (
     validate_params,
 )
 from ..utils.linalg import factorization_threads
-from ..utils.rows import as_rows
+from ..utils.rows import SparseRows, as_rows
 from ..utils.validation import (
     FLOAT_DTYPES,
     check_classification_targets,
@@ -182,7 +182,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
                 X = as_rows(X)
             else:
                 X = np.hstack([X, np.full((X.shape[0], 1), bias, X.dtype)]) if bias else np.ascontiguousarray(X)
-        W, curves, converged = [], [], True
+        W, curves, converged, wider = [], [], True, []
         log = IterationLog(self.verbose)
         for k in positives:
             sign = np.where(y_index == k, 1.0, -1.0)
@@ -195,11 +195,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
                 ok = len(curve) < self.max_iter
             else:  # d×d systems and tall products: one BLAS thread is faster than contended threads
                 with factorization_threads(X.shape[1]):
-                    try:
-                        w, curve, ok = primal_newton(X, sign, C, float(self.tol), int(self.max_iter),
-                                                     _rounding_floor(X))
-                    except np.linalg.LinAlgError as error:  # no Newton step: ∇P or H = I + 2ΣCᵢxᵢxᵢᵀ unusable
-                        raise ValueError(_newton_failure(error, X, sparse, C)) from None
+                    w, curve, ok = _primal(X, sign, C, float(self.tol), int(self.max_iter), wider)
                 w = w if bias else np.r_[w, 0.0]
             W.append(w)
             curves.append(curve)
@@ -238,28 +234,49 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         return tags
 
 
-def _newton_failure(error, X, sparse, C):
-    """The message for a primal Newton step that could not be taken."""
-    largest = float(np.abs(X.data if sparse else X).max())
+def _primal(X, sign, C, tol, max_iter, wider):
+    """``primal_newton`` of one binary problem. A float32 X's products are summed in float32: with
+    collinear features or an offset, and a large C, their rounding can outweigh the Newton matrix's
+    +I (features 5 + 2 collinear, offset 100, C = 1e3). Such a problem is solved again on X in
+    float64, made once for all the classes (``wider``: empty, or that copy)."""
+    try:
+        return primal_newton(X, sign, C, tol, max_iter, _rounding_floor(X))
+    except np.linalg.LinAlgError as error:  # no Newton step: ∇P or H = I + 2ΣCᵢxᵢxᵢᵀ unusable
+        overflow, message = _newton_failure(error, X, C)
+        if overflow or _data(X).dtype != np.float32:
+            raise ValueError(message) from None
+    if not wider:
+        wider.append(X._replace(data=X.data.astype(np.float64)) if isinstance(X, SparseRows)
+                     else X.astype(np.float64))
+    try:
+        return primal_newton(wider[0], sign, C, tol, max_iter, _rounding_floor(wider[0]))
+    except np.linalg.LinAlgError as error:
+        raise ValueError(_newton_failure(error, wider[0], C)[1]) from None
+
+
+def _data(X):
+    """The values of a dense X or of its SparseRows."""
+    return X.data if isinstance(X, SparseRows) else X
+
+
+def _newton_failure(error, X, C):
+    """(whether it overflowed, the message) for a primal Newton step that could not be taken."""
+    largest = float(np.abs(_data(X)).max())
     scale = f"features up to {largest:.3g}, C·sample_weight up to {C.max():.3g}"
     # (Σ Cᵢxᵢxᵢᵀ near float64's limit fails its factorization before it is infinite)
     near_limit = 2 * np.log10(max(largest, 1e-300)) + np.log10(max(C.max(), 1e-300) * X.shape[0]) > 300
     if "not finite" in str(error) or near_limit:
-        return (f"LinearSVC's primal gradient or Newton matrix I + 2ΣCᵢxᵢxᵢᵀ overflowed float64 ({scale}); "
-                "rescale the features or the weights, or use dual=True.")
-    # A float32 X's products are summed in float32: with collinear features and a large C, their
-    # rounding can outweigh the matrix's +I.
-    return (f"LinearSVC's primal Newton matrix I + 2ΣCᵢxᵢxᵢᵀ lost its positive definiteness to rounding in "
-            f"{np.dtype(X.dtype).name} ({scale}; collinear features?); pass X as float64, lower C, or use "
-            "dual=True.")
+        return True, (f"LinearSVC's primal gradient or Newton matrix I + 2ΣCᵢxᵢxᵢᵀ overflowed float64 ({scale}); "
+                      "rescale the features or the weights, or use dual=True.")
+    return False, (f"LinearSVC's primal Newton matrix I + 2ΣCᵢxᵢxᵢᵀ lost its positive definiteness to rounding "
+                   f"in {np.dtype(_data(X).dtype).name} ({scale}; collinear features?); lower C, or use dual=True.")
 
 
 def _rounding_floor(X):
     """The primal Newton's rounding stop, ‖∇P‖₂ ≤ floor·max(‖w‖₂, ‖Σ_I …‖₂) (the two terms that cancel
     in ∇P): the level below which X's precision cannot bring the gradient (a float32 X: products
     summed in float32 blocks; ‖∇P‖ ≤ tol·‖w‖ was out of reach, and 1,000 Newton steps ran to max_iter)."""
-    data = X.data if hasattr(X, "indptr") else X
-    return 100.0 * float(np.finfo(data.dtype).eps)
+    return 100.0 * float(np.finfo(_data(X).dtype).eps)
 
 
 def _linear_svc_dual(X, y, C, bias, squared, tol, max_iter, seed):
