@@ -364,3 +364,24 @@ def test_boosting_on_sparse_codes_equals_dense_with_weights_nan_and_classes():
     tree = DecisionTreeClassifier(random_state=0, max_bins=16, categorical_features=[0])
     np.testing.assert_array_equal(tree.fit(scipy.sparse.csc_matrix(codes), y).apply(codes),
                                   tree.fit(codes, y).apply(codes))
+
+
+@pytest.mark.parametrize("zero_weight_zeros", [False, True])
+def test_weighted_boosting_places_thresholds_as_the_dense_fit(zero_weight_zeros):
+    """Weighted boosting counts a bin of no weight as empty where it centres a threshold
+    (_histogram.gap_threshold). A node whose rows all store x0 (2, −1 or 1), or whose zeros weigh
+    nothing, has an empty zero bin; filled from the node's totals (or made by subtraction), it kept a
+    weight of rounding size (1e-16), counted as present: the threshold went to −0.5 instead of the
+    dense fit's 0.0, and a 0 went the other way (a prediction of 15 for 5)."""
+    X = np.zeros((200, 20))
+    X[:40 + 5 * zero_weight_zeros, 1] = 1.0
+    X[:40, 0] = np.resize([2.0, -1.0, 1.0], 40)
+    y = np.where(X[:, 1] > 0, 5 + 10 * (X[:, 0] > 0), -40.0)
+    model = GradientBoostingRegressor(n_estimators=1, max_depth=2, learning_rate=1.0, random_state=0)
+    for seed in range(6):
+        weight = np.random.default_rng(seed).random(200) + 0.5
+        if zero_weight_zeros:
+            weight[40:45] = 0.0
+        dense = model.fit(X, y, sample_weight=weight).nodes_["threshold"].copy()
+        sparse = model.fit(scipy.sparse.csr_matrix(X), y, sample_weight=weight).nodes_["threshold"]
+        np.testing.assert_array_equal(sparse, dense)

@@ -227,3 +227,21 @@ def test_every_estimator_answers_the_same_in_both_tiers(entry):
             answer = getattr(fitted, methods[0])(X) if methods else fitted.labels_  # clusterers without predict
             answers.append(np.asarray(answer, dtype=float))
     np.testing.assert_allclose(answers[1], answers[0], rtol=1e-7, atol=1e-9)
+
+
+def test_a_sparse_histogram_fit_interpreted_compiles_nothing(tmp_path):
+    """The interpreted tier of a histogram fit on a sparse X reads the split feature through the
+    interpreted node_column and its bisection; calling node_column's Python source compiled the
+    bisection (utils.sparse.first_at_least) it calls."""
+    script = COMPILE_LOG + (
+        "import numpy as np, scipy.sparse\n"
+        "from lucidml.ensemble import GradientBoostingRegressor\n"
+        "rng = np.random.default_rng(0)\n"
+        "X = scipy.sparse.random(300, 40, density=0.05, format='csr', random_state=0)\n"
+        "GradientBoostingRegressor(n_estimators=3).fit(X, rng.normal(size=300)).predict(X)\n"
+        "print(json.dumps(compiled))\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "LUCIDML_KERNEL_TIER": "interpreted"}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []

@@ -16,6 +16,7 @@ from numba import prange, types
 from numba.extending import overload
 
 from ..utils import njit, unsigned
+from ..utils._numba import interpreted
 from ._criteria import beats, beats_ranked, class_proxy
 from ._random import LAST_RANK, feature_rank, rand_int
 from ._sparse_bins import node_column, sparse_histogram
@@ -139,7 +140,7 @@ def _accumulate(column, rows, identity, m, stats, ordered, h):
 
 
 @njit
-def gap_threshold(hist_j, occupancy, b, n_bins_j, edges_j, lo_j, hi_j):
+def gap_threshold(hist_j, no_weight, b, n_bins_j, edges_j, lo_j, hi_j):
     """The raw-value threshold of the split "bin ≤ b", centred in the node's gap.
 
     Every threshold between the node's largest value on the left (in bin ``left``) and its
@@ -148,21 +149,27 @@ def gap_threshold(hist_j, occupancy, b, n_bins_j, edges_j, lo_j, hi_j):
     scikit-learn) uses; the global edge after bin b would sit against the left value and send
     unseen values between them right. ``lo_j``/``hi_j`` are each bin's smallest and largest
     training value. No present value on the right: +∞ (only missing values go right).
-    ``occupancy`` is the histogram column that is zero exactly for a bin without samples: the
-    count (0), or Σw (1) when zero-weight samples are to count as absent.
+    A bin is empty without samples, or, where zero-weight samples are to count as absent, with a
+    weight (column 1) of at most ``no_weight`` (−∞ otherwise): the rounding of the node's weight,
+    which a histogram made by subtraction may leave in a bin of no weight.
     """
     right = b + 1
-    while right < n_bins_j and hist_j[right, occupancy] == 0.0:
+    while right < n_bins_j and _empty(hist_j, right, no_weight):
         right += 1
     if right >= n_bins_j:
         return np.inf
     left = b
-    while left >= 0 and hist_j[left, occupancy] == 0.0:
+    while left >= 0 and _empty(hist_j, left, no_weight):
         left -= 1
     if left < 0:  # only missing values go left: keep the bin edge
         return edges_j[b]
     t = 0.5 * hi_j[left] + 0.5 * lo_j[right]
     return t if t < lo_j[right] else hi_j[left]  # adjacent floats: the midpoint rounds up
+
+
+@njit
+def _empty(hist_j, b, no_weight):
+    return hist_j[b, 0] == 0.0 or hist_j[b, 1] <= no_weight
 
 
 @njit
@@ -361,7 +368,8 @@ def find_split_hist(hist, node_stats, data, target, rules, work):
     if best_kind == THRESHOLD_SPLIT and np.isnan(best_threshold):
         f = best_feature
         edges_f = data.edges[data.edge_ptr[f]:data.edge_ptr[f + 1]]
-        best_threshold = gap_threshold(hist[f], data.occupancy, best_bin, data.n_value_bins[f], edges_f,
+        no_weight = -np.inf if data.occupancy == 0 else 4.0 * n_node * np.finfo(np.float64).eps * node_weight
+        best_threshold = gap_threshold(hist[f], no_weight, best_bin, data.n_value_bins[f], edges_f,
                                        data.bin_lo[f], data.bin_hi[f])
     return best_kind, best_feature, best_bin, best_threshold, best_ml, best_groups, best
 
@@ -411,7 +419,7 @@ def _split_column(binned, sparse, feature, samples, start, end):
     """The bins of ``feature``, read at the node's rows samples[start:end]: a column of the dense
     codes, or the sparse codes' (the other None)."""
     if sparse is not None:
-        return node_column.py_func(sparse, feature, samples, start, end)
+        return interpreted(node_column)(sparse, feature, samples, start, end)
     return binned[:, feature]
 
 

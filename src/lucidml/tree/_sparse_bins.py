@@ -82,7 +82,8 @@ def _stored_value_ranges(indptr, indices, data, codes, lo, hi):
 def sparse_histogram(bins, samples, start, m, stats, identity, hist):
     """hist[f, b] = (count, Σ weight or Σ weight per class[, Σ target]) of the node's rows
     samples[start:start + m] (0 … m − 1 with ``identity``) in bin b of f, as
-    ``_histogram.build_histogram`` makes it from dense codes."""
+    ``_histogram.build_histogram`` makes it from dense codes, to the rounding of the sums (a zero
+    bin of rows of no weight may keep some: ``_histogram.gap_threshold`` allows for it)."""
     indptr, indices, codes, totals = bins.indptr, bins.indices, bins.codes, bins.totals
     n_features, n_cells, n_stats = hist.shape
     for f in range(n_features):
@@ -112,12 +113,20 @@ def sparse_histogram(bins, samples, start, m, stats, identity, hist):
                 hist[f, b, 1] += w
                 hist[f, b, 2] += t
     for f in range(n_features):  # the zeros: the node's totals less the stored entries
+        if _column_sum(hist, f, 0) == totals[0]:
+            continue  # every row of the node stores f (counts are exact): no rounding left in its zero bin
         zero = bins.zero_bin[f]
         for s in range(n_stats):
-            stored = 0.0
-            for b in range(n_cells):
-                stored += hist[f, b, s]
-            hist[f, zero, s] += totals[s] - stored
+            hist[f, zero, s] += totals[s] - _column_sum(hist, f, s)
+
+
+@njit
+def _column_sum(hist, f, s):
+    """Σ over the bins of feature f of the histogram's column s."""
+    total = 0.0
+    for b in range(hist.shape[1]):
+        total += hist[f, b, s]
+    return total
 
 
 @njit

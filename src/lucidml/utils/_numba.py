@@ -85,8 +85,8 @@ from ._interpret_budget import (
 from ._numba_cache import NumbaCache
 
 __all__ = [
-    "Dispatcher", "Kernel", "NJIT_DEFAULTS", "SMALL_CALL", "TIERS", "interpret_budget", "interpreted_calls",
-    "kernel_tier", "njit", "set_kernel_tier", "unsigned",
+    "Dispatcher", "Kernel", "NJIT_DEFAULTS", "SMALL_CALL", "TIERS", "interpret_budget", "interpreted",
+    "interpreted_calls", "kernel_tier", "njit", "set_kernel_tier", "unsigned",
 ]
 
 NJIT_DEFAULTS = {"cache": True, "nogil": True}
@@ -350,6 +350,12 @@ class Kernel(Dispatcher):
         if function is None:
             function = _interpreted(self, {})
         return function
+
+
+def interpreted(function):
+    """A compiled ``function`` as the plain Python it is written as, the kernels it calls interpreted
+    too (the interpreted tier's form of it; made once); anything else as it is."""
+    return _interpreted(function, {}) if isinstance(function, CPUDispatcher) else function
 
 
 def _interpreted(kernel, done):
