@@ -1,10 +1,15 @@
-"""Numba's on-disk cache of a kernel, loaded faster and saved one process at a time.
+"""Numba's on-disk cache of a kernel, loaded faster, saved one process at a time, and dropped when
+any of lucidml's sources changes.
 
 Every kernel of lucidml (``utils._numba.Dispatcher``) caches its machine code through
-:class:`NumbaCache`, Numba's ``FunctionCache`` with two changes: loading skips the refresh of
-Numba's registries, and saving holds a lock across processes.
+:class:`NumbaCache`, Numba's ``FunctionCache`` with three changes: loading skips the refresh of
+Numba's registries, saving holds a lock across processes, and the cache is stamped with all of the
+package's source files, not only the kernel's own.
 """
 
+import functools
+import hashlib
+import os
 from contextlib import contextmanager
 
 from numba.core.caching import FunctionCache
@@ -26,6 +31,16 @@ class NumbaCache(FunctionCache):
     here instead; whatever needs the registries refreshes them itself: a compile
     (``CompilerBase.__init__``) and a lowering lookup that misses (``BaseContext.get_function``).
     """
+
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        # Numba stamps a kernel's cache with its own file only, and its machine code holds the
+        # kernels it calls, inlined: after an edit of a callee in another file, the caller's stale
+        # code ran on (a tree builder kept a histogram fix out of every fit until the cache was
+        # cleared). Stamped with every source of the package, a changed source drops them all.
+        cache_file = getattr(self, "_cache_file", None)
+        if cache_file is not None and hasattr(cache_file, "_source_stamp"):
+            cache_file._source_stamp = (cache_file._source_stamp, package_stamp())
 
     def load_overload(self, sig, target_context):
         try:
@@ -63,3 +78,17 @@ def _saving(index_path):
     finally:
         if handle is not None:
             handle.close()  # releases the lock
+
+
+@functools.cache
+def package_stamp(root=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))):
+    """A digest of the modification times and sizes of the Python sources under ``root`` (lucidml's
+    package directory), read once per process (a few milliseconds)."""
+    digest = hashlib.sha1()
+    for folder, _, files in sorted(os.walk(root)):
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                stat = os.stat(path)
+                digest.update(f"{os.path.relpath(path, root)}:{stat.st_mtime_ns}:{stat.st_size};".encode())
+    return digest.hexdigest()
