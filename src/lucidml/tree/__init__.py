@@ -5,7 +5,7 @@ with the same pieces)::
 
     X ──► _binning      quantile bins, NaN in its own bin        (histogram trees: max_bins,
     │                   (bin_value_ranges: each bin's min/max)     gradient boosting, sparse X)
-    │     _sparse_bins  a sparse X (≤ 10% nonzero): codes of its stored entries only, row by row
+    │     _sparse_bins  a sparse X (≤ 25% nonzero): codes of its stored entries only, row by row
     │     _exact_data   presorted: every column's sample order,    (exact trees: max_bins=None)
     │                   uint32; or node-sorted (_node_sort): each
     │                   node sorts the features it draws; or, for
@@ -63,7 +63,7 @@ depth D visits each row once per level):
 - **histogram search** (``max_bins``, gradient boosting, a large sparse X with categorical
   features): binning O(d · n log n) once, then O(d · m) per node to build the smaller child's
   histogram (the larger one by subtraction) and O(d · bins) to scan it; n · d bytes for the bin
-  codes. A sparse X of at most 10% nonzeros keeps codes for its stored entries only (nnz bytes)
+  codes. A sparse X of at most 25% nonzeros keeps codes for its stored entries only (nnz bytes)
   and builds a node's histogram from its rows' stored entries, O(nnz in the node + d · bins).
   Either way each kept histogram is d × (the most bins of any feature + 1) × its statistics:
   on a wide table with a few many-valued features that pool, not the codes, is the fit's memory.

@@ -28,8 +28,11 @@ from ._binning import bin_dtype
 SparseBins = namedtuple("SparseBins", ["indptr", "indices", "codes", "zero_bin", "totals", "column"])
 
 # Stored entries per cell up to which a sparse X's codes stay sparse: each stored entry costs the
-# row walk an index and a scattered update, about what a dense pass pays for a few cells.
-MAX_DENSITY = 0.1
+# row walk an index and a scattered update, where a dense pass reads every cell (on two threads).
+# Measured on 20,000 × 200 (normal values), 30 stages of boosting: 0.08 s against 0.25 s with
+# dense codes at 5% nonzero, 0.18 against 0.28 at 20%, 0.25 against 0.29 at 30%, 0.43 against
+# 0.32 at 50%; a deep regression tree (max_bins=64) was faster sparse up to 30% too.
+MAX_DENSITY = 0.25
 
 
 def sparse_bins(X, flat_edges, edge_ptr, missing_bin, n_stats):
