@@ -17,7 +17,8 @@ from .._config import kernel_threads
 from ..ensemble._losses import LOSSES, GradientArrays
 from ..tree._base import histogram_data, work_arrays
 from ..tree._criteria import NEWTON
-from ..tree._histogram import SampleStats, build_histogram, partition_hist
+from ..tree._hist_partition import partition_hist
+from ..tree._histogram import SampleStats, build_histogram
 from ._moments import class_index
 
 __all__ = ["ChunkState", "init_state", "histograms", "advance", "state_loss", "state_ranges"]

@@ -22,6 +22,7 @@ with the same pieces)::
     │                   drawn first, or of the lower random rank when all are searched
     │                   (_criteria.beats_ranked), so every search grows the same tree
     ▼
+    _hist_partition     a histogram split's samples into its children (exact: _splitter.assign_children)
     _builder            grows a _store.Store depth-first or best-first from named records
     │                   (ExactData or HistData, the other None, so only the fit's own mode,
     │                   task and criterion are compiled; Target, Rules); stops on Ctrl-C.

