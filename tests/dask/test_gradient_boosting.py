@@ -115,7 +115,7 @@ def test_chunk_states_keep_their_working_memory_from_stage_to_stage_and_share_it
     X, _, y = _data(n=500, n_classes=n_classes, nan=False)
     edges = fit_bin_edges(X, 255)
     n_trees = 1 if n_classes == 2 else n_classes
-    states = [init_state(X[rows], y[rows], edges, 256, ("log_loss", n_classes), np.arange(n_classes),
+    states = [init_state(X[rows], y[rows], edges, ("log_loss", n_classes), np.arange(n_classes),
                          np.zeros(n_trees)) for rows in (slice(0, 300), slice(300, 500))]
     _share_working_memory(states)
     assert states[0].scratch is states[1].scratch

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lucidml.tree._binning import apply_bins, bin_dtype, fit_bin_edges
+from lucidml.tree._binning import apply_bins, bin_dtype, cell_pointers, fit_bin_edges
 
 
 @pytest.fixture
@@ -34,14 +34,20 @@ def test_few_distinct_values_get_exact_midpoints(X):
 
 
 def test_missing_bin_and_dtype(X):
+    """NaN goes to its feature's own missing bin, the one after its last value bin (a histogram
+    keeps that many cells per feature: _binning.cell_pointers)."""
     edges = fit_bin_edges(X, max_bins=16)
     B = apply_bins(X, edges, max_bins=16)
     assert B.dtype == np.uint8 and B.flags.f_contiguous
-    np.testing.assert_array_equal(np.isnan(X[:, 2]), B[:, 2] == 16)
+    np.testing.assert_array_equal(np.isnan(X[:, 2]), B[:, 2] == len(edges[2]) + 1)
     assert B[~np.isnan(X[:, 2]), 2].max() <= len(edges[2])
-    B16 = apply_bins(X, fit_bin_edges(X, max_bins=1000), max_bins=1000, order="C")
+    edges = fit_bin_edges(X, max_bins=1000)
+    B16 = apply_bins(X, edges, max_bins=1000, order="C")
     assert B16.dtype == np.uint16 == bin_dtype(1000) and B16.flags.c_contiguous
-    assert B16[np.isnan(X[:, 2]), 2].min() == 1000
+    np.testing.assert_array_equal(B16[np.isnan(X[:, 2]), 2], len(edges[2]) + 1)
+    cell_ptr = cell_pointers(np.cumsum([0] + [len(e) for e in edges]))
+    np.testing.assert_array_equal(np.diff(cell_ptr), [len(e) + 2 for e in edges])  # value bins, missing bin
+    assert cell_ptr[0] == 0 and cell_ptr.dtype == np.int64
 
 
 def test_quantile_bins_are_balanced():

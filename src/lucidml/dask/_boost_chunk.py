@@ -150,7 +150,7 @@ class ChunkState:
 sizeof.register(ChunkState)(lambda state: state.nbytes())
 
 
-def init_state(X, y, edges, n_bins, loss_spec, classes, baseline):
+def init_state(X, y, edges, loss_spec, classes, baseline):
     """The chunk binned at ``edges`` (NaN: the missing bin), its targets encoded, raw = the baseline."""
     with _threads():
         X = np.asarray(X)
@@ -188,7 +188,7 @@ def state_loss(state):
 
 def histograms(state, request):
     """The histograms of the requested nodes: ``request`` lists, per tree k of the stage, (k, its splits
-    so far, the node keys wanted); returns an array (nodes, features, bins + 1, 3) in request order."""
+    so far, the node keys wanted); returns an array (nodes, cells, 3) in request order (``_binning.cell_pointers``)."""
     with _threads():
         shape = state.data.pool.shape[1:]
         out = np.zeros((sum(len(nodes) for _, _, nodes in request), *shape))
@@ -204,7 +204,8 @@ def histograms(state, request):
             for node in nodes:
                 start, end = bounds[node]
                 identity = node == 0 and not splits  # the root, rows still in order
-                build_histogram(state.data.binned, None, samples, start, end, stats, identity, gathered, out[i])
+                build_histogram(state.data.binned, None, samples, (start, end, identity), stats, gathered, out[i],
+                                state.data.cell_ptr)
                 i += 1
         return out
 

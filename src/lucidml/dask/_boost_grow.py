@@ -86,10 +86,15 @@ class TreeGrowth:
 
     def set_root(self, hist):
         root = self.nodes[self.root_key]
-        root.sums = hist[0].sum(axis=0)
+        root.sums = self._cells(hist, 0).sum(axis=0)
         self._evaluate(root, hist)
         if root.split is not None and self.max_leaf_nodes > 0:
             heapq.heappush(self.open, (-root.improvement, root.key))
+
+    def _cells(self, hist, feature):
+        """The feature's part of a histogram: its bins, its missing bin last (``_histogram.feature_cells``)."""
+        cell_ptr = self.search.data.cell_ptr
+        return hist[cell_ptr[feature]:cell_ptr[feature + 1]]
 
     def _evaluate(self, node, hist):
         """Search the node's best split on its histogram and keep it if it gains (the builder's rule)."""
@@ -97,7 +102,7 @@ class TreeGrowth:
         if not search.may_split(node.sums[0], node.depth):
             return
         scored = search.scored(hist)
-        sums = scored[0].sum(axis=0)
+        sums = self._cells(scored, 0).sum(axis=0)
         seed_node(search.target.state, node.key)
         split = find_split_hist(scored, sums, search.data, search.target, search.rules, search.work)
         kind, feature, last_bin, threshold, missing_left, _, proxy = split
@@ -120,7 +125,7 @@ class TreeGrowth:
         for u in wanted:
             u.requested = True
             feature, last_bin, _, missing_left = u.split
-            h = u.hist[feature]
+            h = self._cells(u.hist, feature)
             left_sums = h[:last_bin + 1].sum(axis=0) + (h[-1] if missing_left else 0.0)
             left = self._new(u.depth + 1, left_sums)
             right = self._new(u.depth + 1, u.sums - left_sums)

@@ -100,11 +100,10 @@ class _DaskGradientBoosting(DaskEstimator):
             spec = (self.loss, 1)
         baseline = np.zeros(loss.n_trees) if self.init == "zero" else np.asarray(baseline, np.float64)
         edges = summary_edges(summary, int(self.max_bins))
-        n_bins = max(2, max((len(e) for e in edges), default=0) + 1)
 
         init = dask.delayed(init_state, pure=False)
         rounds = Rounds()
-        rounds.start([init(xb, yb, edges, n_bins, spec, classes, baseline)
+        rounds.start([init(xb, yb, edges, spec, classes, baseline)
                       for xb, yb in zip(X.to_delayed().ravel(), y.to_delayed().ravel())])
         roots = [(k, [], [0]) for k in range(loss.n_trees)]
         ranges, root_hists = rounds.totals([(state_ranges, (), merge_ranges), (histograms, (roots,))])

@@ -13,7 +13,8 @@ with the same pieces)::
     │                   only its nonzeros (_sparse_columns)
     ▼
     _histogram          build_histogram: per node, feature and bin, (count, Σw or Σw per class,
-    │                   Σtarget) from one SampleStats record; larger child = parent − smaller
+    │                   Σtarget) from one SampleStats record; larger child = parent − smaller;
+    │                   one row (cell) per bin of each feature, its missing bin last
     ▼
     _splitter           the best split of a node: sweeps over the sorted order (exact) or over
     _histogram          the histogram's bins; criteria and their proxies in _criteria (gradient
@@ -63,11 +64,12 @@ depth D visits each row once per level):
   memory O(nnz + n).
 - **histogram search** (``max_bins``, gradient boosting, a large sparse X with categorical
   features): binning O(d · n log n) once, then O(d · m) per node to build the smaller child's
-  histogram (the larger one by subtraction) and O(d · bins) to scan it; n · d bytes for the bin
+  histogram (the larger one by subtraction) and O(Σ bins) to scan it; n · d bytes for the bin
   codes. A sparse X of at most 25% nonzeros keeps codes for its stored entries only (nnz bytes)
-  and builds a node's histogram from its rows' stored entries, O(nnz in the node + d · bins).
-  Either way each kept histogram is d × (the most bins of any feature + 1) × its statistics:
-  on a wide table with a few many-valued features that pool, not the codes, is the fit's memory.
+  and builds a node's histogram from its rows' stored entries, O(nnz in the node + Σ bins).
+  Either way a histogram is ragged: each feature has a row per bin it has, plus its missing bin
+  (``_binning.cell_pointers``), so a histogram of 50,000 word counts of a few bins each is
+  a few MB where the most bins of any feature, for every feature, was 66 MB.
 
 The constant per node and per examined feature was mostly Numba's reference counting: every
 array taken out of a record, every view, every record built and every array argument bound

@@ -20,7 +20,7 @@ from ..utils import (
 )
 from ..utils.numerics import power_of_two_unit
 from ..utils.validation import FLOAT_DTYPES, check_fit_data, check_predict_data
-from ._binning import apply_bins, bin_value_ranges, fit_bin_edges
+from ._binning import apply_bins, bin_value_ranges, cell_pointers, fit_bin_edges
 from ._builder import ExactWork, HistData, HistWork, Rules, Target, Work, grow_tree
 from ._criteria import ABSOLUTE_ERROR
 from ._exact_data import exact_data, exact_search_input
@@ -261,55 +261,56 @@ def _binned(X, samples, is_cat, max_bins, n_stats, rng, stats):
     """CART's histogram data: quantile bins, one bin per category of a categorical feature."""
     Xs = X if samples.size == X.shape[0] else X[samples]
     edges = fit_bin_edges(Xs, max_bins, random_state=rng)
-    bin_values = np.full((X.shape[1], max_bins + 1), np.nan)
+    categories = {}
     for j in np.flatnonzero(is_cat):
         column = Xs[:, [j]].toarray().ravel() if scipy.sparse.issparse(Xs) else Xs[:, j]
         levels = np.unique(column[~np.isnan(column)])
         if levels.size > max_bins:
             raise ValueError(f"categorical feature {j} has {levels.size} categories, more than max_bins={max_bins}.")
         edges[j] = 0.5 * levels[:-1] + 0.5 * levels[1:]
-        bin_values[j, : levels.size] = levels
-    return histogram_data(X, edges, stats, n_stats, samples, samples, bin_values=bin_values)
+        categories[j] = levels
+    return histogram_data(X, edges, stats, n_stats, samples, samples, categories=categories)
 
 
-def histogram_data(X, edges, stats, n_stats, samples, present, *, bin_values=None, occupancy=0, n_slots=None):
+def histogram_data(X, edges, stats, n_stats, samples, present, *, categories=None, occupancy=0, n_slots=None):
     """The builder's histogram mode (HistData) for X cut at ``edges``, every tree model's.
 
     ``stats``: what a sample adds to its bins (``_histogram.SampleStats``), ``n_stats`` columns per
     bin; ``samples``: the int32 rows to grow on (copied; the builder partitions them);
     ``present``: the rows whose values set each bin's range, hence the thresholds (those of
-    positive weight). Histograms are as wide as the feature with the most bins, plus the missing
-    bin; the pool keeps ``n_slots`` of them for subtraction (by default as many as 128 MiB hold).
+    positive weight); ``categories``: {feature: its sorted levels}, one bin each. A histogram has a
+    row (cell) per bin of each feature and per feature's missing bin (``_binning.cell_pointers``);
+    the pool keeps ``n_slots`` of them for subtraction (by default as many as 128 MiB hold).
     """
-    n_features = X.shape[1]
-    n_bins = max(2, max((len(e) for e in edges), default=0) + 1)  # the missing bin is n_bins
     lengths = np.array([len(e) for e in edges], dtype=np.int64)
     edge_ptr = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    cell_ptr = cell_pointers(edge_ptr)
     flat = np.concatenate([np.asarray(e, dtype=np.float64) for e in edges] + [np.zeros(1)])
     full = present.size == X.shape[0]
     binned = sparse = None
-    if scipy.sparse.issparse(X) and X.nnz <= MAX_DENSITY * X.shape[0] * max(n_features, 1):
+    if scipy.sparse.issparse(X) and X.nnz <= MAX_DENSITY * X.shape[0] * max(X.shape[1], 1):
         X = scipy.sparse.csr_matrix(X)  # codes for the stored entries only, row by row (_sparse_bins)
         X = X if X.has_canonical_format else X.sorted_indices()
-        sparse = sparse_bins(X, flat, edge_ptr, n_bins, n_stats)
+        sparse = sparse_bins(X, flat, edge_ptr, n_stats)
         Xp = X if full else X[present]
-        bin_lo, bin_hi = sparse_bin_value_ranges(Xp, sparse if full else sparse_bins(Xp, flat, edge_ptr, n_bins, 1),
-                                                 n_bins)
+        bin_lo, bin_hi = sparse_bin_value_ranges(Xp, sparse if full else sparse_bins(Xp, flat, edge_ptr, 1))
     else:
         if scipy.sparse.issparse(X):
             X = scipy.sparse.csc_matrix(X)  # binned column by column, once
-        binned = apply_bins(X, edges, n_bins)  # uint8 (≤ 255 bins) or uint16, Fortran order
-        bin_lo, bin_hi = bin_value_ranges(X if full else X[present], binned if full else binned[present], n_bins)
-    if bin_values is None:
-        bin_values = np.full((n_features, n_bins + 1), np.nan)
-    slot_bytes = n_features * (n_bins + 1) * n_stats * 8
+        # uint8 (≤ 255 bins) or uint16, Fortran order
+        binned = apply_bins(X, edges, max(2, int(lengths.max(initial=0)) + 1))
+        bin_lo, bin_hi = bin_value_ranges(X if full else X[present], binned if full else binned[present], cell_ptr)
+    n_cells = int(cell_ptr[-1])
+    bin_values = np.full(n_cells, np.nan)
+    for j, levels in (categories or {}).items():
+        bin_values[cell_ptr[j]:cell_ptr[j] + len(levels)] = levels
     if n_slots is None:
-        n_slots = int(max(2, min(256, _POOL_BYTES // slot_bytes)))
-    pool = np.zeros((n_slots, n_features, n_bins + 1, n_stats))
-    scratch = np.zeros((n_features, n_bins + 1, n_stats))
+        n_slots = int(max(2, min(256, _POOL_BYTES // (n_cells * n_stats * 8))))
+    pool = np.zeros((n_slots, n_cells, n_stats))
+    scratch = np.zeros((n_cells, n_stats))
     m = samples.size
     return HistData(binned=binned, sparse=sparse, samples=samples.copy(), tmp_samples=np.empty(m, np.int32), edges=flat,
-                    edge_ptr=edge_ptr, n_value_bins=lengths + 1, bin_values=bin_values[:, :n_bins + 1], bin_lo=bin_lo,
+                    edge_ptr=edge_ptr, cell_ptr=cell_ptr, bin_values=bin_values, bin_lo=bin_lo,
                     bin_hi=bin_hi, pool=pool, scratch=scratch, free=np.zeros(n_slots, np.int64), stats=stats,
                     gathered=(np.empty(m), np.empty(m), np.empty(m, np.int32)), occupancy=occupancy,
                     all_samples=m == X.shape[0])
@@ -336,10 +337,10 @@ def work_arrays(n_samples, m, n_features, n_values, criterion, hist, any_categor
                           sorted_y=np.empty(m) if mae else None, fenwick=np.zeros((2, m + 1)) if mae else None,
                           abs_errors=np.zeros((2, m)) if mae else None)
     else:
-        n_bins, n_stats = hist.bin_values.shape[1], hist.scratch.shape[2]
-        hist_work = HistWork(features=np.empty(n_features, np.int64), groups=np.empty(n_bins + 1, np.int64),
-                             best_groups=np.empty(n_bins + 1, np.int64), left=np.zeros(n_stats),
-                             right=np.zeros(n_stats), bin_to_group=np.zeros(n_bins, np.int64), sums=np.zeros(n_stats))
+        n_cells, n_stats = int(np.diff(hist.cell_ptr).max(initial=2)), hist.scratch.shape[1]  # (the most of a feature)
+        hist_work = HistWork(features=np.empty(n_features, np.int64), groups=np.empty(n_cells, np.int64),
+                             best_groups=np.empty(n_cells, np.int64), left=np.zeros(n_stats),
+                             right=np.zeros(n_stats), bin_to_group=np.zeros(n_cells, np.int64), sums=np.zeros(n_stats))
     child_of = np.empty(n_samples if hist is None else 1, np.int32)  # the exact partition's
     return Work(value=np.zeros(max(n_values, 1)), median_y=np.empty(m) if mae else None,
                 median_w=np.empty(m) if mae else None, child_of=child_of, exact=exact, hist=hist_work)

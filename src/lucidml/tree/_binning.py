@@ -26,9 +26,14 @@ Contract
 
 so ``bin(x) ≤ b  ⇔  x ≤ edges[j][b]``: the split "bin ≤ b" of a histogram tree is the split
 "x ≤ edges[j][b]" on raw values (the left child is x ≤ t, as everywhere in lucidml.tree).
-NaN maps to the dedicated missing bin ``max_bins`` (the last index, never used by a value).
-The result is uint8 when ``max_bins ≤ 255`` and uint16 otherwise (``max_bins ≤ 65535``), in
-Fortran order by default (a histogram pass reads one feature column at a time).
+NaN maps to the feature's own missing bin ``len(edges[j]) + 1``, the one after its last value
+bin. The result is uint8 when ``max_bins ≤ 255`` and uint16 otherwise (``max_bins ≤ 65535``),
+in Fortran order by default (a histogram pass reads one feature column at a time).
+
+Histograms are ragged to match (``cell_pointers``): feature j owns the cells
+``cell_ptr[j] : cell_ptr[j + 1]``, its value bins then its missing bin, so a feature of two
+values costs three cells however many bins another feature has. Per-bin tables (each bin's
+smallest and largest value, :func:`bin_value_ranges`) use the same cells.
 """
 
 import numpy as np
@@ -40,14 +45,21 @@ from ..utils import njit, thread_count
 from ..utils._pool import pool_map
 from ..utils.sparse import csr_parts
 
-__all__ = ["apply_bins", "bin_dtype", "bin_value_ranges", "fit_bin_edges"]
+__all__ = ["apply_bins", "bin_dtype", "bin_value_ranges", "cell_pointers", "fit_bin_edges"]
 
 MAX_BINS_LIMIT = 65535
 
 
 def bin_dtype(max_bins):
-    """The smallest unsigned dtype that holds the bins 0…max_bins (max_bins is the missing bin)."""
+    """The smallest unsigned dtype that holds the codes 0…max_bins (value bins and missing bins)."""
     return np.uint8 if max_bins <= 255 else np.uint16
+
+
+def cell_pointers(edge_ptr):
+    """``cell_ptr`` (int64, n_features + 1) from the edges' pointers (feature j's edges are
+    ``edge_ptr[j] : edge_ptr[j + 1]`` of them all): feature j's histogram cells are
+    cell_ptr[j] : cell_ptr[j + 1], its ``len(edges[j]) + 1`` value bins and then its missing bin."""
+    return np.asarray(edge_ptr, np.int64) + 2 * np.arange(len(edge_ptr), dtype=np.int64)
 
 
 def _check_max_bins(max_bins):
@@ -156,7 +168,7 @@ def _order_statistic(values, n_zeros, k):
 
 
 def apply_bins(X, edges, max_bins=255, order="F"):
-    """Bin indices of ``X`` under ``edges``; NaN goes to the missing bin ``max_bins``.
+    """Bin indices of ``X`` under ``edges``; NaN goes to its feature's missing bin ``len(edges[j]) + 1``.
 
     Parameters
     ----------
@@ -164,7 +176,7 @@ def apply_bins(X, edges, max_bins=255, order="F"):
         A sparse X is binned column by column (CSC); the result is dense either way.
     edges : list of n_features increasing float arrays, as returned by :func:`fit_bin_edges`.
     max_bins : int, default=255
-        The value given to :func:`fit_bin_edges`; it is also the index of the missing bin.
+        The value given to :func:`fit_bin_edges` (it bounds the codes, hence their dtype).
     order : {"F", "C"}, default="F"
         Memory layout of the result.
 
@@ -177,7 +189,7 @@ def apply_bins(X, edges, max_bins=255, order="F"):
     >>> import numpy as np
     >>> X = np.array([[0.0], [1.0], [np.nan], [3.0]])
     >>> apply_bins(X, [np.array([0.5, 2.0])]).ravel().tolist()
-    [0, 1, 255, 2]
+    [0, 1, 3, 2]
     """
     max_bins = _check_max_bins(max_bins)
     X = _as_float_matrix(X)
@@ -194,9 +206,9 @@ def apply_bins(X, edges, max_bins=255, order="F"):
     if scipy.sparse.issparse(X):
         X = scipy.sparse.csc_matrix(X)
         indptr, indices, data = csr_parts(X)
-        _bin_sparse_columns(indptr, indices, data, flat, offsets, max_bins, out)
+        _bin_sparse_columns(indptr, indices, data, flat, offsets, out)
     else:
-        _bin_columns(X, flat, offsets, max_bins, out)
+        _bin_columns(X, flat, offsets, out)
     return out
 
 
@@ -205,8 +217,8 @@ _BLOCK_ROWS = 1024
 
 
 @njit(parallel=True, interpret_small=True)
-def _bin_columns(X, flat_edges, offsets, missing_bin, out):
-    """out[i, j] = #{t in edges_j : t < X[i, j]} by binary search, or missing_bin for NaN.
+def _bin_columns(X, flat_edges, offsets, out):
+    """out[i, j] = #{t in edges_j : t < X[i, j]} by binary search, or the missing bin len(edges_j) + 1 for NaN.
 
     Blocks of rows are binned in parallel; within a block feature by feature, so the writes
     into a Fortran-ordered ``out`` stay contiguous. The block's searches advance in lockstep,
@@ -237,7 +249,7 @@ def _bin_columns(X, flat_edges, offsets, missing_bin, out):
             for k in range(m):
                 x = values[k]
                 if np.isnan(x):
-                    out[first + k, j] = missing_bin
+                    out[first + k, j] = length + 1
                 elif length == 0:
                     out[first + k, j] = 0
                 else:
@@ -245,7 +257,7 @@ def _bin_columns(X, flat_edges, offsets, missing_bin, out):
 
 
 @njit(parallel=True, interpret_small=True)
-def _bin_sparse_columns(indptr, indices, data, flat_edges, offsets, missing_bin, out):
+def _bin_sparse_columns(indptr, indices, data, flat_edges, offsets, out):
     """:func:`_bin_columns` of a CSC matrix, column by column: the column's unlisted zeros all get
     the bin of 0, then each stored value its own. The result is dense (n_samples × n_features
     small integers); the float values are never densified."""
@@ -257,48 +269,47 @@ def _bin_sparse_columns(indptr, indices, data, flat_edges, offsets, missing_bin,
             out[i, j] = zero_bin
         for p in range(indptr[j], indptr[j + 1]):
             x = data[p]
-            out[indices[p], j] = missing_bin if np.isnan(x) else np.searchsorted(edges, x)
+            out[indices[p], j] = edges.size + 1 if np.isnan(x) else np.searchsorted(edges, x)
 
 
-def bin_value_ranges(X, binned, n_bins):
-    """(lo, hi), each of shape (n_features, n_bins): the smallest and largest value of X in each bin.
+def bin_value_ranges(X, binned, cell_ptr):
+    """(lo, hi), each of shape (cell_ptr[-1],): the smallest and largest value of X in each bin, at
+    the bin's histogram cell (:func:`cell_pointers`).
 
-    A bin no value of X falls in gets lo = +∞, hi = −∞; the missing bin is not counted. A
+    A bin no value of X falls in gets lo = +∞, hi = −∞, and so does every missing bin. A
     histogram tree uses these to put a threshold midway between the values it separates.
     """
     X = _as_float_matrix(X)
-    lo = np.full((X.shape[1], n_bins), np.inf)
-    hi = np.full((X.shape[1], n_bins), -np.inf)
+    lo = np.full(cell_ptr[-1], np.inf)
+    hi = np.full(cell_ptr[-1], -np.inf)
     if scipy.sparse.issparse(X):
         X = scipy.sparse.csc_matrix(X)
         indptr, indices, data = csr_parts(X)
-        _sparse_bin_value_ranges(indptr, indices, data, binned, lo, hi)
+        _sparse_bin_value_ranges(indptr, indices, data, binned, cell_ptr, lo, hi)
     else:
-        _bin_value_ranges(X, binned, lo, hi)
+        _bin_value_ranges(X, binned, cell_ptr, lo, hi)
     return lo, hi
 
 
 @njit(parallel=True, interpret_small=True)
-def _bin_value_ranges(X, binned, lo, hi):
-    n_bins = lo.shape[1]
+def _bin_value_ranges(X, binned, cell_ptr, lo, hi):
     for j in prange(X.shape[1]):
+        first, missing = cell_ptr[j], cell_ptr[j + 1] - cell_ptr[j] - 1
         for i in range(X.shape[0]):
             b = binned[i, j]
-            if b < n_bins:
+            if b < missing:
                 v = X[i, j]
-                if v < lo[j, b]:
-                    lo[j, b] = v
-                if v > hi[j, b]:
-                    hi[j, b] = v
+                lo[first + b] = min(lo[first + b], v)
+                hi[first + b] = max(hi[first + b], v)
 
 
 @njit(parallel=True, interpret_small=True)
-def _sparse_bin_value_ranges(indptr, indices, data, binned, lo, hi):
+def _sparse_bin_value_ranges(indptr, indices, data, binned, cell_ptr, lo, hi):
     """:func:`_bin_value_ranges` of a CSC matrix: the stored values, and 0 for a column with
     unlisted entries (read in the bin of its first row without a stored value)."""
-    n_bins = lo.shape[1]
     n_samples = binned.shape[0]
-    for j in prange(lo.shape[0]):
+    for j in prange(binned.shape[1]):
+        first, missing = cell_ptr[j], cell_ptr[j + 1] - cell_ptr[j] - 1
         first_unlisted = -1
         expected = 0  # rows come in increasing order: the first gap is the first unlisted row
         for p in range(indptr[j], indptr[j + 1]):
@@ -307,13 +318,12 @@ def _sparse_bin_value_ranges(indptr, indices, data, binned, lo, hi):
                 first_unlisted = expected
             expected = i + 1
             b = binned[i, j]
-            if b < n_bins:
-                v = data[p]
-                lo[j, b] = min(lo[j, b], v)
-                hi[j, b] = max(hi[j, b], v)
+            if b < missing:
+                lo[first + b] = min(lo[first + b], data[p])
+                hi[first + b] = max(hi[first + b], data[p])
         if first_unlisted < 0 and expected < n_samples:
             first_unlisted = expected
         if first_unlisted >= 0:
-            b = binned[first_unlisted, j]
-            lo[j, b] = min(lo[j, b], 0.0)
-            hi[j, b] = max(hi[j, b], 0.0)
+            b = first + binned[first_unlisted, j]
+            lo[b] = min(lo[b], 0.0)
+            hi[b] = max(hi[b], 0.0)

@@ -66,16 +66,17 @@ from ._store import (
 # (Few arrays: every call that is not inlined counts each array of its records up and down.)
 # Histogram mode: ``binned`` codes (or, for a sparse X, ``sparse``: _sparse_bins.SparseBins, the
 # other None), the node-ordered ``samples`` (``all_samples``:
-# they are 0 … n − 1 at the root), the bin ``edges`` (flat, ``edge_ptr`` per feature),
-# ``bin_values`` of categorical bins, each bin's smallest and largest training value (``bin_lo``,
-# ``bin_hi``: thresholds go midway), the histogram column that is zero for an empty bin
-# (``occupancy``, see _histogram.gap_threshold) and the pool of histograms kept for subtraction
-# (``free`` lists its unused slots).
+# they are 0 … n − 1 at the root), the bin ``edges`` (flat, ``edge_ptr`` per feature), each
+# feature's histogram cells (``cell_ptr``: _binning.cell_pointers), by cell: ``bin_values`` of
+# categorical bins, each bin's smallest and largest training value (``bin_lo``, ``bin_hi``:
+# thresholds go midway); the histogram column that is zero for an empty bin (``occupancy``, see
+# _histogram.gap_threshold) and the pool of histograms kept for subtraction (``free`` lists its
+# unused slots).
 # A sparse X (``sparse``, node-sorted): its CSC arrays in ``csc`` (_sparse_columns.SparseColumns;
 # None for a dense X: four arrays fewer to count on every call), ``table`` (2, n) two scratch columns.
 ExactData = namedtuple("ExactData", ["sidx", "table", "by_column", "presorted", "ids", "values", "known", "hints",
                                      "sparse", "csc"])
-HistData = namedtuple("HistData", ["binned", "sparse", "samples", "tmp_samples", "edges", "edge_ptr", "n_value_bins",
+HistData = namedtuple("HistData", ["binned", "sparse", "samples", "tmp_samples", "edges", "edge_ptr", "cell_ptr",
                                    "bin_values", "bin_lo", "bin_hi", "pool", "scratch", "free", "stats", "gathered",
                                    "occupancy", "all_samples"])
 
@@ -218,12 +219,12 @@ def _create_node(store, counter, node_tuple, exact, hist, target, rules, work):
         if slot < 0:
             slot = _acquire(hist.free, counter)
             histogram = hist.scratch if slot < 0 else hist.pool[slot]
-            build_histogram(hist.binned, hist.sparse, row, start, end, hist.stats, hist.all_samples and depth == 0,
-                            hist.gathered, histogram)
+            build_histogram(hist.binned, hist.sparse, row, (start, end, hist.all_samples and depth == 0), hist.stats,
+                            hist.gathered, histogram, hist.cell_ptr)
         else:
             histogram = hist.pool[slot]
         sums = work.hist.sums
-        node_sums(histogram, sums)
+        node_sums(histogram, hist.cell_ptr, sums)
         if boosting:
             total = sums[1]
             node["weighted_n_node_samples"] = total
@@ -372,8 +373,9 @@ def _subtract_into_children(store, counter, u, hist, rules, slots):
                 if c != largest:
                     # identity is False here, but a bare False would compile a second, literal-typed
                     # build_histogram (and everything it calls): pass a computed one.
-                    build_histogram(hist.binned, hist.sparse, hist.samples, ch_bounds[ptr + c],
-                                    ch_bounds[ptr + c + 1], hist.stats, r < 0, hist.gathered, pool[slots[c]])
+                    build_histogram(hist.binned, hist.sparse, hist.samples,
+                                    (ch_bounds[ptr + c], ch_bounds[ptr + c + 1], r < 0), hist.stats, hist.gathered,
+                                    pool[slots[c]], hist.cell_ptr)
                     subtract_histogram(pool[parent_slot], pool[slots[c]])
             slots[largest] = parent_slot
         else:
@@ -394,7 +396,7 @@ def _release_slot(hist, counter, slot):
 def _category_value(exact, hist, feature, first, work, c):
     """The category of multiway child c: its bin's value, or the value of its first sample."""
     if hist is not None:
-        return hist.bin_values[feature, work.hist.best_groups[c]]
+        return hist.bin_values[hist.cell_ptr[feature] + work.hist.best_groups[c]]
     if exact is not None:
         return feature_values(exact, feature)[exact.sidx[0, first]]  # any sample of the child has its category
     return np.nan

@@ -28,7 +28,7 @@ def partition_hist(data, start, end, split, work):
     kind, feature, last_bin, _, missing_left, n_groups, _ = split
     samples, tmp = data.samples, data.tmp_samples
     col = _split_column(data.binned, data.sparse, feature, samples, start, end)
-    missing_bin = data.pool.shape[2] - 1
+    missing_bin = data.cell_ptr[feature + 1] - data.cell_ptr[feature] - 1  # the feature's last cell
     if kind != CATEGORICAL_SPLIT:
         if end - start >= 2 * PARALLEL_BLOCK:
             n_left = _partition_in_parallel(col, samples, start, end, (last_bin, missing_left, missing_bin), tmp)

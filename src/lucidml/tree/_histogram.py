@@ -2,7 +2,10 @@
 
 Features are binned once per fit (``_binning``: at most k bins, NaN in its own last bin). A
 node's histogram holds, per feature and bin, the sample count and the weighted class counts
-(classification) or the weight and Σ wᵢyᵢ (squared error; gradient boosting: Σh and −Σg). The
+(classification) or the weight and Σ wᵢyᵢ (squared error; gradient boosting: Σh and −Σg), in
+one row per bin (a *cell*): feature f's cells are ``hist[cell_ptr[f]:cell_ptr[f + 1]]``
+(:func:`feature_cells`), as many as f has bins, plus its missing bin (``_binning.cell_pointers``),
+so a histogram of 50,000 word counts of a few bins each is 3 MB, not 66 MB of 55 bins each. The
 split search then scans bins, not samples, and a parent's histogram minus its smaller
 children's histograms gives the largest child's histogram without touching its samples
 ("histogram subtraction"). The same search serves CART's criteria and gradient boosting's
@@ -36,28 +39,37 @@ PARALLEL_MIN_ENTRIES = 200_000
 PARALLEL_BLOCK = 16_384
 
 
+@njit(inline="always")
+def feature_cells(hist, cell_ptr, f):
+    """Feature f's part of a histogram (or of any table by cell): its bins, the missing bin last."""
+    return hist[cell_ptr[f]:cell_ptr[f + 1]]
+
+
 @njit
-def build_histogram(binned, sparse, samples, start, end, stats, identity, gathered, hist):
-    """hist[f, b] = (count, Σ weight or Σ weight per class[, Σ target]) of samples[start:end] in bin b of f.
+def build_histogram(binned, sparse, samples, span, stats, gathered, hist, cell_ptr):
+    """hist[cell of (f, b)] = (count, Σ weight or Σ weight per class[, Σ target]) of the samples
+    samples[start:end] in bin b of f, ``span`` = (start, end, identity).
 
     From dense codes ``binned`` (n, d), or from a sparse X's codes ``sparse`` (``_sparse_bins``),
     the other None: a fit compiles only its own. ``identity``: samples[start:end] is 0 … n − 1 (a
     root without subsampling), read without the index.
     """
+    start, end, identity = span
     # (Two tests, each on the argument that is None in the other mode: Numba prunes a branch only
     # where an argument's None type decides it.)
     if sparse is not None:
         sparse_histogram(sparse, samples, start, end - start, stats, identity, hist)
     if binned is not None:
-        _dense_histogram(binned, samples, start, end, stats, identity, gathered, hist)
+        _dense_histogram(binned, samples, span, stats, gathered, hist, cell_ptr)
 
 
 @njit
-def _dense_histogram(binned, samples, start, end, stats, identity, gathered, hist):
+def _dense_histogram(binned, samples, span, stats, gathered, hist, cell_ptr):
     """:func:`build_histogram` from dense codes. The node's weights and targets are first gathered
     into node order (``gathered``: two float buffers and an int32 buffer of at least end − start
     entries; not with ``identity``), so that each feature's pass reads them contiguously; features
     go to the threads on large nodes."""
+    start, end, identity = span
     m = end - start
     parallel = m * binned.shape[1] >= PARALLEL_MIN_ENTRIES
     if not identity:
@@ -66,10 +78,10 @@ def _dense_histogram(binned, samples, start, end, stats, identity, gathered, his
         else:
             _gather(samples, start, np.int64(0), m, stats, gathered)
     if parallel:
-        _features_in_parallel(binned, samples, start, m, stats, identity, gathered, hist)
+        _features_in_parallel(binned, samples, span, stats, gathered, hist, cell_ptr)
     else:
         for f in range(binned.shape[1]):
-            _feature_histogram(binned[:, f], samples, start, m, stats, identity, gathered, hist[f])
+            _feature_histogram(binned[:, f], samples, span, stats, gathered, feature_cells(hist, cell_ptr, f))
 
 
 @njit
@@ -94,14 +106,16 @@ def _gather_in_parallel(samples, start, m, stats, gathered):
 
 
 @njit(parallel=True)
-def _features_in_parallel(binned, samples, start, m, stats, identity, gathered, hist):
+def _features_in_parallel(binned, samples, span, stats, gathered, hist, cell_ptr):
     for f in prange(binned.shape[1]):
-        _feature_histogram(binned[:, f], samples, start, m, stats, identity, gathered, hist[f])
+        _feature_histogram(binned[:, f], samples, span, stats, gathered, feature_cells(hist, cell_ptr, f))
 
 
 @njit
-def _feature_histogram(column, samples, start, m, stats, identity, gathered, h):
+def _feature_histogram(column, samples, span, stats, gathered, h):
     """One feature's histogram h[b] from the gathered weights and targets (the samples' own with ``identity``)."""
+    start, end, identity = span
+    m = end - start
     for b in range(h.shape[0]):  # loops, not slice assignments: those cost seconds of compile time
         for s in range(h.shape[1]):
             h[b, s] = 0.0
@@ -139,7 +153,7 @@ def _accumulate(column, rows, identity, m, stats, ordered, h):
 
 
 @njit
-def gap_threshold(hist_j, no_weight, b, n_bins_j, edges_j, lo_j, hi_j):
+def gap_threshold(hist_j, no_weight, b, edges_j, lo_j, hi_j):
     """The raw-value threshold of the split "bin ≤ b", centred in the node's gap.
 
     Every threshold between the node's largest value on the left (in bin ``left``) and its
@@ -152,6 +166,7 @@ def gap_threshold(hist_j, no_weight, b, n_bins_j, edges_j, lo_j, hi_j):
     weight (column 1) of at most ``no_weight`` (−∞ otherwise): the rounding of the node's weight,
     which a histogram made by subtraction may leave in a bin of no weight.
     """
+    n_bins_j = hist_j.shape[0] - 1  # its value bins (the missing bin last)
     right = b + 1
     while right < n_bins_j and _empty(hist_j, right, no_weight):
         right += 1
@@ -189,13 +204,14 @@ def _sum_proxy(s, w, l2):
 
 
 @njit
-def node_sums(hist, out):
-    """out = the node's (count, Σ weights…, Σ target): any one feature's bins add up to the node."""
+def node_sums(hist, cell_ptr, out):
+    """out = the node's (count, Σ weights…, Σ target): any one feature's bins add up to the node
+    (feature 0's)."""
     for s in range(out.size):
         out[s] = 0.0
-    for b in range(hist.shape[1]):
+    for c in range(cell_ptr[0], cell_ptr[1]):
         for s in range(out.size):
-            out[s] += hist[0, b, s]
+            out[s] += hist[c, s]
 
 
 @njit
@@ -273,7 +289,8 @@ def _threshold_scan(h, node_stats, span, ml, target, msl, mwl, work):
 
 @njit
 def find_split_hist(hist, node_stats, data, target, rules, work):
-    """Best split of a node from its histogram ``hist`` (n_features, n_bins + 1, n_stats).
+    """Best split of a node from its histogram ``hist`` (cells, n_stats), feature f's cells
+    ``data.cell_ptr[f]:data.cell_ptr[f + 1]`` (its bins, then its missing bin).
 
     ``node_stats`` are the node's sums (:func:`node_sums`). Returns (kind, feature, last left
     bin, threshold, missing_left, n_groups, proxy); the bins of the groups of a categorical
@@ -284,8 +301,8 @@ def find_split_hist(hist, node_stats, data, target, rules, work):
     msl, max_features, random_splitter = rules.min_samples_leaf, rules.max_features, rules.random_splitter
     is_cat, state = target.is_categorical, target.state
     features, grp_cur, grp_best = work.features, work.groups, work.best_groups
-    n_features = hist.shape[0]
-    missing_bin = hist.shape[1] - 1
+    cell_ptr = data.cell_ptr
+    n_features = cell_ptr.size - 1
     n_node = node_stats[0]
     node_weight = 0.0
     if target.is_class:
@@ -316,11 +333,11 @@ def find_split_hist(hist, node_stats, data, target, rules, work):
             features[j] = features[f_i]
             features[f_i] = f
             rank = np.uint64(f_i)
-        h = hist[f]
-        nb = data.n_value_bins[f]
+        h = feature_cells(hist, cell_ptr, f)
+        missing_bin = h.shape[0] - 1  # the feature's last cell
         lo = np.int64(-1)
         hi = np.int64(-1)
-        for b in range(nb):
+        for b in range(missing_bin):
             if h[b, 0] > 0:
                 hi = b
                 if lo < 0:
@@ -368,13 +385,13 @@ def find_split_hist(hist, node_stats, data, target, rules, work):
         f = best_feature
         edges_f = data.edges[data.edge_ptr[f]:data.edge_ptr[f + 1]]
         no_weight = -np.inf if data.occupancy == 0 else 4.0 * n_node * np.finfo(np.float64).eps * node_weight
-        best_threshold = gap_threshold(hist[f], no_weight, best_bin, data.n_value_bins[f], edges_f,
-                                       data.bin_lo[f], data.bin_hi[f])
+        best_threshold = gap_threshold(feature_cells(hist, cell_ptr, f), no_weight, best_bin, edges_f,
+                                       feature_cells(data.bin_lo, cell_ptr, f), feature_cells(data.bin_hi, cell_ptr, f))
     return best_kind, best_feature, best_bin, best_threshold, best_ml, best_groups, best
 
 
 def subtract_histogram(a, b):
-    """a −= b for two histograms (parent minus a child).
+    """a −= b for two histograms (parent minus a child), (cells, n_stats) each.
 
     Interpreted (``utils._numba``'s tier for small first fits) one NumPy operation; compiled, the
     loop below (an array expression compiles to a loop twice as slow). Features × bins × columns
@@ -386,8 +403,7 @@ def subtract_histogram(a, b):
 @overload(subtract_histogram)
 def _subtract_histogram_compiled(a, b):
     def subtract(a, b):
-        for f in range(a.shape[0]):
-            for k in range(a.shape[1]):
-                for s in range(a.shape[2]):
-                    a[f, k, s] -= b[f, k, s]
+        for c in range(a.shape[0]):
+            for s in range(a.shape[1]):
+                a[c, s] -= b[c, s]
     return subtract

@@ -19,13 +19,14 @@ from numba import prange
 
 from ..utils import njit, unsigned
 from ..utils.sparse import csr_parts, first_at_least
-from ._binning import bin_dtype
+from ._binning import bin_dtype, cell_pointers
 
 # ``indptr``, ``indices``: X's CSR arrays (sorted columns in each row); ``codes``: the bin of each
-# stored value (NaN: the missing bin); ``zero_bin[f]``: the bin of 0 in feature f; ``totals``: a
-# node's sums, one per histogram column (scratch); ``column``: one entry per row, the bins of the
-# feature a node splits on, at the node's rows (scratch of node_column).
-SparseBins = namedtuple("SparseBins", ["indptr", "indices", "codes", "zero_bin", "totals", "column"])
+# stored value (NaN: its feature's missing bin); ``zero_bin[f]``: the bin of 0 in feature f;
+# ``cell_ptr``: the histogram cells of each feature (_binning.cell_pointers); ``totals``: a node's
+# sums, one per histogram column (scratch); ``column``: one entry per row, the bins of the feature a
+# node splits on, at the node's rows (scratch of node_column).
+SparseBins = namedtuple("SparseBins", ["indptr", "indices", "codes", "zero_bin", "cell_ptr", "totals", "column"])
 
 # Stored entries per cell up to which a sparse X's codes stay sparse: each stored entry costs the
 # row walk an index and a scattered update, where a dense pass reads every cell (on two threads).
@@ -35,64 +36,64 @@ SparseBins = namedtuple("SparseBins", ["indptr", "indices", "codes", "zero_bin",
 MAX_DENSITY = 0.25
 
 
-def sparse_bins(X, flat_edges, edge_ptr, missing_bin, n_stats):
+def sparse_bins(X, flat_edges, edge_ptr, n_stats):
     """:class:`SparseBins` of the CSR matrix X (canonical: sorted columns, no duplicates) cut at
-    ``flat_edges[edge_ptr[f]:edge_ptr[f + 1]]`` for feature f; NaN goes to ``missing_bin``."""
+    ``flat_edges[edge_ptr[f]:edge_ptr[f + 1]]`` for feature f; NaN goes to f's missing bin."""
     indptr, indices, data = csr_parts(X)
-    codes = np.empty(data.size, bin_dtype(missing_bin))
-    _bin_stored(indptr, indices, data, flat_edges, edge_ptr, missing_bin, codes)
+    lengths = np.diff(edge_ptr)
+    codes = np.empty(data.size, bin_dtype(int(lengths.max(initial=0)) + 1))
+    _bin_stored(indptr, indices, data, flat_edges, edge_ptr, codes)
     zero_bin = np.array([np.searchsorted(flat_edges[edge_ptr[f]:edge_ptr[f + 1]], 0.0)
                          for f in range(X.shape[1])], dtype=np.int64)
-    return SparseBins(indptr=indptr, indices=indices, codes=codes, zero_bin=zero_bin, totals=np.zeros(n_stats),
-                      column=np.zeros(X.shape[0], codes.dtype))
+    return SparseBins(indptr=indptr, indices=indices, codes=codes, zero_bin=zero_bin, cell_ptr=cell_pointers(edge_ptr),
+                      totals=np.zeros(n_stats), column=np.zeros(X.shape[0], codes.dtype))
 
 
 @njit(parallel=True, interpret_small=True)
-def _bin_stored(indptr, indices, data, flat_edges, edge_ptr, missing_bin, codes):
+def _bin_stored(indptr, indices, data, flat_edges, edge_ptr, codes):
     for i in prange(indptr.size - 1):
         for p in range(indptr[i], indptr[i + 1]):
             f = indices[p]
             x = data[p]
             lo, hi = edge_ptr[f], edge_ptr[f + 1]  # the bin of x: #{t in the edges : t < x} (_binning's rule)
-            codes[p] = missing_bin if np.isnan(x) else first_at_least(flat_edges, lo, hi, x) - lo
+            codes[p] = hi - lo + 1 if np.isnan(x) else first_at_least(flat_edges, lo, hi, x) - lo
 
 
-def sparse_bin_value_ranges(X, bins, n_bins):
+def sparse_bin_value_ranges(X, bins):
     """(lo, hi) of ``_binning.bin_value_ranges`` from X's stored values and their ``bins``: the zero
     bin of a feature holds 0 when some row does not store the feature."""
-    lo = np.full((X.shape[1], n_bins), np.inf)
-    hi = np.full((X.shape[1], n_bins), -np.inf)
-    _stored_value_ranges(bins.indptr, bins.indices, X.data, bins.codes, lo, hi)
+    cell_ptr = bins.cell_ptr
+    lo = np.full(cell_ptr[-1], np.inf)
+    hi = np.full(cell_ptr[-1], -np.inf)
+    _stored_value_ranges(bins.indptr, bins.indices, X.data, bins.codes, cell_ptr, lo, hi)
     has_zero = np.bincount(bins.indices, minlength=X.shape[1]) < X.shape[0]
     for f in np.flatnonzero(has_zero):
-        b = bins.zero_bin[f]
-        lo[f, b], hi[f, b] = min(lo[f, b], 0.0), max(hi[f, b], 0.0)
+        b = cell_ptr[f] + bins.zero_bin[f]
+        lo[b], hi[b] = min(lo[b], 0.0), max(hi[b], 0.0)
     return lo, hi
 
 
 @njit(interpret_small=True)
-def _stored_value_ranges(indptr, indices, data, codes, lo, hi):
-    n_bins = lo.shape[1]
+def _stored_value_ranges(indptr, indices, data, codes, cell_ptr, lo, hi):
     for p in range(indptr[indptr.size - 1]):
+        f = indices[p]
         b = codes[p]
-        if b < n_bins:
-            f = indices[p]
-            lo[f, b] = min(lo[f, b], data[p])
-            hi[f, b] = max(hi[f, b], data[p])
+        if b < cell_ptr[f + 1] - cell_ptr[f] - 1:  # not the missing bin
+            lo[cell_ptr[f] + b] = min(lo[cell_ptr[f] + b], data[p])
+            hi[cell_ptr[f] + b] = max(hi[cell_ptr[f] + b], data[p])
 
 
 @njit
 def sparse_histogram(bins, samples, start, m, stats, identity, hist):
-    """hist[f, b] = (count, Σ weight or Σ weight per class[, Σ target]) of the node's rows
+    """hist[cell of (f, b)] = (count, Σ weight or Σ weight per class[, Σ target]) of the node's rows
     samples[start:start + m] (0 … m − 1 with ``identity``) in bin b of f, as
     ``_histogram.build_histogram`` makes it from dense codes, to the rounding of the sums (a zero
     bin of rows of no weight may keep some: ``_histogram.gap_threshold`` allows for it)."""
-    indptr, indices, codes, totals = bins.indptr, bins.indices, bins.codes, bins.totals
-    n_features, n_cells, n_stats = hist.shape
-    for f in range(n_features):
-        for b in range(n_cells):
-            for s in range(n_stats):
-                hist[f, b, s] = 0.0
+    indptr, indices, codes, totals, cell_ptr = bins.indptr, bins.indices, bins.codes, bins.totals, bins.cell_ptr
+    n_cells, n_stats = hist.shape
+    for c in range(n_cells):
+        for s in range(n_stats):
+            hist[c, s] = 0.0
     for s in range(n_stats):
         totals[s] = 0.0
     for k in range(m):
@@ -103,32 +104,33 @@ def sparse_histogram(bins, samples, start, m, stats, identity, hist):
             c = 1 + stats.code[i]
             totals[c] += w
             for p in range(indptr[i], indptr[i + 1]):
-                f, b = indices[p], codes[p]
-                hist[f, b, 0] += 1.0
-                hist[f, b, c] += w
+                cell = cell_ptr[indices[p]] + codes[p]
+                hist[cell, 0] += 1.0
+                hist[cell, c] += w
         else:
             t = stats.target[i]
             totals[1] += w
             totals[2] += t
             for p in range(indptr[i], indptr[i + 1]):
-                f, b = indices[p], codes[p]
-                hist[f, b, 0] += 1.0
-                hist[f, b, 1] += w
-                hist[f, b, 2] += t
-    for f in range(n_features):  # the zeros: the node's totals less the stored entries
-        if _column_sum(hist, f, 0) == totals[0]:
+                cell = cell_ptr[indices[p]] + codes[p]
+                hist[cell, 0] += 1.0
+                hist[cell, 1] += w
+                hist[cell, 2] += t
+    for f in range(cell_ptr.size - 1):  # the zeros: the node's totals less the stored entries
+        first, last = cell_ptr[f], cell_ptr[f + 1]
+        if _column_sum(hist, first, last, 0) == totals[0]:
             continue  # every row of the node stores f (counts are exact): no rounding left in its zero bin
-        zero = bins.zero_bin[f]
+        zero = first + bins.zero_bin[f]
         for s in range(n_stats):
-            hist[f, zero, s] += totals[s] - _column_sum(hist, f, s)
+            hist[zero, s] += totals[s] - _column_sum(hist, first, last, s)
 
 
 @njit
-def _column_sum(hist, f, s):
-    """Σ over the bins of feature f of the histogram's column s."""
+def _column_sum(hist, first, last, s):
+    """Σ of the histogram's column s over the cells first … last − 1 (one feature's)."""
     total = 0.0
-    for b in range(hist.shape[1]):
-        total += hist[f, b, s]
+    for c in range(first, last):
+        total += hist[c, s]
     return total
 
 
