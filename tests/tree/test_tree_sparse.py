@@ -40,10 +40,14 @@ def _sparse_data(n_samples=400, n_features=30, density=0.15, seed=0, distinct=No
 @settings(max_examples=40, deadline=None)
 @given(n_samples=st.integers(1, 60), n_features=st.integers(1, 4), density=st.floats(0.0, 1.0),
        max_bins=st.sampled_from([2, 3, 8, 255]), seed=st.integers(0, 2**16), nan=st.booleans(),
-       subsample=st.sampled_from([None, 7]))
-def test_sparse_binning_equals_dense_binning(n_samples, n_features, density, max_bins, seed, nan, subsample):
+       subsample=st.sampled_from([None, 7]), block=st.sampled_from([1, 5, 1 << 18]))
+def test_sparse_binning_equals_dense_binning(n_samples, n_features, density, max_bins, seed, nan, subsample, block):
     """Edges, bins and bin ranges of a sparse matrix are those of the same matrix dense, for any mix
-    of negative, positive, explicit-zero and unlisted entries (the quantile path included)."""
+    of negative, positive, explicit-zero and unlisted entries (the quantile path included). The
+    edges of a sparse X's columns of few values are found a block of columns at a time
+    (``_binning._few_valued_sparse_edges``): blocks of about ``block`` stored values."""
+    from lucidml.tree import _binning
+
     rng = np.random.RandomState(seed)
     X = rng.choice([-2.0, -0.5, 0.0, 0.25, 1.0, 3.0], size=(n_samples, n_features)) * rng.uniform(1, 2, (n_samples, 1))
     X[rng.uniform(size=X.shape) > density] = 0.0
@@ -54,7 +58,11 @@ def test_sparse_binning_equals_dense_binning(n_samples, n_features, density, max
         sparse.data[0] = 0.0 if not np.isnan(sparse.data[0]) else sparse.data[0]  # an explicit zero
         X = sparse.toarray()
     dense_edges = fit_bin_edges(X, max_bins, subsample=subsample, random_state=0)
-    sparse_edges = fit_bin_edges(sparse, max_bins, subsample=subsample, random_state=0)
+    default, _binning._EDGE_BLOCK = _binning._EDGE_BLOCK, block
+    try:
+        sparse_edges = fit_bin_edges(sparse, max_bins, subsample=subsample, random_state=0)
+    finally:
+        _binning._EDGE_BLOCK = default
     for dense_column, sparse_column in zip(dense_edges, sparse_edges):
         np.testing.assert_array_equal(sparse_column, dense_column)
     binned = apply_bins(X, dense_edges, max_bins)

@@ -105,16 +105,65 @@ def fit_bin_edges(X, max_bins=255, subsample=BIN_SUBSAMPLE, random_state=None):
         rows = check_random_state(random_state).choice(X.shape[0], subsample, replace=False)
         X = X[np.sort(rows)]
     probabilities = np.arange(1, max_bins) / max_bins
+    n, d = X.shape
     if scipy.sparse.issparse(X):
         X = scipy.sparse.csc_matrix(X)
-        n = X.shape[0]
+        edges = _few_valued_sparse_edges(X, max_bins)
         # A sparse column is its stored values plus n − (stored) zeros that are never listed.
-        columns = [(X.data[a:b], n - (b - a)) for a, b in zip(X.indptr[:-1], X.indptr[1:])]
+        many = [j for j in range(d) if edges[j] is None]
+        columns = [(X.data[X.indptr[j]:X.indptr[j + 1]], n - (X.indptr[j + 1] - X.indptr[j])) for j in many]
+        per_column = X.nnz / max(d, 1)
     else:
-        columns = [(X[:, j], 0) for j in range(X.shape[1])]
-    # Sorting dominates and releases the GIL: big columns are cut on the shared threads.
-    threads = min(len(columns), thread_count(None, work=X.shape[0], serial_below=_THREADED_ROWS))
-    return pool_map(threads, lambda column: _column_edges(*column, max_bins, probabilities), columns)
+        edges, many = [None] * d, range(d)
+        columns = [(X[:, j], 0) for j in many]
+        per_column = n
+    # Sorting dominates and releases the GIL: big columns are cut on the shared threads (a task per
+    # column costs about 60 µs of the pool's own: 3 s for 50,000 columns of a few values).
+    threads = min(len(columns), thread_count(None, work=per_column, serial_below=_THREADED_ROWS))
+    for j, e in zip(many, pool_map(threads, lambda column: _column_edges(*column, max_bins, probabilities), columns)):
+        edges[j] = e
+    return edges
+
+
+# Stored values per block of columns for _few_valued_sparse_edges (its scratch: about 40 bytes each).
+_EDGE_BLOCK = 1 << 18
+
+
+def _few_valued_sparse_edges(X, max_bins):
+    """The edges of the columns of the CSC matrix X that have at most ``max_bins`` distinct values
+    (0 among them when a column has unlisted entries): the midpoints of :func:`_column_edges`, for
+    a block of columns at a time, from one sort of its stored values by (column, value). Column by
+    column that was about 20 µs of NumPy calls each: 1 s for 50,000 columns of word counts. The
+    other columns: None."""
+    d, n = X.shape[1], X.shape[0]
+    indptr = X.indptr
+    edges = [None] * d
+    first = 0
+    while first < d:
+        last = int(np.searchsorted(indptr, indptr[first] + _EDGE_BLOCK, side="right")) - 1
+        last = min(d, max(last, first + 1))  # columns first … last − 1: about a block of stored values
+        stored = np.diff(indptr[first:last + 1])
+        column = np.repeat(np.arange(first, last), stored)
+        values = X.data[indptr[first]:indptr[last]].astype(np.float64)
+        with_zero = first + np.flatnonzero(stored < n)  # a zero among the values: unlisted entries
+        column = np.concatenate([column, with_zero])
+        values = np.concatenate([values, np.zeros(with_zero.size)])
+        present = ~np.isnan(values)
+        column, values = column[present], values[present]
+        order = np.lexsort((values, column))
+        column, values = column[order], values[order]
+        new = np.ones(values.size, dtype=bool)
+        new[1:] = (column[1:] != column[:-1]) | (values[1:] != values[:-1])
+        column, values = column[new], values[new]  # each column's distinct values, in increasing order
+        n_distinct = np.bincount(column - first, minlength=last - first)
+        # Halves first, as in _column_edges: (a + b) / 2 would overflow near the float64 maximum.
+        inner = column[1:] == column[:-1]
+        midpoints = (0.5 * values[:-1] + 0.5 * values[1:])[inner]
+        for j, e in enumerate(np.split(midpoints, np.cumsum(np.maximum(n_distinct - 1, 0))[:-1])):
+            if n_distinct[j] <= max_bins:
+                edges[first + j] = e
+        first = last
+    return edges
 
 
 def _as_float_matrix(X):
