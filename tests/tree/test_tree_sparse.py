@@ -40,12 +40,13 @@ def _sparse_data(n_samples=400, n_features=30, density=0.15, seed=0, distinct=No
 @settings(max_examples=40, deadline=None)
 @given(n_samples=st.integers(1, 60), n_features=st.integers(1, 4), density=st.floats(0.0, 1.0),
        max_bins=st.sampled_from([2, 3, 8, 255]), seed=st.integers(0, 2**16), nan=st.booleans(),
-       subsample=st.sampled_from([None, 7]), block=st.sampled_from([1, 5, 1 << 18]))
+       subsample=st.sampled_from([None, 7]), block=st.sampled_from([0, 1, 5, 1 << 18]))
 def test_sparse_binning_equals_dense_binning(n_samples, n_features, density, max_bins, seed, nan, subsample, block):
     """Edges, bins and bin ranges of a sparse matrix are those of the same matrix dense, for any mix
     of negative, positive, explicit-zero and unlisted entries (the quantile path included). The
-    edges of a sparse X's columns of few values are found a block of columns at a time
-    (``_binning._few_valued_sparse_edges``): blocks of about ``block`` stored values."""
+    edges of a sparse X of small columns are found a block of columns at a time
+    (``_binning._small_sparse_column_edges``): blocks of about ``block`` stored values (0: a column
+    at a time, as for large columns)."""
     from lucidml.tree import _binning
 
     rng = np.random.RandomState(seed)
@@ -58,11 +59,12 @@ def test_sparse_binning_equals_dense_binning(n_samples, n_features, density, max
         sparse.data[0] = 0.0 if not np.isnan(sparse.data[0]) else sparse.data[0]  # an explicit zero
         X = sparse.toarray()
     dense_edges = fit_bin_edges(X, max_bins, subsample=subsample, random_state=0)
-    default, _binning._EDGE_BLOCK = _binning._EDGE_BLOCK, block
+    defaults = _binning._EDGE_BLOCK, _binning._SMALL_COLUMNS
+    _binning._EDGE_BLOCK, _binning._SMALL_COLUMNS = max(block, 1), defaults[1] if block else -1
     try:
         sparse_edges = fit_bin_edges(sparse, max_bins, subsample=subsample, random_state=0)
     finally:
-        _binning._EDGE_BLOCK = default
+        _binning._EDGE_BLOCK, _binning._SMALL_COLUMNS = defaults
     for dense_column, sparse_column in zip(dense_edges, sparse_edges):
         np.testing.assert_array_equal(sparse_column, dense_column)
     binned = apply_bins(X, dense_edges, max_bins)
