@@ -402,8 +402,8 @@ def test_weighted_boosting_places_thresholds_as_the_dense_fit(zero_weight_zeros)
 def test_histograms_are_ragged_one_cell_per_bin_of_each_feature():
     """A histogram keeps each feature's own bins and its missing bin (_binning.cell_pointers), not the
     most bins of any feature for every feature: on 20,000 word-count columns of a few values each
-    and one column of 255 bins, a histogram was 20,000 × 257 × 3 × 8 bytes = 123 MB (kept per level
-    of the tree for subtraction), and is now about 1.5 MB."""
+    and one column of 255 bins, a histogram was 20,001 × 256 cells × 3 × 8 bytes = 123 MB (kept per
+    level of the tree for subtraction), and is now 84,420 cells, 2.0 MB."""
     from ..memory import traced_peak
 
     rng = np.random.RandomState(0)
