@@ -84,6 +84,23 @@ def test_quantile_edges_of_a_sparse_column_count_its_zeros():
     assert np.sum(edges[0] < 0) < 3 and np.sum(edges[0] > 0) < 3  # most quantiles fall on the zeros
 
 
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_sparse_edges_sum_an_entry_stored_twice_and_leave_the_input_alone(fmt):
+    """A matrix that lists a value twice (SciPy's non-canonical format) means their sum, as
+    ``toarray`` does: the edges are the dense matrix's, and the caller's arrays stay as they were."""
+    rng = np.random.default_rng(0)
+    major, minor = (300, 4) if fmt == "csr" else (4, 300)
+    outer = np.sort(rng.integers(0, major, 2_000))
+    inner = rng.integers(0, minor, 2_000)  # many (row, column) pairs twice, in no order
+    indptr = np.concatenate(([0], np.cumsum(np.bincount(outer, minlength=major))))
+    X = getattr(scipy.sparse, f"{fmt}_matrix")((rng.normal(size=2_000), inner, indptr), shape=(300, 4))
+    assert not X.has_canonical_format
+    before = X.data.copy(), X.indices.copy(), X.indptr.copy()
+    for edges, expected in zip(fit_bin_edges(X, max_bins=32), fit_bin_edges(X.toarray(), max_bins=32)):
+        np.testing.assert_allclose(edges, expected, rtol=1e-14)  # (sums of 2–3 values in another order)
+    for array, copy in zip((X.data, X.indices, X.indptr), before):
+        np.testing.assert_array_equal(array, copy)
+
 ESTIMATORS = {
     "tree_classifier": lambda: DecisionTreeClassifier(random_state=0, max_bins=255),
     "tree_regressor": lambda: DecisionTreeRegressor(random_state=0, max_bins=32, max_depth=6),
@@ -427,3 +444,6 @@ def test_histograms_are_ragged_one_cell_per_bin_of_each_feature():
     data = histogram_data(X[:, [0, 1, -1]], edges, stats, 3, every, every)
     assert data.scratch.shape == (sum(len(e) + 2 for e in edges), 3)
     np.testing.assert_array_equal(data.cell_ptr, np.cumsum([0] + [len(e) + 2 for e in edges]))
+    for no_columns in (np.zeros((5, 0)), scipy.sparse.csr_matrix((5, 0))):  # nothing to bin, no error
+        empty = histogram_data(no_columns, [], stats, 3, every[:5], every[:5])
+        assert empty.scratch.shape == (0, 3) and empty.cell_ptr.tolist() == [0]

@@ -24,15 +24,17 @@ import heapq
 
 import numpy as np
 
-from ..tree._histogram import find_split_hist
+from ..tree._histogram import feature_cells, find_split_hist
 from ..tree._nodes import TREE_LEAF, TREE_UNDEFINED, empty_nodes
 from ..tree._random import seed_node
 from ..tree._splitter import NO_SPLIT
+from ..utils._numba import interpreted
 
 __all__ = ["Search", "TreeGrowth"]
 
 _STRICT = 1e-12  # the builder's: a gain below this (relative) is rounding noise
 _EPSILON = np.finfo(np.float64).eps
+_feature_cells = interpreted(feature_cells)  # a slice: not worth a compiled call from Python
 
 
 class Search:
@@ -92,9 +94,8 @@ class TreeGrowth:
             heapq.heappush(self.open, (-root.improvement, root.key))
 
     def _cells(self, hist, feature):
-        """The feature's part of a histogram: its bins, its missing bin last (``_histogram.feature_cells``)."""
-        cell_ptr = self.search.data.cell_ptr
-        return hist[cell_ptr[feature]:cell_ptr[feature + 1]]
+        """The feature's part of a histogram: its bins, its missing bin last."""
+        return _feature_cells(hist, self.search.data.cell_ptr, feature)
 
     def _evaluate(self, node, hist):
         """Search the node's best split on its histogram and keep it if it gains (the builder's rule)."""

@@ -293,7 +293,7 @@ def histogram_data(X, edges, stats, n_stats, samples, present, *, categories=Non
         X = X if X.has_canonical_format else X.sorted_indices()
         sparse = sparse_bins(X, flat, edge_ptr, n_stats)
         Xp = X if full else X[present]
-        bin_lo, bin_hi = sparse_bin_value_ranges(Xp, sparse if full else sparse_bins(Xp, flat, edge_ptr, 1))
+        bin_lo, bin_hi = sparse_bin_value_ranges(Xp, sparse if full else sparse_bins(Xp, flat, edge_ptr, 1), cell_ptr)
     else:
         if scipy.sparse.issparse(X):
             X = scipy.sparse.csc_matrix(X)  # binned column by column, once
@@ -305,7 +305,7 @@ def histogram_data(X, edges, stats, n_stats, samples, present, *, categories=Non
     for j, levels in (categories or {}).items():
         bin_values[cell_ptr[j]:cell_ptr[j] + len(levels)] = levels
     if n_slots is None:
-        n_slots = int(max(2, min(256, _POOL_BYTES // (n_cells * n_stats * 8))))
+        n_slots = int(max(2, min(256, _POOL_BYTES // (max(n_cells, 1) * n_stats * 8))))
     pool = np.zeros((n_slots, n_cells, n_stats))
     scratch = np.zeros((n_cells, n_stats))
     m = samples.size

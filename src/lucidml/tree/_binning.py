@@ -108,6 +108,9 @@ def fit_bin_edges(X, max_bins=255, subsample=BIN_SUBSAMPLE, random_state=None):
     n, d = X.shape
     if scipy.sparse.issparse(X):
         X = scipy.sparse.csc_matrix(X)
+        if not X.has_canonical_format:  # a value stored twice is their sum, one entry (on a copy)
+            X = X.copy()
+            X.sum_duplicates()
         if X.nnz <= _SMALL_COLUMNS * d:
             return _small_sparse_column_edges(X, max_bins, probabilities)
         # A sparse column is its stored values plus n − (stored) zeros that are never listed.

@@ -58,7 +58,7 @@ def build_histogram(binned, sparse, samples, span, stats, gathered, hist, cell_p
     # (Two tests, each on the argument that is None in the other mode: Numba prunes a branch only
     # where an argument's None type decides it.)
     if sparse is not None:
-        sparse_histogram(sparse, samples, start, end - start, stats, identity, hist)
+        sparse_histogram(sparse, samples, start, end - start, stats, identity, hist, cell_ptr)
     if binned is not None:
         _dense_histogram(binned, samples, span, stats, gathered, hist, cell_ptr)
 

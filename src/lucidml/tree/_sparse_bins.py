@@ -19,14 +19,14 @@ from numba import prange
 
 from ..utils import njit, unsigned
 from ..utils.sparse import csr_parts, first_at_least
-from ._binning import bin_dtype, cell_pointers
+from ._binning import bin_dtype
 
 # ``indptr``, ``indices``: X's CSR arrays (sorted columns in each row); ``codes``: the bin of each
 # stored value (NaN: its feature's missing bin); ``zero_bin[f]``: the bin of 0 in feature f;
-# ``cell_ptr``: the histogram cells of each feature (_binning.cell_pointers); ``totals``: a node's
-# sums, one per histogram column (scratch); ``column``: one entry per row, the bins of the feature a
-# node splits on, at the node's rows (scratch of node_column).
-SparseBins = namedtuple("SparseBins", ["indptr", "indices", "codes", "zero_bin", "cell_ptr", "totals", "column"])
+# ``totals``: a node's sums, one per histogram column (scratch); ``column``: one entry per row, the
+# bins of the feature a node splits on, at the node's rows (scratch of node_column). Which cells of
+# a histogram are a feature's is the builder's ``cell_ptr`` (_binning.cell_pointers), passed along.
+SparseBins = namedtuple("SparseBins", ["indptr", "indices", "codes", "zero_bin", "totals", "column"])
 
 # Stored entries per cell up to which a sparse X's codes stay sparse: each stored entry costs the
 # row walk an index and a scattered update, where a dense pass reads every cell (on two threads).
@@ -45,8 +45,8 @@ def sparse_bins(X, flat_edges, edge_ptr, n_stats):
     _bin_stored(indptr, indices, data, flat_edges, edge_ptr, codes)
     zero_bin = np.array([np.searchsorted(flat_edges[edge_ptr[f]:edge_ptr[f + 1]], 0.0)
                          for f in range(X.shape[1])], dtype=np.int64)
-    return SparseBins(indptr=indptr, indices=indices, codes=codes, zero_bin=zero_bin, cell_ptr=cell_pointers(edge_ptr),
-                      totals=np.zeros(n_stats), column=np.zeros(X.shape[0], codes.dtype))
+    return SparseBins(indptr=indptr, indices=indices, codes=codes, zero_bin=zero_bin, totals=np.zeros(n_stats),
+                      column=np.zeros(X.shape[0], codes.dtype))
 
 
 @njit(parallel=True, interpret_small=True)
@@ -59,10 +59,9 @@ def _bin_stored(indptr, indices, data, flat_edges, edge_ptr, codes):
             codes[p] = hi - lo + 1 if np.isnan(x) else first_at_least(flat_edges, lo, hi, x) - lo
 
 
-def sparse_bin_value_ranges(X, bins):
+def sparse_bin_value_ranges(X, bins, cell_ptr):
     """(lo, hi) of ``_binning.bin_value_ranges`` from X's stored values and their ``bins``: the zero
     bin of a feature holds 0 when some row does not store the feature."""
-    cell_ptr = bins.cell_ptr
     lo = np.full(cell_ptr[-1], np.inf)
     hi = np.full(cell_ptr[-1], -np.inf)
     _stored_value_ranges(bins.indptr, bins.indices, X.data, bins.codes, cell_ptr, lo, hi)
@@ -84,12 +83,13 @@ def _stored_value_ranges(indptr, indices, data, codes, cell_ptr, lo, hi):
 
 
 @njit
-def sparse_histogram(bins, samples, start, m, stats, identity, hist):
+def sparse_histogram(bins, samples, start, m, stats, identity, hist, cell_ptr):
     """hist[cell of (f, b)] = (count, Σ weight or Σ weight per class[, Σ target]) of the node's rows
-    samples[start:start + m] (0 … m − 1 with ``identity``) in bin b of f, as
+    samples[start:start + m] (0 … m − 1 with ``identity``) in bin b of f (f's cells: cell_ptr[f] …
+    cell_ptr[f + 1] − 1), as
     ``_histogram.build_histogram`` makes it from dense codes, to the rounding of the sums (a zero
     bin of rows of no weight may keep some: ``_histogram.gap_threshold`` allows for it)."""
-    indptr, indices, codes, totals, cell_ptr = bins.indptr, bins.indices, bins.codes, bins.totals, bins.cell_ptr
+    indptr, indices, codes, totals = bins.indptr, bins.indices, bins.codes, bins.totals
     n_cells, n_stats = hist.shape
     for c in range(n_cells):
         for s in range(n_stats):
