@@ -155,7 +155,7 @@ def _chunk_state(i):
 
 
 def test_states_computed_on_one_worker_are_spread_over_the_workers(client):
-    workers = sorted(client.scheduler_info()["workers"])
+    workers = sorted(client.nthreads())
     with dask.annotate(workers=[workers[0]], allow_other_workers=False):
         states = [dask.delayed(_chunk_state)(i) for i in range(8)]
     rounds = Rounds()
@@ -173,7 +173,7 @@ def test_rounds_go_straight_to_workers_the_client_reaches_and_leave_its_setting_
     scheduler, with the same results."""
     from lucidml.dask import _rounds
 
-    workers = sorted(client.scheduler_info()["workers"])
+    workers = sorted(client.nthreads())
     assert _rounds._reaches(client, workers)
     assert not _rounds._reaches(client, ["tcp://127.0.0.1:9"])  # nothing listens there: refused at once
     sent_direct = []
@@ -332,7 +332,7 @@ def test_a_worker_lost_during_the_rounds_ends_the_fit_with_a_clear_error(monkeyp
     def kill_on_third_round(self, *args, **kwargs):
         calls.append(1)
         if len(calls) == 3:
-            victim = sorted(self.client.scheduler_info()["workers"])[0]
+            victim = sorted(self.client.nthreads())[0]
             pid = self.client.run(os.getpid, workers=[victim])[victim]
             os.kill(pid, signal.SIGKILL)  # the worker process, started by this test's cluster
             time.sleep(1.0)

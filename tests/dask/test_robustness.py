@@ -111,7 +111,7 @@ def test_a_worker_killed_during_a_fit_gives_the_right_model_or_a_clear_error():
         thread.start()
         time.sleep(2.0)
         assert thread.is_alive(), "the fit ended before the worker was killed: make it longer"
-        victim = sorted(client.scheduler_info()["workers"])[0]
+        victim = sorted(client.nthreads())[0]
         pid = client.run(os.getpid, workers=[victim])[victim]
         os.kill(pid, signal.SIGKILL)  # the worker process, started by this test's cluster
         thread.join(timeout=240)

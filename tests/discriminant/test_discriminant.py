@@ -276,7 +276,9 @@ def test_a_feature_far_from_zero_keeps_its_digits():
     X = np.c_[rng.normal(size=2_000), 1e9 + 1e-3 * rng.normal(size=2_000) + 2e-3 * y]
     ours = LinearDiscriminantAnalysis().fit(X, y)
     ref = sk.LinearDiscriminantAnalysis().fit(X, y)
-    assert ours.score(X, y) == ref.score(X, y) > 0.8
+    # (A sample or two on the boundary may go either way: X's values are rounded to 1.2e-7, and the
+    # BLAS kernels of the machine round the two fits' products differently.)
+    assert ours.score(X, y) == pytest.approx(ref.score(X, y), abs=1e-3) and ref.score(X, y) > 0.8
     shifted = X - [0.0, 1e9]  # (X's values near 1e9 are rounded to 1.2e-7: ~1e-4 of the signal)
     near_zero = LinearDiscriminantAnalysis().fit(shifted, y).predict_proba(shifted)
     np.testing.assert_allclose(ours.predict_proba(X), near_zero, atol=1e-3)

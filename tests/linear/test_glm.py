@@ -350,7 +350,10 @@ def test_warm_start_reads_the_intercept_of_the_uncentred_features(diabetes, solv
     final_loss = model.loss_curve_[-1]
     model.fit(X, y)
     assert model.n_iter_ <= 1 and model.loss_curve_[0] == pytest.approx(final_loss, rel=1e-12)
-    np.testing.assert_allclose(_params(model), first, rtol=1e-8)
+    # (The one step the solver may take from there moves the weights along the loss's flat directions,
+    # where a loss within 1e-12 of the optimum fixes them to about √1e-12: 1.4e-6 with OpenBLAS's
+    # Haswell kernels, below 1e-8 with others.)
+    np.testing.assert_allclose(_params(model), first, rtol=1e-5)
 
 
 @pytest.mark.parametrize("model", [GLMRegressor(alpha=0.0, solver="lbfgs"), GLMRegressor(alpha=0.0, solver="gd"),

@@ -320,6 +320,9 @@ def test_primal_newton_under_huge_sample_weights():
         warnings.simplefilter("error", ConvergenceWarning)
         primal = LinearSVC(dual=False, tol=1e-10, max_iter=100_000).fit(X, y, sample_weight=weight)
     dual = LinearSVC(dual=True, tol=1e-10, max_iter=100_000).fit(X, y, sample_weight=weight)
-    assert _primal_objective(primal, X, y, weight) <= _primal_objective(dual, X, y, weight) * (1 + 1e-6)
+    # (Within rounding: at C·weight near 1e12 the Newton matrix's condition is near 1e14, and its steps
+    # are that inexact where no violator pulls; 1.7e-5 above the dual's with OpenBLAS's Haswell
+    # kernels, below 1e-6 with others. The early stop this guards against was 3% above.)
+    assert _primal_objective(primal, X, y, weight) <= _primal_objective(dual, X, y, weight) * (1 + 1e-4)
     with pytest.raises(ValueError, match="overflowed float64"):
         LinearSVC(dual=False).fit(X, y, sample_weight=weight * 1e288)
