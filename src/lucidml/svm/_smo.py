@@ -47,9 +47,9 @@ VarKernel = namedtuple("VarKernel", ["sample_of", "identity", "qd"])
 _TAU = 1e-12  # curvature used where η ≤ 0
 _SHRINK_EVERY = 1000
 # Iterations between two reads of the cancel flag. An iteration scans all l gradients and may
-# compute two kernel columns: the first 1,024 on 30,000 × 20 RBF data took 2.1 s on a slow 2-core
-# machine (2.0 GHz), past 3 s with the other core busy (a Ctrl-C test's limit), 64 took 0.16 s; a
-# read costs one byte against O(l) work.
+# compute two kernel columns: a fit of 1,024 iterations on 30,000 × 20 RBF data took 2.3 s on a
+# slow 2-core machine (2.0 GHz), past 3 s with the other core busy (a Ctrl-C test's limit), one
+# of 64 took 0.16 s; a read costs one byte against O(l) work.
 CANCEL_EVERY = 64
 _UP, _LOW = 1, 2  # flags: the variable is in I_up / in I_low
 
