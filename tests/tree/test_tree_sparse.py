@@ -101,6 +101,7 @@ def test_sparse_edges_sum_an_entry_stored_twice_and_leave_the_input_alone(fmt):
     for array, copy in zip((X.data, X.indices, X.indptr), before):
         np.testing.assert_array_equal(array, copy)
 
+
 ESTIMATORS = {
     "tree_classifier": lambda: DecisionTreeClassifier(random_state=0, max_bins=255),
     "tree_regressor": lambda: DecisionTreeRegressor(random_state=0, max_bins=32, max_depth=6),
