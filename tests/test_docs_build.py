@@ -26,7 +26,7 @@ def test_docs_build_without_warnings_and_run_every_example(tmp_path):
     command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
                "-D", "sphinx_gallery_conf.run_stale_examples=1",
                "-d", str(tmp_path / "doctrees"), str(ROOT / "docs"), str(html)]
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, f"sphinx failed:\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
 
     assert len(EXAMPLES) >= 8
