@@ -17,14 +17,3 @@ import os
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 os.environ.setdefault("LUCIDML_KERNEL_TIER", "compiled")
 os.environ.setdefault("LUCIDML_BACKGROUND_COMPILE", "0")
-
-
-def pytest_collection_modifyitems(config, items):
-    """Collect the documentation build first.
-
-    It is one test of about nine minutes on a core (it runs every gallery example, compiling its
-    kernels into the source tree's own cache). Under the README's ``-n auto --dist loadfile``
-    whole files go to workers in collection order, so collected last it ran alone at the end of
-    the run; collected first, one worker builds the docs while the others run the rest.
-    """
-    items.sort(key=lambda item: item.path.name != "test_docs_build.py")  # (a stable sort)
