@@ -18,8 +18,8 @@ def _three_blobs(seed=0, n=1200, d=3):
     rng = np.random.default_rng(seed)
     centres = np.array([[0.0, 0.0, 0.0], [2.5, 1.0, -1.0], [-1.0, 3.0, 1.5]])[:, :d] + 100.0
     labels = rng.integers(0, 3, n)
-    X = centres[labels] + rng.normal(size=(n, d)) @ np.array([[1.0, 0.3, 0.0], [0.0, 0.8, 0.2], [0.0, 0.0, 0.5]])[:d, :d]
-    return X
+    mixing = np.array([[1.0, 0.3, 0.0], [0.0, 0.8, 0.2], [0.0, 0.0, 0.5]])[:d, :d]
+    return centres[labels] + rng.normal(size=(n, d)) @ mixing
 
 
 def _start(covariance_type):
@@ -89,3 +89,13 @@ def test_bad_input_and_parameters(client):
         ld.GaussianMixture(2, means_init=np.zeros((3, 3))).fit(da.ones((100, 3), chunks=(30, 3)))
     with pytest.raises(ValueError, match="n_samples >= n_components"):
         ld.GaussianMixture(5).fit(da.ones((4, 3), chunks=(2, 3)))
+
+
+def test_a_reg_covar_above_every_variance_warns_as_in_memory(client):
+    X = _three_blobs(seed=5) * 1e-5  # variances near 1e-10, reg_covar 1e-6
+    with pytest.warns(UserWarning, match="exceeds the variance of every feature"):
+        ld.GaussianMixture(3, max_iter=5, random_state=0).fit(da.from_array(X, chunks=(400, -1)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("error", UserWarning)
+        ld.GaussianMixture(3, max_iter=5, reg_covar=1e-14, random_state=0).fit(da.from_array(X, chunks=(400, -1)))

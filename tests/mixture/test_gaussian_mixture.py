@@ -217,6 +217,22 @@ def test_singular_covariances_are_regularized_with_a_warning():
         assert np.all(np.isfinite(gm.score_samples(X)))
 
 
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_a_reg_covar_above_every_variance_warns(covariance_type):
+    # Iris scaled by 1e-140: reg_covar = 1e-6 swamps every covariance, every component spreads over
+    # all the data (one cluster, adjusted Rand index 0, where it had said nothing). With reg_covar
+    # scaled alike the fit is the unscaled one, scaled.
+    X = load_iris().data
+    with pytest.warns(UserWarning, match="reg_covar=1e-06 exceeds the variance of every feature"):
+        GaussianMixture(3, covariance_type=covariance_type, random_state=0).fit(X * 1e-140)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning at the data's own scale
+        expected = GaussianMixture(3, covariance_type=covariance_type, random_state=0).fit(X)
+        tiny = GaussianMixture(3, covariance_type=covariance_type, reg_covar=1e-286, random_state=0).fit(X * 1e-140)
+    np.testing.assert_array_equal(tiny.predict(X * 1e-140), expected.predict(X))
+    np.testing.assert_allclose(tiny.means_ * 1e140, expected.means_, rtol=1e-6)
+
+
 def test_bad_input():
     X = DATASETS["iris"]
     with pytest.raises(ValueError, match="NaN"):

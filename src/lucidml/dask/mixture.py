@@ -15,6 +15,7 @@ from ..mixture._gaussian_model import (
     first_sums,
     gaussians_from_sums,
     responsibility_sums,
+    warn_if_reg_covar_dominates,
     warn_regularized,
     weighted_log_prob,
 )
@@ -159,6 +160,8 @@ class GaussianMixture(DaskEstimator):
 
         def data_variance():  # the features' variances, for the jitter of a singular covariance
             return np.asarray(m2, dtype=np.float64).reshape(-1, d)[0] / count[0]
+
+        warn_if_reg_covar_dominates(data_variance(), self.reg_covar, stacklevel=3)
 
         def e_step(_, params):
             parts = map_chunks(_chunk_e_step, X, None, shift, params, kind)

@@ -18,6 +18,7 @@ from ._gaussian_model import (
     lower_cholesky,
     n_covariance_parameters,
     precisions_from_cholesky,
+    warn_if_reg_covar_dominates,
     warn_regularized,
     weighted_log_prob,
 )
@@ -57,7 +58,9 @@ class GaussianMixture(_BaseMixture):
         Stop when the bound (the mean log-likelihood per sample) changes by less than tol.
         0 runs the notes' fixed number of iterations, ``max_iter``.
     reg_covar : float, default=1e-6
-        Added to the diagonal of every covariance, keeping it positive definite.
+        Added to the diagonal of every covariance, keeping it positive definite. It is an
+        absolute amount, in X's squared units (as scikit-learn's): a reg_covar above the variance
+        of every feature would swamp the covariances, and warns (rescale X, or lower reg_covar).
     max_iter : int, default=100
         EM iterations at most per initialization (0: only initialize).
     n_init : int, default=1
@@ -169,8 +172,10 @@ class GaussianMixture(_BaseMixture):
         self._dtype = X.dtype
         self._shift = X.mean(axis=0, dtype=np.float64).astype(X.dtype)
         self._n_regularized = 0
+        centred = X - self._shift
+        warn_if_reg_covar_dominates(np.einsum("ij,ij->j", centred, centred, dtype=np.float64) / len(X), self.reg_covar)
         try:
-            self._fit_em(X - self._shift)
+            self._fit_em(centred)
         finally:
             del self._shift, self._user_init
         warn_regularized(self._n_regularized)
