@@ -93,8 +93,9 @@ def test_bad_input_and_parameters(client):
 
 def test_a_reg_covar_above_every_variance_warns_as_in_memory(client):
     X = _three_blobs(seed=5) * 1e-5  # variances near 1e-10, reg_covar 1e-6
-    with pytest.warns(UserWarning, match="exceeds the variance of every feature"):
+    with pytest.warns(UserWarning, match="exceeds the variance of every feature") as record:
         ld.GaussianMixture(3, max_iter=5, random_state=0).fit(da.from_array(X, chunks=(400, -1)))
+    assert record[0].filename == __file__
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         warnings.simplefilter("error", UserWarning)

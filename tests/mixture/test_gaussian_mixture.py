@@ -206,8 +206,9 @@ def test_max_iter_warns_and_counts():
 def test_singular_covariances_are_regularized_with_a_warning():
     # Duplicate points: a component collapses on one point; a constant feature: zero variance.
     X = np.repeat(np.array([[0.0, 0.0], [1.0, 1.0], [5.0, 2.0]]), 10, axis=0)
-    with pytest.warns(RuntimeWarning, match="regularized"):
+    with pytest.warns(RuntimeWarning, match="regularized") as record:
         gm = GaussianMixture(n_components=3, reg_covar=0.0, random_state=0).fit(X)
+    assert record[0].filename == __file__
     assert np.all(np.isfinite(gm.precisions_cholesky_))
     X = np.column_stack([DATASETS["iris"][:, :2], np.ones(150)])
     for covariance_type in ["full", "tied", "diag"]:  # a spherical variance averages the features: not singular
@@ -223,8 +224,9 @@ def test_a_reg_covar_above_every_variance_warns(covariance_type):
     # all the data (one cluster, adjusted Rand index 0, where it had said nothing). With reg_covar
     # scaled alike the fit is the unscaled one, scaled.
     X = load_iris().data
-    with pytest.warns(UserWarning, match="reg_covar=1e-06 exceeds the variance of every feature"):
+    with pytest.warns(UserWarning, match="reg_covar=1e-06 exceeds the variance of every feature") as record:
         GaussianMixture(3, covariance_type=covariance_type, random_state=0).fit(X * 1e-140)
+    assert record[0].filename == __file__  # it points at the caller's fit
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no warning at the data's own scale
         expected = GaussianMixture(3, covariance_type=covariance_type, random_state=0).fit(X)

@@ -194,7 +194,7 @@ class GaussianMixture(DaskEstimator):
                           f"data (collapsing components or singular covariances).", RuntimeWarning, stacklevel=2)
         if not converged and self.max_iter > 0:
             warnings.warn(local._convergence_message, ConvergenceWarning, stacklevel=2)
-        warn_regularized(local._n_regularized)
+        warn_regularized(local._n_regularized, stacklevel=3)
         return self._publish(local, d, names)
 
     def _initialize(self, X, shift, user, rng, m_step):

@@ -257,13 +257,13 @@ def covariance_shape(covariance_type, n_components, n_features):
     }[covariance_type]
 
 
-def warn_if_reg_covar_dominates(variances, reg_covar, stacklevel=4):
+def warn_if_reg_covar_dominates(variances, reg_covar, stacklevel=5):
     """Warn where ``reg_covar`` exceeds the variance of every feature (``variances``, of the data).
 
     Each covariance estimate is then mostly reg_covar·I whatever the data, so every component
     spreads over all of it and the mixture cannot separate clusters (features scaled by 1e-140
     gave one cluster, an adjusted Rand index of 0, with no word). scikit-learn adds the same
-    absolute reg_covar, silently.
+    absolute reg_covar, silently. ``stacklevel``: as :func:`warn_regularized`'s.
     """
     largest = float(np.max(variances))
     if reg_covar > largest:
@@ -273,8 +273,12 @@ def warn_if_reg_covar_dominates(variances, reg_covar, stacklevel=4):
                       UserWarning, stacklevel=stacklevel)
 
 
-def warn_regularized(n_fixed):
+def warn_regularized(n_fixed, stacklevel=5):
+    """Warn where covariances of the EM iterations needed more regularization than reg_covar.
+
+    ``stacklevel`` 5 points at the caller of an in-memory mixture's ``fit`` (through ``_fit`` and
+    the ``interruptible`` wrapper); the Dask estimator's ``fit`` passes its own."""
     if n_fixed:
         warnings.warn(f"{n_fixed} covariance estimate(s) of the EM iterations were singular (a component collapsed "
                       f"on duplicate points, or a constant feature) and were regularized with a multiple of the "
-                      f"identity. Increase reg_covar or decrease n_components.", RuntimeWarning, stacklevel=4)
+                      f"identity. Increase reg_covar or decrease n_components.", RuntimeWarning, stacklevel=stacklevel)
