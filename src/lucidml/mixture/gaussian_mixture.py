@@ -172,9 +172,10 @@ class GaussianMixture(_BaseMixture):
         self._dtype = X.dtype
         self._shift = X.mean(axis=0, dtype=np.float64).astype(X.dtype)
         self._n_regularized = 0
-        centred = X - self._shift
-        warn_if_reg_covar_dominates(np.einsum("ij,ij->j", centred, centred, dtype=np.float64) / len(X), self.reg_covar)
         try:
+            centred = X - self._shift
+            warn_if_reg_covar_dominates(np.einsum("ij,ij->j", centred, centred, dtype=np.float64) / len(X),
+                                        self.reg_covar)  # (inside: an error-filtered warning leaves no state)
             self._fit_em(centred)
         finally:
             del self._shift, self._user_init
